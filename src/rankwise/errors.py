@@ -1,0 +1,56 @@
+"""The exceptions rankwise raises. Every one says what was expected, what came, and how to fix it."""
+from __future__ import annotations
+
+
+class RankwiseError(Exception):
+    """Base class of every error rankwise raises on purpose."""
+
+
+class ParseError(RankwiseError, ValueError):
+    """Malformed input text. Carries the file, the 1-based line number and the offending text."""
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
+                 text: str | None = None, expected: str | None = None):
+        self.path = path
+        self.line = line
+        self.text = text
+        self.expected = expected
+        where = path if path is not None else "<input>"
+        if line is not None:
+            where = f"{where}:{line}"
+        parts = [f"{where}: {message}"]
+        if text is not None:
+            shown = text if len(text) <= 200 else text[:200] + "..."
+            parts.append(f"  offending text: {shown!r}")
+        if expected is not None:
+            parts.append(f"  expected: {expected}")
+        super().__init__("\n".join(parts))
+
+
+class InvalidParameterError(RankwiseError, ValueError):
+    """A metric string, parameter, preset name or option that does not exist or has a bad value."""
+
+
+class ConventionError(RankwiseError, ValueError):
+    """A combination of conventions that is not defined (e.g. tie-averaging for a non-linear metric)."""
+
+
+class DataError(RankwiseError, ValueError):
+    """Structurally valid input that cannot be evaluated as asked (duplicates, NaN scores, missing queries under policy 'error')."""
+
+
+class MissingDependencyError(RankwiseError, ImportError):
+    """An optional dependency is needed for this feature; the message says which extra to install."""
+
+
+def require(module: str, extra: str, feature: str):
+    """Import an optional dependency lazily, or fail with an install hint."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise MissingDependencyError(
+            f"{feature} needs the optional dependency '{module}'. "
+            f"Install it with: pip install 'rankwise[{extra}]'"
+        ) from exc
