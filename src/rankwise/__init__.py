@@ -1,12 +1,17 @@
 """rankwise: exact ranking evaluation with every convention named."""
+from rankwise.conventions import PRESETS, Convention, get_convention
+from rankwise.data.collections import Qrels, Run
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import (ConventionError, DataError, InvalidParameterError, MissingDependencyError,
                              ParseError, RankwiseError)
+from rankwise.evaluation import Results, evaluate
+from rankwise.spec.grammar import parse_metric
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "RelevantRanks",
+    "evaluate", "Results", "Qrels", "Run", "RelevantRanks",
+    "Convention", "PRESETS", "get_convention", "parse_metric",
     "RankwiseError", "ParseError", "InvalidParameterError", "ConventionError", "DataError",
     "MissingDependencyError",
     "__version__",

@@ -1,1 +1,5 @@
-"""conventions."""
+"""Conventions and presets."""
+from rankwise.conventions.convention import QUERY_POLICIES, Convention
+from rankwise.conventions.presets import DEFAULT, PRESETS, get_convention
+
+__all__ = ["Convention", "PRESETS", "DEFAULT", "get_convention", "QUERY_POLICIES"]

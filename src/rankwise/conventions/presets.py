@@ -1,0 +1,94 @@
+"""Named presets. trec_eval is the baseline and the default; every other preset is a diff from it.
+
+Each preset records the tool and version it reproduces and is checked by agreement tests that run
+that tool (tests/agreement) when it is installed.
+"""
+from __future__ import annotations
+
+import difflib
+import math
+
+from rankwise.conventions.convention import Convention
+from rankwise.errors import InvalidParameterError
+
+TREC_EVAL = Convention(
+    name="trec_eval",
+    description="trec_eval 9.x/10 and pytrec_eval: ties by doc id descending, queries in both run "
+                "and qrels, zero for queries without relevant documents, AP over all relevant.",
+    provenance="trec_eval 10.0 (usnistgov/trec_eval), pytrec-eval-terrier 0.5.11",
+    missing_in_run="skip",
+    missing_in_qrels="skip",
+    defaults={
+        "rel": 1.0, "ties": "docid_desc", "unjudged": "nonrelevant", "no_relevant": "zero",
+        "denominator": "relevant", "short": "k", "gain": "linear", "log_base": 2.0, "ideal": "judged",
+        "p": 0.8,
+    },
+    notes=("trec_eval ignores the rank column of a run; only scores order documents.",
+           "-c (average over all qrels queries) is missing_in_run=zero.",
+           "RBP is not in trec_eval; p=0.8 follows ir_measures."),
+)
+
+
+def _derive(base: Convention, *, name, description, provenance, notes=(), metric_defaults=None,
+            **changes) -> Convention:
+    c = base.derive(name, **changes)
+    from dataclasses import replace
+    return replace(c, description=description, provenance=provenance, notes=tuple(notes),
+                   metric_defaults=metric_defaults or {}, base=base.name)
+
+
+RANX = _derive(
+    TREC_EVAL, name="ranx",
+    description="ranx: like trec_eval for these metrics, except the order of tied scores (ranx sorts "
+                "by score only; agreement is tested on inputs without ties).",
+    provenance="ranx 0.3.21",
+    ties="input",
+    notes=("ranx's order among equal scores comes from its sort and is not a documented convention.",),
+)
+
+MLLIB = _derive(
+    TREC_EVAL, name="mllib",
+    description="Spark MLlib RankingMetrics: predictions in the order given, every row of the RDD "
+                "counts, empty label sets score 0, MAP@k divides by min(k, |labels|).",
+    provenance="pyspark 4.3.0 (org.apache.spark.mllib.evaluation.RankingMetrics)",
+    ties="input", missing_in_run="zero", missing_in_qrels="evaluate", denominator="min_k_relevant",
+    notes=("MLlib's graded ndcgAt builds its ideal DCG from the labels in the order given, not sorted "
+           "by relevance; rankwise uses the sorted ideal (identical when labels are given best-first).",),
+)
+
+SKLEARN = _derive(
+    TREC_EVAL, name="sklearn",
+    description="scikit-learn ndcg_score/dcg_score: tie-averaged DCG (McSherry & Najork), linear gain, "
+                "ideal from all labels of the row, rows with no relevance score 0.",
+    provenance="scikit-learn 1.9.1",
+    ties="average", missing_in_run="zero", missing_in_qrels="evaluate", rel=0.0,
+    notes=("scikit-learn ranks every column of a row, so a 'run' must score every document of the row.",),
+)
+
+RECSYS_CONFUSION = _derive(
+    TREC_EVAL, name="recsys_confusion",
+    description="Seed 001 ('The confusion over IR metrics in recommender systems'): AP@k over the "
+                "relevant documents retrieved in the top k, IDCG from the retrieved top k re-sorted, "
+                "users without labels give NaN and are left out of the mean, users without "
+                "predictions score 0.",
+    provenance="seed 001 (blog post, its five-user test table)",
+    ties="input", missing_in_run="zero", missing_in_qrels="evaluate", no_relevant="nan",
+    denominator="retrieved_relevant", ideal="retrieved", log_base=math.e,
+)
+
+PRESETS = {c.name: c for c in (TREC_EVAL, RANX, MLLIB, SKLEARN, RECSYS_CONFUSION)}
+PRESET_ALIASES = {"pytrec_eval": "trec_eval", "trec": "trec_eval", "ir_measures": "trec_eval",
+                  "spark": "mllib", "scikit-learn": "sklearn", "seed001": "recsys_confusion"}
+DEFAULT = TREC_EVAL
+
+
+def get_convention(name) -> Convention:
+    if isinstance(name, Convention):
+        return name
+    key = str(name).strip().lower()
+    key = PRESET_ALIASES.get(key, key)
+    if key in PRESETS:
+        return PRESETS[key]
+    close = difflib.get_close_matches(key, list(PRESETS) + list(PRESET_ALIASES), n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise InvalidParameterError(f"unknown convention {name!r}.{hint} Presets: {', '.join(PRESETS)}")

@@ -1,0 +1,112 @@
+"""Per-alignment cache of the arrays metrics share (relevance masks, running counts, gains).
+
+A context belongs to one JudgedRankings (one tie policy, one unjudged policy). Arrays derived
+for a relevance threshold or gain are computed once and reused by every metric and cutoff.
+"""
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from rankwise.data.align import JudgedRankings
+from rankwise.kernels import segments as sk
+
+
+class EvalContext:
+    def __init__(self, jr: JudgedRankings):
+        self.jr = jr
+        self.n = jr.n_queries
+        self._cache: dict = {}
+
+    # ---- structure ----------------------------------------------------------------------------
+    @cached_property
+    def seg(self) -> np.ndarray:
+        return sk.segment_ids(self.jr.offsets)
+
+    @cached_property
+    def pos(self) -> np.ndarray:
+        return sk.positions(self.jr.offsets, self.seg)
+
+    @cached_property
+    def n_ret(self) -> np.ndarray:
+        return np.diff(self.jr.offsets).astype(np.float64)
+
+    @cached_property
+    def ideal_seg(self) -> np.ndarray:
+        return sk.segment_ids(self.jr.ideal_offsets)
+
+    @cached_property
+    def ideal_pos(self) -> np.ndarray:
+        return sk.positions(self.jr.ideal_offsets, self.ideal_seg)
+
+    @property
+    def averaged(self) -> bool:
+        return self.jr.tie_group is not None
+
+    def _memo(self, key, fn):
+        if key not in self._cache:
+            self._cache[key] = fn()
+        return self._cache[key]
+
+    def in_top(self, k) -> np.ndarray | None:
+        """Mask of rows within the cutoff; k may be None (all), an int, or a per-query array."""
+        if k is None:
+            return None
+        if np.ndim(k) == 0:
+            return self._memo(("top", int(k)), lambda: self.pos < k)
+        return self.pos < np.asarray(k)[self.seg]
+
+    # ---- relevance ----------------------------------------------------------------------------
+    def is_rel(self, t: float) -> np.ndarray:
+        return self._memo(("rel", t), lambda: self.jr.judged & (self.jr.labels >= t))
+
+    def rel_weight(self, t: float) -> np.ndarray:
+        """1.0 for relevant rows; under ties=average, the expected relevance of the position."""
+        def make():
+            w = self.is_rel(t).astype(np.float64)
+            return sk.group_mean(w, self.jr.tie_group) if self.averaged else w
+        return self._memo(("relw", t), make)
+
+    def n_rel(self, t: float) -> np.ndarray:
+        return self._memo(("nrel", t), lambda: sk.segment_sum(self.jr.ideal_labels >= t, self.ideal_seg, self.n))
+
+    def n_gain(self, t: float) -> np.ndarray:
+        """Judged documents with positive gain at threshold t (the 'relevant' of gain metrics)."""
+        lab = self.jr.ideal_labels
+        return self._memo(("ngain", t), lambda: sk.segment_sum((lab >= t) & (lab > 0), self.ideal_seg, self.n))
+
+    def n_judged(self) -> np.ndarray:
+        return np.diff(self.jr.ideal_offsets).astype(np.float64)
+
+    def hits(self, t: float, k) -> np.ndarray:
+        """(Expected) number of relevant documents in the top k."""
+        key = ("hits", t, k if k is None or np.ndim(k) == 0 else None)
+        if key[2] is None and k is not None:
+            return sk.segment_sum(self.rel_weight(t), self.seg, self.n, self.in_top(k))
+        return self._memo(key, lambda: sk.segment_sum(self.rel_weight(t), self.seg, self.n, self.in_top(k)))
+
+    def running_hits(self, t: float) -> np.ndarray:
+        return self._memo(("runhits", t), lambda: sk.running_count(self.is_rel(t), self.jr.offsets, self.seg))
+
+    # ---- gains ----------------------------------------------------------------------------------
+    @staticmethod
+    def gain_of(labels: np.ndarray, t: float, gain: str) -> np.ndarray:
+        ok = (labels >= t) & (labels > 0)
+        g = labels if gain == "linear" else np.exp2(labels) - 1.0
+        return np.where(ok, g, 0.0)
+
+    def gains(self, t: float, gain: str) -> np.ndarray:
+        def make():
+            g = np.where(self.jr.judged, self.gain_of(self.jr.labels, t, gain), 0.0)
+            return sk.group_mean(g, self.jr.tie_group) if self.averaged else g
+        return self._memo(("gain", t, gain), make)
+
+    def ideal_gains(self, t: float, gain: str) -> np.ndarray:
+        return self._memo(("igain", t, gain), lambda: self.gain_of(self.jr.ideal_labels, t, gain))
+
+    def discount(self, base: float) -> np.ndarray:
+        return self._memo(("disc", base), lambda: sk.log_discount(self.pos, base))
+
+    def ideal_discount(self, base: float) -> np.ndarray:
+        return self._memo(("idisc", base), lambda: sk.log_discount(self.ideal_pos, base))

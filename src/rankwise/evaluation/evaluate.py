@@ -1,0 +1,125 @@
+"""evaluate(): plan the shared work once, run every metric's kernel, aggregate under the query policies."""
+from __future__ import annotations
+
+from os import PathLike
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from rankwise.conventions.convention import Convention
+from rankwise.conventions.presets import get_convention
+from rankwise.data.align import align
+from rankwise.data.collections import Qrels, Run
+from rankwise.errors import DataError, InvalidParameterError
+from rankwise.evaluation.context import EvalContext
+from rankwise.evaluation.results import Results
+from rankwise.spec.grammar import parse_metric
+
+
+def _as_qrels(x) -> Qrels:
+    if isinstance(x, Qrels):
+        return x
+    if isinstance(x, Mapping):
+        return Qrels.from_dict(x)
+    if isinstance(x, (str, PathLike)):
+        return Qrels.read(x)
+    raise InvalidParameterError(f"qrels must be a Qrels, a dict {{query: {{doc: grade}}}} or a path; got {type(x).__name__}")
+
+
+def _as_run(x) -> Run:
+    if isinstance(x, Run):
+        return x
+    if isinstance(x, Mapping):
+        return Run.from_dict(x)
+    if isinstance(x, (str, PathLike)):
+        return Run.read(x)
+    raise InvalidParameterError(f"run must be a Run, a dict {{query: {{doc: score}}}} or a path; got {type(x).__name__}")
+
+
+def _preview(ids) -> str:
+    ids = [str(i) for i in ids]
+    return ", ".join(ids[:5]) + (f" ... ({len(ids)} in all)" if len(ids) > 5 else "")
+
+
+def query_plan(qrels: Qrels, run: Run, conv: Convention):
+    """Which queries are evaluated, and which are set aside and why."""
+    qa, ra = qrels.query_ids, run.query_ids
+    in_both = np.intersect1d(qa, ra, assume_unique=True)
+    only_qrels = np.setdiff1d(qa, ra, assume_unique=True)
+    only_run = np.setdiff1d(ra, qa, assume_unique=True)
+    parts, set_aside = [in_both], {}
+    if only_qrels.size:
+        if conv.missing_in_run == "error":
+            raise DataError(f"{only_qrels.size} judged queries are missing from the run: {_preview(only_qrels)}. "
+                            "Set missing_in_run='skip' or 'zero' to evaluate anyway.")
+        if conv.missing_in_run == "zero":
+            parts.append(only_qrels)
+        else:
+            set_aside["missing_in_run"] = tuple(str(q) for q in only_qrels)
+    if only_run.size:
+        if conv.missing_in_qrels == "error":
+            raise DataError(f"{only_run.size} queries of the run have no judgments: {_preview(only_run)}. "
+                            "Set missing_in_qrels='skip' or 'evaluate'.")
+        if conv.missing_in_qrels == "evaluate":
+            parts.append(only_run)
+        else:
+            set_aside["missing_in_qrels"] = tuple(str(q) for q in only_run)
+    ids = np.sort(np.concatenate(parts)) if len(parts) > 1 else in_both
+    return ids, set_aside
+
+
+def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convention = "trec_eval",
+             **overrides) -> Results:
+    """Evaluate ``run`` against ``qrels`` with ``metrics`` under a named convention.
+
+    ``overrides`` change single choices of the convention, e.g. ``ties="average"``,
+    ``missing_in_run="zero"``, ``denominator="min_k_relevant"``.
+    """
+    conv = get_convention(convention)
+    if overrides:
+        conv = conv.derive(**overrides)
+    qrels, run = _as_qrels(qrels), _as_run(run)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    written = list(dict.fromkeys(metrics))
+    if not written:
+        raise InvalidParameterError("no metrics given; e.g. metrics=['nDCG@10', 'AP']")
+    resolved = {m: conv.resolve(parse_metric(m)) for m in written}
+
+    query_ids, set_aside = query_plan(qrels, run, conv)
+    contexts: dict[tuple, EvalContext] = {}
+    computed: dict = {}
+    values, means, counts, excluded = {}, {}, {}, {}
+    for m in written:
+        rm = resolved[m]
+        if rm not in computed:
+            key = (rm.params["ties"], rm.params["unjudged"])
+            if key not in contexts:
+                contexts[key] = EvalContext(align(qrels, run, query_ids, ties=key[0], unjudged=key[1]))
+            computed[rm] = _compute(contexts[key], rm)
+        v = computed[rm]
+        values[m] = v
+        ok = ~np.isnan(v)
+        counts[m] = int(ok.sum())
+        excluded[m] = int(v.size - counts[m])
+        means[m] = float(v[ok].mean()) if counts[m] else float("nan")
+    info = {"qrels_duplicates_dropped": qrels.duplicates_dropped, "run_duplicates_dropped": run.duplicates_dropped}
+    removed = {str(k): c.jr.unjudged_removed for k, c in contexts.items() if c.jr.unjudged_removed}
+    if removed:
+        info["unjudged_removed"] = sum(removed.values())
+    return Results(conv, tuple(written), resolved, query_ids, values, means, counts, set_aside, excluded, info)
+
+
+def _compute(ctx: EvalContext, rm) -> np.ndarray:
+    d, p = rm.definition, rm.params
+    v = np.asarray(d.compute(ctx, p, rm.k), dtype=np.float64)
+    no_rel = (ctx.n_gain(p["rel"]) if d.gain_based else ctx.n_rel(p["rel"])) == 0
+    if no_rel.any():
+        policy = p["no_relevant"]
+        if policy == "error":
+            raise DataError(f"{str(rm)}: {int(no_rel.sum())} queries have no relevant document: "
+                            f"{_preview(ctx.jr.query_ids[no_rel])}. Set no_relevant='zero' or 'nan'.")
+        v = v.copy()
+        v[no_rel] = 0.0 if policy == "zero" else np.nan
+    v.setflags(write=False)
+    return v

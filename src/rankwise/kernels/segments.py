@@ -1,0 +1,63 @@
+"""Vectorised operations over CSR segments (one segment per query). numpy only, no loops over queries."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def segment_ids(offsets: np.ndarray) -> np.ndarray:
+    return np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
+
+
+def positions(offsets: np.ndarray, seg: np.ndarray) -> np.ndarray:
+    """0-based position of every row inside its segment."""
+    return np.arange(seg.size, dtype=np.int64) - offsets[seg]
+
+
+def segment_sum(values: np.ndarray, seg: np.ndarray, n: int, mask: np.ndarray | None = None) -> np.ndarray:
+    """Per-segment sums. bincount adds in row order, so sums are as exact as a sequential loop."""
+    if mask is not None:
+        values, seg = values[mask], seg[mask]
+    if values.dtype == bool:
+        return np.bincount(seg, minlength=n).astype(np.float64) if values.all() else \
+            np.bincount(seg[values], minlength=n).astype(np.float64)
+    return np.bincount(seg, weights=values, minlength=n)
+
+
+def running_count(flags: np.ndarray, offsets: np.ndarray, seg: np.ndarray) -> np.ndarray:
+    """Inclusive count of True flags up to each row within its segment (exact integer arithmetic)."""
+    c = np.cumsum(flags, dtype=np.int64)
+    before = np.concatenate([[0], c])[offsets[:-1]]
+    return c - before[seg]
+
+
+def first_index(flags: np.ndarray, seg: np.ndarray, n: int) -> np.ndarray:
+    """Row index of the first True flag of each segment, -1 if none."""
+    idx = np.flatnonzero(flags)
+    out = np.full(n, -1, dtype=np.int64)
+    if idx.size:
+        s = seg[idx]
+        first = np.r_[True, s[1:] != s[:-1]]
+        out[s[first]] = idx[first]
+    return out
+
+
+def group_mean(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Each value replaced by the mean over its group (tie group): the expectation of a
+    position's value over a uniformly random order of the group."""
+    sums = np.bincount(group, weights=values)
+    counts = np.bincount(group)
+    return (sums / counts)[group]
+
+
+def safe_divide(num: np.ndarray, den) -> np.ndarray:
+    """num / den with 0 where den == 0 (0/0 := 0; undefined cases are handled by query policies)."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.broadcast_to(np.asarray(den, dtype=np.float64), num.shape)
+    out = np.zeros_like(num)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def log_discount(pos: np.ndarray, base: float) -> np.ndarray:
+    """1 / log_base(rank + 1) for 0-based positions (rank = pos + 1)."""
+    return np.log(base) / np.log(pos + 2.0)

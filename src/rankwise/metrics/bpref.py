@@ -1,0 +1,33 @@
+"""bpref: binary preference (Buckley & Voorhees 2004), as trec_eval computes it."""
+import numpy as np
+
+from rankwise.kernels import segments as sk
+from rankwise.spec.metric import MetricDef
+
+
+def compute(ctx, p, k):
+    t = p["rel"]
+    jr = ctx.jr
+    R = ctx.n_rel(t)
+    N = ctx.n_judged() - R  # judged non-relevant documents in the qrels
+    top = ctx.in_top(k)
+    nonrel = jr.judged & (jr.labels < t)
+    if top is not None:
+        nonrel = nonrel & top
+    nonrel_above = sk.running_count(nonrel, jr.offsets, ctx.seg)  # inclusive; zero on relevant rows' own
+    rel = ctx.is_rel(t) if top is None else ctx.is_rel(t) & top
+    seg = ctx.seg[rel]
+    above = nonrel_above[rel].astype(np.float64)
+    cap = np.minimum(R, N)[seg]
+    term = np.where(above > 0, 1.0 - sk.safe_divide(np.minimum(above, R[seg]), cap), 1.0)
+    return sk.safe_divide(np.bincount(seg, weights=term, minlength=ctx.n), R)
+
+
+DEFINITION = MetricDef(
+    name="Bpref", aliases=("bpref",),
+    summary="how often relevant documents are ranked above judged non-relevant ones; unjudged ignored",
+    formula="bpref = 1/R Σ_{relevant retrieved r} (1 − min(|n ranked above r|, R) / min(R, N)), "
+            "n over judged non-relevant, N = their number",
+    reference="Buckley & Voorhees, SIGIR 2004; trec_eval bpref",
+    example="R = 2, N = 2, ranking [rel, nonrel, rel]: bpref = (1 + (1 − 1/2)) / 2 = 0.75",
+    compute=compute)

@@ -1,0 +1,19 @@
+"""Discounted cumulative gain."""
+from rankwise.spec.metric import MetricDef
+from rankwise.spec.params import GAIN, LOG_BASE
+from rankwise.kernels import segments as sk
+
+
+def dcg(ctx, p, k):
+    w = ctx.gains(p["rel"], p["gain"]) * ctx.discount(p["log_base"])
+    return sk.segment_sum(w, ctx.seg, ctx.n, ctx.in_top(k))
+
+
+DEFINITION = MetricDef(
+    name="DCG", aliases=("discounted_cumulative_gain",),
+    summary="sum of the gains of the top k discounted by 1/log_b(rank + 1)",
+    formula="DCG@k = Σ_{i ≤ k} gain(g_i) / log_b(i + 1),  gain = g (linear) or 2^g − 1 (exp)",
+    reference="Järvelin & Kekäläinen (2002); Burges et al. (2005) for the exp gain",
+    example="grades (3, 0, 2), linear, b=2: DCG = 3/1 + 0 + 2/2 = 4",
+    compute=dcg, params=(GAIN, LOG_BASE), tie_average=True, gain_based=True,
+    implied={"dcg_burges": {"gain": "exp"}})

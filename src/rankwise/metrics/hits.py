@@ -1,0 +1,15 @@
+"""Number of relevant documents in the top k."""
+from rankwise.spec.metric import MetricDef
+
+
+def compute(ctx, p, k):
+    return ctx.hits(p["rel"], k)
+
+
+DEFINITION = MetricDef(
+    name="Hits", aliases=("num_rel_ret", "numrelret", "relret"),
+    summary="number of relevant documents in the top k",
+    formula="Hits@k = |{relevant in top k}|",
+    reference="ranx hits; trec_eval num_rel_ret",
+    example="ranking [rel, non, rel]: Hits@2 = 1, Hits = 2",
+    compute=compute, tie_average=True)

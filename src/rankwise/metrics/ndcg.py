@@ -1,0 +1,45 @@
+"""Normalised discounted cumulative gain."""
+import numpy as np
+
+from rankwise.errors import ConventionError
+from rankwise.kernels import segments as sk
+from rankwise.metrics.dcg import dcg
+from rankwise.spec.metric import MetricDef
+from rankwise.spec.params import GAIN, IDEAL, LOG_BASE
+
+
+def ideal_dcg(ctx, p, k):
+    t, gain, base = p["rel"], p["gain"], p["log_base"]
+    if p["ideal"] == "judged":
+        w = ctx.ideal_gains(t, gain) * ctx.ideal_discount(base)
+        top = None if k is None else ctx.ideal_pos < k
+        return sk.segment_sum(w, ctx.ideal_seg, ctx.n, top)
+    # 'retrieved': the retrieved top k re-sorted by grade (seed 001's SORT(rel))
+    if ctx.averaged:
+        raise ConventionError("ideal=retrieved re-sorts the retrieved top k, which is not defined under "
+                              "ties=average; use ideal=judged or a deterministic tie order")
+    top = ctx.in_top(k)
+    seg = ctx.seg if top is None else ctx.seg[top]
+    g = ctx.gains(t, gain) if top is None else ctx.gains(t, gain)[top]
+    order = np.lexsort((-g, seg))
+    g = g[order]
+    counts = np.bincount(seg, minlength=ctx.n)
+    offs = np.concatenate([[0], np.cumsum(counts)])
+    pos = np.arange(g.size) - offs[seg]
+    return np.bincount(seg, weights=g * sk.log_discount(pos, base), minlength=ctx.n)
+
+
+def compute(ctx, p, k):
+    return sk.safe_divide(dcg(ctx, p, k), ideal_dcg(ctx, p, k))
+
+
+DEFINITION = MetricDef(
+    name="nDCG", aliases=("ndcg", "normalized_dcg", "normalised_dcg"),
+    summary="DCG@k divided by the DCG@k of the ideal ranking",
+    formula="nDCG@k = DCG@k / IDCG@k; ideal = all judged documents by grade (ideal=judged) or the "
+            "retrieved top k re-sorted (ideal=retrieved)",
+    reference="Järvelin & Kekäläinen (2002); trec_eval ndcg / ndcg_cut_k; seed 001 §6",
+    example="binary, relevant at ranks 2 and 4 of 5, R = 3: nDCG@5 = (1/log2 3 + 1/log2 5) / "
+            "(1 + 1/log2 3 + 1/2) = 0.4935",
+    compute=compute, params=(GAIN, LOG_BASE, IDEAL), tie_average=True, gain_based=True,
+    implied={"ndcg_burges": {"gain": "exp"}, "ndcg_exp": {"gain": "exp"}})

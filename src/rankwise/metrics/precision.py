@@ -1,0 +1,25 @@
+"""Precision at k."""
+from rankwise.kernels.segments import safe_divide
+from rankwise.spec.metric import MetricDef
+from rankwise.spec.params import SHORT
+
+import numpy as np
+
+
+def precision_denominator(ctx, short: str, k):
+    if k is None:
+        return ctx.n_ret
+    return float(k) if short == "k" else np.minimum(float(k), ctx.n_ret)
+
+
+def compute(ctx, p, k):
+    return safe_divide(ctx.hits(p["rel"], k), precision_denominator(ctx, p["short"], k))
+
+
+DEFINITION = MetricDef(
+    name="P", aliases=("precision", "prec"),
+    summary="fraction of the top k that is relevant",
+    formula="P@k = |{relevant in top k}| / k   (short=retrieved: / min(k, retrieved)); without k: / retrieved",
+    reference="Manning, Raghavan & Schütze, Introduction to IR (2008) §8.3; trec_eval P_k",
+    example="ranking [rel, non, rel], k=5: P@5 = 2/5 = 0.4 (short=k) or 2/3 (short=retrieved)",
+    compute=compute, params=(SHORT,), tie_average=True)

@@ -1,0 +1,18 @@
+"""R-precision: precision at rank R, R = number of relevant documents."""
+from rankwise.kernels.segments import safe_divide
+from rankwise.spec.metric import MetricDef
+
+
+def compute(ctx, p, k):
+    t = p["rel"]
+    R = ctx.n_rel(t)
+    return safe_divide(ctx.hits(t, R), R)
+
+
+DEFINITION = MetricDef(
+    name="Rprec", aliases=("r_precision", "rprecision", "r-precision", "r_prec"),
+    summary="precision at rank R, where R is the number of relevant documents",
+    formula="Rprec = |{relevant in top R}| / R",
+    reference="Buckley & Voorhees (2000); trec_eval Rprec",
+    example="R = 2, ranking [rel, non, rel]: Rprec = 1/2",
+    compute=compute, cutoff=False, tie_average=True)

@@ -1,0 +1,16 @@
+"""Recall at k."""
+from rankwise.kernels.segments import safe_divide
+from rankwise.spec.metric import MetricDef
+
+
+def compute(ctx, p, k):
+    return safe_divide(ctx.hits(p["rel"], k), ctx.n_rel(p["rel"]))
+
+
+DEFINITION = MetricDef(
+    name="R", aliases=("recall",),
+    summary="fraction of the relevant documents found in the top k",
+    formula="R@k = |{relevant in top k}| / R,  R = number of judged relevant documents",
+    reference="Manning, Raghavan & Schütze (2008) §8.3; trec_eval recall_k",
+    example="R = 4 relevant, 1 of them in the top 2: R@2 = 1/4 = 0.25 (seed 003)",
+    compute=compute, tie_average=True)

@@ -1,0 +1,78 @@
+"""Metric strings: ``name[(key=value,...)][@k]``, case-insensitive, with aliases.
+
+Also accepts trec_eval's suffix form (``P_5``, ``ndcg_cut_10``, ``map_cut.100``).
+"""
+from __future__ import annotations
+
+import difflib
+import re
+
+from rankwise.errors import InvalidParameterError
+from rankwise.spec import registry
+from rankwise.spec.metric import MetricSpec
+
+_METRIC_RE = re.compile(
+    r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_.\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<k>\S+))?\s*$")
+_SUFFIX_RE = re.compile(r"^(?P<stem>.+?)[_.](?P<k>\d+)$")
+
+
+def parse_metric(text: str) -> MetricSpec:
+    if not isinstance(text, str):
+        raise InvalidParameterError(f"a metric must be a string like 'nDCG@10'; got {text!r}")
+    m = _METRIC_RE.match(text)
+    if not m:
+        raise InvalidParameterError(
+            f"cannot parse metric {text!r}; expected name[(key=value,...)][@k], e.g. 'P@5', "
+            "'nDCG(gain=exp)@10', 'AP(rel=2)'")
+    name = m.group("name")
+    k = None
+    found = registry.lookup(name)
+    if found is None:
+        sm = _SUFFIX_RE.match(name)
+        stem = registry.CUTOFF_SUFFIX_STEMS.get(sm.group("stem").lower()) if sm else None
+        if stem is not None:
+            found = registry.lookup(stem)
+            k = int(sm.group("k"))
+    if found is None:
+        close = difflib.get_close_matches(name.lower(), registry.known_names(), n=3, cutoff=0.6)
+        hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        raise InvalidParameterError(
+            f"unknown metric {name!r} in {text!r}.{hint} Run 'rankwise metrics' for the list.")
+    defn, implied = found
+    if m.group("k") is not None:
+        if k is not None:
+            raise InvalidParameterError(f"metric {text!r} gives the cutoff twice")
+        k = _parse_cutoff(m.group("k"), text)
+    if k is not None and not defn.cutoff:
+        raise InvalidParameterError(f"metric {defn.name} takes no cutoff (@k); got {text!r}")
+    params = {}
+    for key, raw in implied.items():
+        params[key] = defn.param(key).coerce(raw, metric=defn.name)
+    if m.group("params") is not None and m.group("params").strip():
+        for item in m.group("params").split(","):
+            if "=" not in item:
+                raise InvalidParameterError(f"parameter {item.strip()!r} in {text!r} must be key=value")
+            key, raw = (s.strip() for s in item.split("=", 1))
+            key = key.lower()
+            p = defn.param(key)
+            if p is None:
+                names = [q.name for q in defn.all_params]
+                close = difflib.get_close_matches(key, names, n=1)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+                raise InvalidParameterError(
+                    f"metric {defn.name} has no parameter {key!r} (in {text!r}).{hint} "
+                    f"Its parameters: {', '.join(names)}")
+            if key in params and key not in implied:
+                raise InvalidParameterError(f"parameter {key!r} given twice in {text!r}")
+            params[key] = p.coerce(raw, metric=defn.name)
+    return MetricSpec(text=text, definition=defn, params=params, k=k)
+
+
+def _parse_cutoff(raw: str, text: str) -> int:
+    try:
+        k = int(raw)
+    except ValueError:
+        raise InvalidParameterError(f"cutoff in {text!r} must be a positive integer; got {raw!r}") from None
+    if k < 1:
+        raise InvalidParameterError(f"cutoff in {text!r} must be a positive integer; got {raw!r}")
+    return k

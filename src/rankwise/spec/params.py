@@ -1,0 +1,128 @@
+"""Parameters of metrics: their allowed values, how they parse and how they print.
+
+Every convention fork is one of these. A parameter's *default* never lives here: it comes from
+the convention preset (house rule 2), so the same parameter means the same thing everywhere.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from rankwise.errors import InvalidParameterError
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    doc: str
+    kind: str = "choice"  # 'choice' | 'float' | 'int' | 'prob' | 'log_base'
+    choices: tuple = ()
+    choice_docs: Mapping[str, str] = field(default_factory=dict)
+    value_aliases: Mapping[str, str] = field(default_factory=dict)
+
+    def coerce(self, raw, *, metric: str = "") -> object:
+        where = f" of {metric}" if metric else ""
+        if self.kind == "choice":
+            v = str(raw).strip().lower()
+            v = self.value_aliases.get(v, v)
+            if v not in self.choices:
+                raise InvalidParameterError(
+                    f"parameter {self.name}{where} must be one of {', '.join(self.choices)}; got {raw!r}")
+            return v
+        if self.kind == "log_base":
+            s = str(raw).strip().lower()
+            if s == "e":
+                return math.e
+            v = _number(raw, self.name, where)
+            if not v > 1:
+                raise InvalidParameterError(f"parameter {self.name}{where} must be > 1 (or 'e'); got {raw!r}")
+            return v
+        v = _number(raw, self.name, where)
+        if self.kind == "int":
+            if v != int(v) or v < 1:
+                raise InvalidParameterError(f"parameter {self.name}{where} must be a positive integer; got {raw!r}")
+            return int(v)
+        if self.kind == "prob" and not (0 < v < 1):
+            raise InvalidParameterError(f"parameter {self.name}{where} must be strictly between 0 and 1; got {raw!r}")
+        return v
+
+    def format(self, value) -> str:
+        if self.kind == "choice":
+            return str(value)
+        if self.kind == "log_base" and value == math.e:
+            return "e"
+        return format_number(value)
+
+
+def _number(raw, name, where) -> float:
+    try:
+        v = float(raw)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"parameter {name}{where} must be a number; got {raw!r}") from None
+    if not math.isfinite(v):
+        raise InvalidParameterError(f"parameter {name}{where} must be finite; got {raw!r}")
+    return v
+
+
+def format_number(v) -> str:
+    v = float(v)
+    if v == int(v) and abs(v) < 1e15:
+        return str(int(v))
+    return repr(v)
+
+
+# ---- parameters shared by every metric -------------------------------------------------------
+REL = Param("rel", "minimum relevance grade counted as relevant (binary metrics); for gain metrics, "
+            "grades below it give no gain", kind="float")
+TIES = Param(
+    "ties", "order of documents with equal scores", choices=(
+        "docid_desc", "docid_asc", "input", "optimistic", "pessimistic", "average"),
+    choice_docs={
+        "docid_desc": "doc ids in descending byte order (trec_eval, pytrec_eval)",
+        "docid_asc": "doc ids in ascending byte order",
+        "input": "the order the documents were given in (stable sort)",
+        "optimistic": "higher grades first among equal scores (an upper bound)",
+        "pessimistic": "lower grades first among equal scores (a lower bound)",
+        "average": "expectation over all orders of the tied documents (McSherry & Najork 2008; scikit-learn)",
+    },
+    value_aliases={"trec_eval": "docid_desc", "stable": "input", "expected": "average", "mean": "average"})
+UNJUDGED = Param(
+    "unjudged", "documents of the run that have no judgment", choices=("nonrelevant", "removed"),
+    choice_docs={"nonrelevant": "kept in the ranking and counted as non-relevant",
+                 "removed": "removed from the ranking before scoring (condensed list, Sakai 2007)"},
+    value_aliases={"condensed": "removed", "judged_only": "removed", "zero": "nonrelevant"})
+NO_RELEVANT = Param(
+    "no_relevant", "queries with no relevant judged document (at this metric's rel threshold)",
+    choices=("zero", "nan", "error"),
+    choice_docs={"zero": "score 0 and count in the mean (trec_eval)",
+                 "nan": "NaN, left out of the mean and reported (seed 001)",
+                 "error": "raise an error naming the queries"},
+    value_aliases={"skip": "nan", "exclude": "nan", "0": "zero"})
+
+COMMON_PARAMS = (REL, TIES, UNJUDGED, NO_RELEVANT)
+
+# ---- parameters of some metrics --------------------------------------------------------------
+AP_DENOMINATOR = Param(
+    "denominator", "what the sum of precisions at relevant ranks is divided by", choices=(
+        "relevant", "min_k_relevant", "retrieved_relevant", "min_k_retrieved"),
+    choice_docs={"relevant": "all relevant judged documents R (trec_eval, ranx)",
+                 "min_k_relevant": "min(k, R) (Spark MLlib MAP@k, Krichene & Rendle eq. 5)",
+                 "retrieved_relevant": "relevant documents retrieved in the top k (seed 001's AP@k)",
+                 "min_k_retrieved": "min(k, number retrieved) (Kaggle's MAP@k)"},
+    value_aliases={"r": "relevant", "min_k_r": "min_k_relevant", "hits": "retrieved_relevant"})
+SHORT = Param(
+    "short", "denominator of P@k when fewer than k documents were retrieved", choices=("k", "retrieved"),
+    choice_docs={"k": "always k (trec_eval, ranx, MLlib, seed 001)",
+                 "retrieved": "min(k, number retrieved) (torchmetrics adaptive_k)"},
+    value_aliases={"adaptive": "retrieved"})
+GAIN = Param("gain", "gain of a grade g", choices=("linear", "exp"),
+             choice_docs={"linear": "g (trec_eval, ranx ndcg, scikit-learn)",
+                          "exp": "2^g - 1 (Burges et al. 2005; ranx ndcg_burges, MLlib graded)"},
+             value_aliases={"exponential": "exp", "burges": "exp", "identity": "linear"})
+LOG_BASE = Param("log_base", "base b of the discount 1/log_b(rank + 1)", kind="log_base")
+IDEAL = Param("ideal", "the ideal ranking that normalises DCG", choices=("judged", "retrieved"),
+              choice_docs={"judged": "all judged documents sorted by grade, cut at k (trec_eval, ranx, sklearn)",
+                           "retrieved": "the retrieved top-k documents re-sorted by grade (seed 001)"},
+              value_aliases={"qrels": "judged", "sorted_retrieved": "retrieved"})
+PERSISTENCE = Param("p", "persistence: probability of looking at the next document", kind="prob")
