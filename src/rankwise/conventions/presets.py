@@ -19,11 +19,17 @@ TREC_EVAL = Convention(
     missing_in_run="skip",
     missing_in_qrels="skip",
     defaults={
-        "rel": 1.0, "ties": "docid_desc", "unjudged": "nonrelevant", "no_relevant": "zero",
+        "rel": 1.0, "ties": "docid_desc", "scores": "float32", "unjudged": "nonrelevant",
+        "negative": "unjudged", "no_relevant": "zero",
         "denominator": "relevant", "short": "k", "gain": "linear", "log_base": 2.0, "ideal": "judged",
         "p": 0.8,
     },
+    # trec_eval's ndcg ignores -l (relevance_level): every positive grade is a gain.
+    metric_defaults={"nDCG": {"rel": 0.0}, "DCG": {"rel": 0.0}},
     notes=("trec_eval ignores the rank column of a run; only scores order documents.",
+           "Scores are stored as C floats: values equal in single precision tie.",
+           "Negative grades behave like unjudged documents (bpref, judged-only lists).",
+           "ndcg ignores the relevance level: every positive grade is a gain.",
            "-c (average over all qrels queries) is missing_in_run=zero.",
            "RBP is not in trec_eval; p=0.8 follows ir_measures."),
 )
@@ -31,10 +37,14 @@ TREC_EVAL = Convention(
 
 def _derive(base: Convention, *, name, description, provenance, notes=(), metric_defaults=None,
             **changes) -> Convention:
-    c = base.derive(name, **changes)
+    """A preset as a diff from ``base``: base's per-metric defaults are kept unless overridden."""
     from dataclasses import replace
+    c = base.derive(name, **changes)
+    merged = {m: dict(v) for m, v in c.metric_defaults.items()}
+    for m, v in (metric_defaults or {}).items():
+        merged.setdefault(m.lower(), {}).update(v)
     return replace(c, description=description, provenance=provenance, notes=tuple(notes),
-                   metric_defaults=metric_defaults or {}, base=base.name)
+                   metric_defaults=merged, base=base.name)
 
 
 RANX = _derive(

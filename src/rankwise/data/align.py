@@ -46,16 +46,20 @@ def _segment_ids(offsets: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
 
 
-def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged: str) -> JudgedRankings:
+def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged: str,
+          scores: str = "float64", negative: str = "nonrelevant") -> JudgedRankings:
     nq = query_ids.size
     # --- the run's rows of the evaluated queries, in input order within each query
     rq = run.query_vocab.codes_of(query_ids)
     if rq.size == run.n_queries and np.array_equal(rq, np.arange(run.n_queries)):
         ridx, offsets = None, run.offsets.copy()
-        docs, scores = run.docs, run.scores
+        docs, score = run.docs, run.scores
     else:
         ridx, offsets = _gather(run.offsets, rq)
-        docs, scores = run.docs[ridx], run.scores[ridx]
+        docs, score = run.docs[ridx], run.scores[ridx]
+    if scores == "float32":
+        score = score.astype(np.float32).astype(np.float64)
+    scores = score
     seg = _segment_ids(offsets)
 
     # --- the qrels rows of the evaluated queries (sorted by doc code within query)
@@ -63,6 +67,11 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
     qidx, qoffsets = _gather(qrels.offsets, qq)
     qdocs, qrel = qrels.docs[qidx], qrels.values[qidx]
     qseg = _segment_ids(qoffsets)
+    if negative == "unjudged" and qrel.size and qrel.min() < 0:
+        keepq = qrel >= 0
+        qdocs, qrel, qseg = qdocs[keepq], qrel[keepq], qseg[keepq]
+        qoffsets = np.zeros(nq + 1, dtype=np.int64)
+        np.cumsum(np.bincount(qseg, minlength=nq), out=qoffsets[1:])
 
     # --- join: label of each ranked doc. Keys (query position, qrels doc code) are sorted in qrels.
     dmap = qrels.doc_vocab.codes_of(run.doc_vocab.ids)

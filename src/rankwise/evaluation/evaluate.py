@@ -14,6 +14,7 @@ from rankwise.errors import DataError, InvalidParameterError
 from rankwise.evaluation.context import EvalContext
 from rankwise.evaluation.results import Results
 from rankwise.spec.grammar import parse_metric
+from rankwise.spec.params import ALIGNMENT_PARAMS
 
 
 def _as_qrels(x) -> Qrels:
@@ -93,9 +94,9 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
     for m in written:
         rm = resolved[m]
         if rm not in computed:
-            key = (rm.params["ties"], rm.params["unjudged"])
+            key = tuple(rm.params[a] for a in ALIGNMENT_PARAMS)
             if key not in contexts:
-                contexts[key] = EvalContext(align(qrels, run, query_ids, ties=key[0], unjudged=key[1]))
+                contexts[key] = EvalContext(align(qrels, run, query_ids, **dict(zip(ALIGNMENT_PARAMS, key))))
             computed[rm] = _compute(contexts[key], rm)
         v = computed[rm]
         values[m] = v

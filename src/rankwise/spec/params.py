@@ -100,7 +100,20 @@ NO_RELEVANT = Param(
                  "error": "raise an error naming the queries"},
     value_aliases={"skip": "nan", "exclude": "nan", "0": "zero"})
 
-COMMON_PARAMS = (REL, TIES, UNJUDGED, NO_RELEVANT)
+SCORES = Param(
+    "scores", "precision at which scores are compared when ranking", choices=("float64", "float32"),
+    choice_docs={"float64": "as given (double precision)",
+                 "float32": "rounded to single precision first, as trec_eval stores them (1 + 1e-8 ties 1.0)"},
+    value_aliases={"double": "float64", "single": "float32", "float": "float32"})
+NEGATIVE = Param(
+    "negative", "judgments with a negative grade", choices=("unjudged", "nonrelevant"),
+    choice_docs={"unjudged": "treated exactly like unjudged documents (trec_eval: they do not count as judged "
+                             "non-relevant in bpref and are dropped with unjudged=removed)",
+                 "nonrelevant": "judged non-relevant documents with gain 0"})
+
+COMMON_PARAMS = (REL, TIES, SCORES, UNJUDGED, NEGATIVE, NO_RELEVANT)
+# parameters that change the alignment (the shared sort and join) rather than a metric's arithmetic
+ALIGNMENT_PARAMS = ("ties", "scores", "unjudged", "negative")
 
 # ---- parameters of some metrics --------------------------------------------------------------
 AP_DENOMINATOR = Param(

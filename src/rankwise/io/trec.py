@@ -1,0 +1,192 @@
+"""TREC qrels (``qid iter doc rel``) and run (``qid Q0 doc rank score tag``) files.
+
+Any run of spaces/tabs separates columns; gzip is detected by its magic bytes; a UTF-8 BOM, CRLF
+line ends, a missing final newline and blank lines are accepted. Anything else malformed raises a
+ParseError naming the file, the line and its text. Parsing uses pyarrow's CSV reader when it is
+installed (fast) and a strict line parser otherwise; the strict parser is also what reports the
+exact line whenever the fast path meets a problem, so both paths accept and reject the same files.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+import re
+
+import numpy as np
+
+from rankwise.data.collections import Qrels, Run
+from rankwise.errors import ParseError
+
+QRELS_LAYOUT = ("query", "iteration", "doc", "relevance")
+RUN_LAYOUT = ("query", "Q0", "doc", "rank", "score", "tag")
+_WS_IRREGULAR = re.compile(rb"[ \t]{2,}|\t|^[ \t]|[ \t]$", re.M)
+
+
+def read_bytes(path) -> bytes:
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise ParseError("file not found", path=path, expected="a readable TREC file") from None
+    except IsADirectoryError:
+        raise ParseError("is a directory", path=path, expected="a readable TREC file") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise ParseError(f"corrupt gzip data ({exc})", path=path) from None
+    return data
+
+
+def _prepare(data: bytes, path: str, kind: str) -> bytes:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if not data.strip():
+        raise ParseError(f"the {kind} file is empty", path=path,
+                         expected=f"lines of {' '.join(QRELS_LAYOUT if kind == 'qrels' else RUN_LAYOUT)}")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise ParseError("binary data (NUL byte); this does not look like a text file", path=path, line=line,
+                         expected=f"a TREC {kind} text file")
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data
+
+
+def _strict_parse(data: bytes, path: str, layout, value_col: int):
+    """Line-by-line parser: the reference for what is valid, and the source of precise errors."""
+    ncol = len(layout)
+    qs, ds, vs, lines = [], [], [], []
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        fields = raw.split()
+        if not fields:
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ParseError("not valid UTF-8 text", path=path, line=lineno, text=repr(raw[:80])[2:-1],
+                             expected="UTF-8 text") from None
+        if len(fields) != ncol:
+            raise ParseError(f"{len(fields)} columns, expected {ncol}", path=path, line=lineno, text=text,
+                             expected=" ".join(layout))
+        try:
+            v = float(fields[value_col])
+        except ValueError:
+            raise ParseError(f"{layout[value_col]} {fields[value_col].decode('utf-8', 'replace')!r} is not a number",
+                             path=path, line=lineno, text=text, expected=" ".join(layout)) from None
+        if v != v:
+            raise ParseError(f"{layout[value_col]} is NaN", path=path, line=lineno, text=text,
+                             expected=f"a number in the {layout[value_col]} column")
+        if value_col == 3 and v in (float("inf"), float("-inf")):
+            raise ParseError("relevance is infinite", path=path, line=lineno, text=text, expected="a finite grade")
+        qs.append(fields[0].decode())
+        ds.append(fields[2].decode())
+        vs.append(v)
+        lines.append(lineno)
+    return (np.array(qs, dtype=str), np.array(ds, dtype=str), np.array(vs, dtype=np.float64),
+            np.array(lines, dtype=np.int64))
+
+
+class _LineNumbers:
+    """Row index -> 1-based line number, computed only if an error needs it."""
+
+    def __init__(self, data: bytes):
+        self._data = data
+        self._map = None
+
+    def __getitem__(self, row: int) -> int:
+        if self._map is None:
+            buf = np.frombuffer(self._data, dtype=np.uint8)
+            nl = np.flatnonzero(buf == 10)
+            starts = np.r_[0, nl + 1]
+            ends = np.r_[nl, buf.size]
+            nonblank = []
+            for i, (a, b) in enumerate(zip(starts, ends)):
+                if self._data[a:b].strip():
+                    nonblank.append(i + 1)
+            self._map = np.array(nonblank)
+        return int(self._map[row])
+
+
+def _fast_parse(data: bytes, layout, value_col: int):
+    """pyarrow path; returns None when pyarrow is missing or the file needs the strict parser."""
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+    except ImportError:
+        return None
+    if _WS_IRREGULAR.search(data):
+        data = re.sub(rb"[ \t]+", b" ", data)
+        data = re.sub(rb"(?m)^ | $", b"", data)
+    names = [f"c{i}" for i in range(len(layout))]
+    types = {n: pa.string() for n in names}
+    types[names[value_col]] = pa.float64()
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(data),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
+                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=[names[0], names[2],
+                                                                                      names[value_col]],
+                                                 strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                                 null_values=[], true_values=[], false_values=[]))
+    except (pa.ArrowInvalid, pa.ArrowException, UnicodeDecodeError):
+        return None
+    values = table.column(names[value_col]).to_numpy()
+    if values.size and not np.isfinite(values).all():
+        if np.isnan(values).any() or (value_col == 3 and np.isinf(values).any()):
+            return None
+    try:
+        q = table.column(names[0]).combine_chunks()
+        d = table.column(names[2]).combine_chunks()
+        q.validate(full=True)
+        d.validate(full=True)
+    except pa.ArrowInvalid:
+        return None
+    return q, d, np.ascontiguousarray(values, dtype=np.float64)
+
+
+def _read(path, layout, value_col: int, kind: str):
+    path_s = os.fspath(path)
+    data = _prepare(read_bytes(path_s), path_s, kind)
+    fast = _fast_parse(data, layout, value_col)
+    if fast is not None:
+        q, d, v = fast
+        return q, d, v, _LineNumbers(data)
+    q, d, v, lines = _strict_parse(data, path_s, layout, value_col)
+    return q, d, v, lines
+
+
+def read_qrels(path, *, duplicates: str = "error") -> Qrels:
+    """Read a TREC qrels file: ``query iteration doc relevance`` per line."""
+    q, d, v, lines = _read(path, QRELS_LAYOUT, 3, "qrels")
+    return Qrels.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
+
+
+def read_run(path, *, duplicates: str = "error") -> Run:
+    """Read a TREC run file: ``query Q0 doc rank score tag`` per line. The rank column is ignored."""
+    q, d, v, lines = _read(path, RUN_LAYOUT, 4, "run")
+    return Run.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
+
+
+def write_run(run: Run, path, *, tag: str = "rankwise") -> None:
+    """Write a run in TREC format, ranked by score (ties by doc id descending, as trec_eval reads them)."""
+    seg = run.segment
+    order = np.lexsort((-run.docs, -run.scores, seg))
+    qids = run.query_ids[seg[order]]
+    docs = run.doc_vocab.ids[run.docs[order]]
+    scores = run.scores[order]
+    ranks = np.arange(order.size) - run.offsets[seg[order]] + 1
+    with open(path, "w", encoding="utf-8") as fh:
+        for q, d, r, s in zip(qids, docs, ranks, scores):
+            fh.write(f"{q} Q0 {d} {r} {s!r} {tag}\n")
+
+
+def write_qrels(qrels: Qrels, path) -> None:
+    seg = qrels.segment
+    with open(path, "w", encoding="utf-8") as fh:
+        for q, d, v in zip(qrels.query_ids[seg], qrels.doc_vocab.ids[qrels.docs], qrels.values):
+            fh.write(f"{q} 0 {d} {int(v) if v == int(v) else v!r}\n")

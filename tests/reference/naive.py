@@ -1,0 +1,159 @@
+"""A slow, obviously correct per-query reference implementation (the oracle of the property tests).
+
+Written from the definitions, one query at a time with plain Python loops, sharing no code with
+rankwise's kernels. ties='average' is computed by enumerating every order of the tied documents.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+
+def _rank(items, ties):
+    """items: list of (doc, score, grade, judged). Returns ranked lists (one, or all for 'average')."""
+    def doc_key(d):
+        return d.encode("utf-8")
+
+    if ties == "input":
+        return [sorted(items, key=lambda it: -it[1])]
+    if ties == "docid_desc":
+        s = sorted(items, key=lambda it: doc_key(it[0]), reverse=True)
+        return [sorted(s, key=lambda it: -it[1])]
+    if ties == "docid_asc":
+        s = sorted(items, key=lambda it: doc_key(it[0]))
+        return [sorted(s, key=lambda it: -it[1])]
+    if ties in ("optimistic", "pessimistic"):
+        s = sorted(items, key=lambda it: doc_key(it[0]), reverse=True)
+        sign = -1 if ties == "optimistic" else 1
+        s = sorted(s, key=lambda it: sign * it[2])
+        return [sorted(s, key=lambda it: -it[1])]
+    # average: every order of every tie group
+    base = sorted(items, key=lambda it: -it[1])
+    groups = [list(g) for _, g in itertools.groupby(base, key=lambda it: it[1])]
+    out = []
+    for combo in itertools.product(*[list(itertools.permutations(g)) for g in groups]):
+        out.append([it for g in combo for it in g])
+    return out
+
+
+def _dcg(gains, k, base):
+    return sum(g / math.log(i + 2, base) for i, g in enumerate(gains[:k] if k else gains))
+
+
+def _gain(g, t, kind):
+    if g >= t and g > 0:
+        return g if kind == "linear" else 2.0 ** g - 1
+    return 0.0
+
+
+def metric_on_list(name, p, k, ranked, judgments):
+    """ranked: list of (doc, score, grade, judged) in rank order; judgments: {doc: grade} (after policies)."""
+    t = p["rel"]
+    rel = [1 if (j and g >= t) else 0 for (_, _, g, j) in ranked]
+    R = sum(1 for g in judgments.values() if g >= t)
+    n = len(ranked)
+    kk = k if k is not None else n
+    top = rel[:kk]
+    hits = sum(top)
+
+    def pden():
+        if k is None:
+            return n
+        return k if p["short"] == "k" else min(k, n)
+
+    def div(a, b):
+        return a / b if b else 0.0
+
+    if name == "P":
+        return div(hits, pden())
+    if name == "R":
+        return div(hits, R)
+    if name == "F1":
+        P, Rc = div(hits, pden()), div(hits, R)
+        return div(2 * P * Rc, P + Rc)
+    if name == "Success":
+        return 1.0 if hits > 0 else 0.0
+    if name == "Hits":
+        return float(hits)
+    if name == "Rprec":
+        return div(sum(rel[:R]), R)
+    if name == "AP":
+        s, c = 0.0, 0
+        for i, r in enumerate(top):
+            if r:
+                c += 1
+                s += c / (i + 1)
+        den = {"relevant": R, "min_k_relevant": R if k is None else min(k, R), "retrieved_relevant": hits,
+               "min_k_retrieved": n if k is None else min(k, n)}[p["denominator"]]
+        return div(s, den)
+    if name == "RR":
+        for i, r in enumerate(top):
+            if r:
+                return 1.0 / (i + 1)
+        return 0.0
+    if name in ("DCG", "nDCG"):
+        gains = [_gain(g, t, p["gain"]) if j else 0.0 for (_, _, g, j) in ranked]
+        d = _dcg(gains, k, p["log_base"])
+        if name == "DCG":
+            return d
+        if p["ideal"] == "judged":
+            ideal = sorted((_gain(g, t, p["gain"]) for g in judgments.values()), reverse=True)
+        else:
+            ideal = sorted(gains[:kk], reverse=True)
+        return div(d, _dcg(ideal, k, p["log_base"]))
+    if name == "Bpref":
+        N = sum(1 for g in judgments.values() if g < t)
+        s, nonrel = 0.0, 0
+        for (_, _, g, j) in ranked[:kk]:
+            if not j:
+                continue
+            if g >= t:
+                s += 1.0 if nonrel == 0 else 1.0 - min(nonrel, R) / min(R, N)
+            else:
+                nonrel += 1
+        return div(s, R)
+    if name == "RBP":
+        return sum((1 - p["p"]) * p["p"] ** i for i, r in enumerate(top) if r)
+    raise KeyError(name)
+
+
+def naive_query(name, p, k, run_q: dict, qrels_q: dict) -> float:
+    """Value of one metric for one query under resolved parameters ``p`` (before the no_relevant policy)."""
+    judgments = dict(qrels_q)
+    if p["negative"] == "unjudged":
+        judgments = {d: g for d, g in judgments.items() if g >= 0}
+    items = []
+    for d, s in run_q.items():
+        s = float(np.float32(s)) if p["scores"] == "float32" else float(s)
+        j = d in judgments
+        if p["unjudged"] == "removed" and not j:
+            continue
+        items.append((d, s, judgments.get(d, 0.0), j))
+    lists = _rank(items, p["ties"])
+    vals = [metric_on_list(name, p, k, lst, judgments) for lst in lists]
+    v = sum(vals) / len(vals)
+    gain_based = name in ("DCG", "nDCG")
+    t = p["rel"]
+    has_rel = any((g >= t and (g > 0 or not gain_based)) for g in judgments.values())
+    if not has_rel:
+        if p["no_relevant"] == "zero":
+            return 0.0
+        if p["no_relevant"] == "nan":
+            return float("nan")
+        raise ValueError("no relevant")
+    return v
+
+
+def naive_evaluate(qrels: dict, run: dict, resolved, missing_in_run: str, missing_in_qrels: str) -> dict:
+    """{qid: value} for one resolved metric over the query set the policies define."""
+    qrels = {q: v for q, v in qrels.items() if v}
+    run = {q: v for q, v in run.items() if v}
+    qids = set(qrels) & set(run)
+    if missing_in_run == "zero":
+        qids |= set(qrels)
+    if missing_in_qrels == "evaluate":
+        qids |= set(run)
+    name, p, k = resolved.definition.name, resolved.params, resolved.k
+    return {q: naive_query(name, p, k, run.get(q, {}), qrels.get(q, {})) for q in sorted(qids)}
