@@ -52,7 +52,7 @@ RANX = _derive(
     description="ranx: like trec_eval for these metrics, except the order of tied scores (ranx sorts "
                 "by score only; agreement is tested on inputs without ties).",
     provenance="ranx 0.3.21",
-    ties="input",
+    ties="input", scores="float64", negative="nonrelevant",
     notes=("ranx's order among equal scores comes from its sort and is not a documented convention.",),
 )
 
@@ -61,7 +61,8 @@ MLLIB = _derive(
     description="Spark MLlib RankingMetrics: predictions in the order given, every row of the RDD "
                 "counts, empty label sets score 0, MAP@k divides by min(k, |labels|).",
     provenance="pyspark 4.3.0 (org.apache.spark.mllib.evaluation.RankingMetrics)",
-    ties="input", missing_in_run="zero", missing_in_qrels="evaluate", denominator="min_k_relevant",
+    ties="input", scores="float64", negative="nonrelevant", missing_in_run="zero", missing_in_qrels="evaluate",
+    denominator="min_k_relevant",
     notes=("MLlib's graded ndcgAt builds its ideal DCG from the labels in the order given, not sorted "
            "by relevance; rankwise uses the sorted ideal (identical when labels are given best-first).",),
 )
@@ -71,7 +72,7 @@ SKLEARN = _derive(
     description="scikit-learn ndcg_score/dcg_score: tie-averaged DCG (McSherry & Najork), linear gain, "
                 "ideal from all labels of the row, rows with no relevance score 0.",
     provenance="scikit-learn 1.9.1",
-    ties="average", missing_in_run="zero", missing_in_qrels="evaluate", rel=0.0,
+    ties="average", scores="float64", negative="nonrelevant", missing_in_run="zero", missing_in_qrels="evaluate",
     notes=("scikit-learn ranks every column of a row, so a 'run' must score every document of the row.",),
 )
 
@@ -82,7 +83,8 @@ RECSYS_CONFUSION = _derive(
                 "users without labels give NaN and are left out of the mean, users without "
                 "predictions score 0.",
     provenance="seed 001 (blog post, its five-user test table)",
-    ties="input", missing_in_run="zero", missing_in_qrels="evaluate", no_relevant="nan",
+    ties="input", scores="float64", negative="nonrelevant", missing_in_run="zero", missing_in_qrels="evaluate",
+    no_relevant="nan",
     denominator="retrieved_relevant", ideal="retrieved", log_base=math.e,
 )
 

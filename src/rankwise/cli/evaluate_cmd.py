@@ -1,0 +1,70 @@
+"""`rankwise evaluate QRELS RUN -m METRIC ...`"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from rankwise.cli.options import add_convention_options, overrides_from
+from rankwise.io.tabular import FORMATS
+
+PROGRESS_BYTES = 32 << 20  # inputs above this size report their stages on stderr
+
+
+def register(sub) -> None:
+    p = sub.add_parser("evaluate", help="evaluate a run against qrels",
+                       description="Evaluate a run against relevance judgments. Every number says how it was "
+                                   "computed: see 'rankwise explain METRIC'.")
+    p.add_argument("qrels", help="relevance judgments (TREC 'qid 0 doc rel', CSV, TSV, Parquet, JSON; .gz ok)")
+    p.add_argument("run", help="ranking to evaluate (TREC 'qid Q0 doc rank score tag', CSV, TSV, Parquet, JSON)")
+    p.add_argument("-m", "--metric", action="append", required=True, metavar="METRIC",
+                   help="metric, e.g. P@5, 'nDCG(gain=exp)@10', AP, RR (repeat for several)")
+    p.add_argument("--per-query", "-q", action="store_true", help="also print one value per query")
+    p.add_argument("--format", "-f", default="table", choices=["table", "json", "csv", "tsv", "trec"])
+    p.add_argument("--output", "-o", metavar="FILE", help="write the result here instead of stdout")
+    p.add_argument("--qrels-format", choices=FORMATS, help="override the format guessed from the extension")
+    p.add_argument("--run-format", choices=FORMATS, help="override the format guessed from the extension")
+    p.add_argument("--query-column", help="column of the query id (CSV/TSV/Parquet)")
+    p.add_argument("--doc-column", help="column of the document id (CSV/TSV/Parquet)")
+    p.add_argument("--relevance-column", help="column of the grade in the qrels (CSV/TSV/Parquet)")
+    p.add_argument("--score-column", help="column of the score in the run (CSV/TSV/Parquet)")
+    p.add_argument("--duplicates", default="error", choices=["error", "first", "last", "max"],
+                   help="what to do with a (query, doc) pair given twice (default: error)")
+    p.add_argument("--progress", action="store_true", help="report stages on stderr even for small inputs")
+    add_convention_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from rankwise.cli.output import render, set_aside_report
+    from rankwise.evaluation import evaluate
+    from rankwise.io.tabular import read_qrels_file, read_run_file
+
+    size = sum(os.path.getsize(f) for f in (args.qrels, args.run) if os.path.isfile(f))
+    progress = args.progress or size > PROGRESS_BYTES
+    t0 = time.perf_counter()
+
+    def stage(msg):
+        if progress:
+            print(f"rankwise: {msg} ({time.perf_counter() - t0:.1f}s)", file=sys.stderr, flush=True)
+
+    stage(f"reading qrels {args.qrels}")
+    qrels = read_qrels_file(args.qrels, args.qrels_format, query=args.query_column, doc=args.doc_column,
+                            relevance=args.relevance_column, duplicates=args.duplicates)
+    stage(f"reading run {args.run} ({size / 1e6:.0f} MB in all)")
+    run_ = read_run_file(args.run, args.run_format, query=args.query_column, doc=args.doc_column,
+                         score=args.score_column, duplicates=args.duplicates)
+    stage(f"evaluating {run_.n_queries} queries, {len(run_)} ranked documents")
+    res = evaluate(qrels, run_, args.metric, convention=args.convention, **overrides_from(args))
+    stage("done")
+    text = render(res, args.format, args.per_query)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    if args.format == "table":
+        report = set_aside_report(res)
+        if report:
+            print(report, file=sys.stderr)
+    return 0

@@ -1,0 +1,62 @@
+"""`rankwise` command line: a thin layer over the Python API."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from rankwise.errors import RankwiseError
+
+# Sub-command modules; each exposes register(subparsers). Optional ones may be absent.
+COMMAND_MODULES = (
+    "rankwise.cli.evaluate_cmd",
+    "rankwise.cli.describe",
+    "rankwise.cli.demo",
+    "rankwise.cli.reproduce",
+    "rankwise.cli.cmd_sampled",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from rankwise import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="rankwise",
+        description="Exact ranking evaluation with every convention named. "
+                    "Start with 'rankwise demo', then 'rankwise evaluate QRELS RUN -m nDCG@10'.")
+    parser.add_argument("--version", action="version", version=f"rankwise {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ImportError as exc:
+            if exc.name == name:
+                continue
+            raise
+        mod.register(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except RankwiseError as exc:
+        print(f"rankwise: error: {exc}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        print(f"rankwise: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # pragma: no cover
+        print("rankwise: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # pragma: no cover - e.g. `rankwise ... | head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
