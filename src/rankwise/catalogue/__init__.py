@@ -1,1 +1,31 @@
-"""catalogue."""
+"""Exact full-catalogue ranks and top-K lists: numpy always, torch when installed.
+
+Entry points: ``ranks_from_scores``, ``ranks_from_factors``, ``ranks_from_callable`` (each
+returns ``RelevantRanks``), ``item_ranks`` (per (user, item) ranks for any scorer) and
+``top_k``. See ``rankwise.catalogue.ranks`` for the conventions (tie policy, other held-out
+items, dtype, backends).
+"""
+from rankwise.catalogue.ranks import (
+    ItemRanks,
+    item_ranks,
+    ranks_from_callable,
+    ranks_from_factors,
+    ranks_from_scores,
+)
+from rankwise.catalogue.scorers import CallableScorer, DenseScorer, FactorScorer
+from rankwise.catalogue.ties import TIE_POLICIES
+from rankwise.catalogue.topk import TopK, top_k
+
+__all__ = [
+    "CallableScorer",
+    "DenseScorer",
+    "FactorScorer",
+    "ItemRanks",
+    "TIE_POLICIES",
+    "TopK",
+    "item_ranks",
+    "ranks_from_callable",
+    "ranks_from_factors",
+    "ranks_from_scores",
+    "top_k",
+]

@@ -1,0 +1,212 @@
+"""Exact full-catalogue ranks of held-out items.
+
+For every user with held-out items, each held-out item is ranked among all catalogue items
+except that user's training items. The rank is computed without sorting: it is one plus the
+number of competitors scored strictly higher (plus a share of the tied ones, per tie policy),
+a comparison and a count over each block of scores, so the cost is one pass over the scores
+after they are produced.
+
+Conventions (explicit parameters):
+
+- ``ties``: how competitors with exactly the target's score count (see ``rankwise.catalogue.ties``).
+  Ties are decided on the scores as held in ``dtype`` (default float32): both backends cast the
+  scores to that dtype before comparing, and the target's own score is read from the same block
+  as its competitors' (never recomputed), so an item is never "tied with itself" at a different
+  rounding.
+- ``other_relevant``: ``"compete"`` (default) ranks each held-out item among all non-training
+  items, other held-out items of the same user included: the ranks are the positions of the
+  held-out items in the user's full ranking, R(A, x) of seed 000 §2 ("the positions of the
+  withheld relevant items within this ranking"), and the candidate count is
+  n_items - |train_u|. ``"exclude"`` ranks each held-out item only against the items that are
+  neither training nor held-out (one relevant item at a time, as in leave-one-out protocols
+  with several test items); its candidate count is n_items - |train_u| - |heldout_u| + 1. With
+  one held-out item per user the two agree.
+
+Backends: ``numpy`` always; ``torch`` when installed (CUDA if available). For dense and callable
+scores both backends compare identical values and return identical ranks. For factors each
+backend computes the products with its own matrix multiply, whose summation order may differ
+in the last bit; ranks are then identical whenever the products are exact (e.g. integer-valued
+factors) and may otherwise differ only for items whose scores agree to within rounding.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+import numpy as np
+import scipy.sparse as sp
+
+from rankwise.catalogue.backends import check_dtype, make_backend
+from rankwise.catalogue.interactions import as_interaction_csr, block_entries, check_disjoint
+from rankwise.catalogue.scorers import CallableScorer, DenseScorer, FactorScorer
+from rankwise.catalogue.ties import check_tie_policy, ranks_from_counts
+from rankwise.data.ranks import RelevantRanks
+from rankwise.errors import InvalidParameterError
+
+OtherRelevant = Literal["compete", "exclude"]
+# About 64 MiB of float32 scores per block: large enough for full-speed matrix products, small
+# enough that the comparison passes run while the block is still warm in cache levels that matter
+DEFAULT_BLOCK_ELEMENTS = 1 << 24
+
+
+@dataclass(frozen=True)
+class ItemRanks:
+    """Rank of every held-out (user, item) pair, in CSR order (by user, then item)."""
+
+    users: np.ndarray  # int64
+    items: np.ndarray  # int64
+    ranks: np.ndarray  # float64, 1-based
+    n_candidates: np.ndarray  # int64: size of the set each item was ranked in
+
+    def relevant_ranks(self) -> RelevantRanks:
+        """One query per user that has held-out items; ``query_ids`` are the user indices."""
+        qids, starts = np.unique(self.users, return_index=True)
+        offsets = np.append(starts, self.users.size).astype(np.int64)
+        # n_candidates differs per item only under "exclude"; RelevantRanks takes one n per query:
+        # the candidate set of the query's items (equal within a user under both conventions)
+        return RelevantRanks(offsets, self.ranks, self.n_candidates[starts], query_ids=qids)
+
+
+def default_block_size(n_items: int) -> int:
+    return int(max(1, min(65536, DEFAULT_BLOCK_ELEMENTS // max(1, n_items))))
+
+
+def _check_block_size(block_size, n_items):
+    if block_size is None:
+        return default_block_size(n_items)
+    if int(block_size) != block_size or block_size < 1:
+        raise InvalidParameterError(f"block_size must be a positive integer (users per block), got {block_size!r}")
+    return int(block_size)
+
+
+def _runs(users: np.ndarray, values: np.ndarray):
+    """Sort order by (user, value) and, per element in that order: end of its user group, start
+    and end of its run of equal (user, value)."""
+    n = users.size
+    order = np.lexsort((values, users))
+    su, sv = users[order], values[order]
+    idx = np.arange(n)
+    new_user = np.ones(n, dtype=bool)
+    new_user[1:] = su[1:] != su[:-1]
+    new_run = new_user.copy()
+    new_run[1:] |= sv[1:] != sv[:-1]
+    run_start = np.maximum.accumulate(np.where(new_run, idx, 0))
+    end_run = np.ones(n, dtype=bool)
+    end_run[:-1] = new_run[1:]
+    end_user = np.ones(n, dtype=bool)
+    end_user[:-1] = new_user[1:]
+    run_end = np.minimum.accumulate(np.where(end_run, idx, n)[::-1])[::-1] + 1
+    user_end = np.minimum.accumulate(np.where(end_user, idx, n)[::-1])[::-1] + 1
+    return order, user_end, run_start, run_end
+
+
+def item_ranks(scorer, train, heldout, *, ties: str, other_relevant: OtherRelevant = "compete",
+               backend: str = "auto", dtype="float32", device=None, block_size: int | None = None,
+               seed=None, progress: Callable[[int, int], None] | None = None) -> ItemRanks:
+    """Ranks of held-out items for any scorer (``DenseScorer``, ``FactorScorer``, ``CallableScorer``).
+
+    ``train`` and ``heldout``: scipy.sparse (n_users, n_items) matrices or (user_indices,
+    item_indices) pairs; ``train`` may be None (nothing excluded). ``progress(done, total)`` is
+    called after each block with counts of evaluated users.
+    """
+    ties = check_tie_policy(ties)
+    if other_relevant not in ("compete", "exclude"):
+        raise InvalidParameterError(f"other_relevant must be 'compete' or 'exclude', got {other_relevant!r}")
+    if ties == "random" and seed is None:
+        raise InvalidParameterError("ties='random' needs an explicit seed (int) so that ranks are reproducible")
+    dtype = check_dtype(dtype)
+    n_users, n_items = scorer.n_users, scorer.n_items
+    block_size = _check_block_size(block_size, n_items)
+    be = make_backend(backend, dtype, device)
+    if train is None:
+        train = sp.csr_matrix((n_users, n_items), dtype=bool)
+    train = as_interaction_csr(train, n_users, n_items, "train")
+    held = as_interaction_csr(heldout, n_users, n_items, "heldout")
+    check_disjoint(train, held)
+
+    per_user = np.diff(held.indptr)
+    eval_users = np.flatnonzero(per_user > 0)
+    n_held = held.nnz
+    need_gt = ties != "pessimistic"
+    need_ge = ties != "optimistic"
+    greater = np.zeros(n_held, dtype=np.int64)  # competitors strictly above the target
+    at_least = np.zeros(n_held, dtype=np.int64)  # competitors at or above it, the target itself not counted
+    target = np.zeros(n_held, dtype=np.float64)
+
+    score_block = scorer.bind(be)
+    done = 0
+    for a in range(0, eval_users.size, block_size):
+        users = eval_users[a:a + block_size]
+        s = score_block(users)
+        t_rows, t_cols = block_entries(train, users)
+        be.fill(s, t_rows, t_cols, float("nan"))  # NaN compares false: training items never count
+        lo, hi = held.indptr[users[0]], held.indptr[users[-1] + 1]
+        h_rows = np.repeat(np.arange(users.size), per_user[users])
+        h_cols = held.indices[lo:hi].astype(np.int64)
+        t = be.take(s, h_rows, h_cols)
+        target[lo:hi] = t
+        # one held-out item per user (leave-one-out) compares the block in place; otherwise rows
+        # are gathered per held-out item, at most block_size rows at a time to bound memory
+        chunks = [(None, 0, users.size)] if h_rows.size == users.size else \
+            [(h_rows[c:c + block_size], c, min(c + block_size, h_rows.size)) for c in range(0, h_rows.size, block_size)]
+        for rows, c0, c1 in chunks:
+            if need_gt:
+                greater[lo + c0:lo + c1] = be.count(s, rows, t[c0:c1], "gt")
+            if need_ge:
+                at_least[lo + c0:lo + c1] = be.count(s, rows, t[c0:c1], "ge") - 1
+        done += users.size
+        if progress is not None:
+            progress(done, eval_users.size)
+
+    users_of = np.repeat(np.arange(n_users, dtype=np.int64), per_user)
+    n_train = np.diff(train.indptr)
+    n_candidates = n_items - n_train[users_of]
+    if other_relevant == "exclude":
+        # remove the other held-out items of the same user from the counts
+        order, user_end, run_start, run_end = _runs(users_of, target)
+        others_gt = np.empty(n_held, dtype=np.int64)
+        others_ge = np.empty(n_held, dtype=np.int64)
+        others_gt[order] = user_end - run_end
+        others_ge[order] = user_end - run_start - 1
+        greater -= others_gt
+        at_least -= others_ge
+        n_candidates = n_candidates - (per_user[users_of] - 1)
+    if not need_gt:
+        greater = at_least
+    if not need_ge:
+        at_least = greater
+    ranks = ranks_from_counts(ties, greater, at_least - greater, users_of, target,
+                              other_relevant == "compete", seed)
+    return ItemRanks(users_of, held.indices.astype(np.int64), ranks, n_candidates.astype(np.int64))
+
+
+_COMMON = """
+    ``train``/``heldout``: scipy.sparse (n_users, n_items) matrices or (user_indices, item_indices)
+    pairs (``train`` may be None). ``ties``: 'optimistic' | 'pessimistic' | 'average' | 'random'
+    (needs ``seed``). ``other_relevant``: 'compete' | 'exclude'. ``backend``: 'auto' (torch if
+    installed) | 'numpy' | 'torch'; ``dtype``: scores are compared in this dtype. ``block_size``:
+    users per block (memory ~ block_size x n_items x itemsize). Returns ``RelevantRanks`` with one
+    query per user that has held-out items (``query_ids`` = user indices).
+"""
+
+
+def ranks_from_scores(scores, train, heldout, *, ties: str, **options) -> RelevantRanks:
+    return item_ranks(DenseScorer(scores), train, heldout, ties=ties, **options).relevant_ranks()
+
+
+def ranks_from_factors(user_factors, item_factors, train, heldout, *, ties: str, **options) -> RelevantRanks:
+    return item_ranks(FactorScorer(user_factors, item_factors), train, heldout, ties=ties,
+                      **options).relevant_ranks()
+
+
+def ranks_from_callable(score_fn, n_users: int, n_items: int, train, heldout, *, ties: str,
+                        **options) -> RelevantRanks:
+    return item_ranks(CallableScorer(score_fn, n_users, n_items), train, heldout, ties=ties,
+                      **options).relevant_ranks()
+
+
+ranks_from_scores.__doc__ = "Full-catalogue ranks from a dense (n_users, n_items) score matrix." + _COMMON
+ranks_from_factors.__doc__ = ("Full-catalogue ranks from user and item factors (scores = U @ V.T, "
+                              "computed per block of users)." + _COMMON)
+ranks_from_callable.__doc__ = ("Full-catalogue ranks from ``score_fn(user_indices) -> "
+                               "(len(user_indices), n_items)`` scores (numpy or torch)." + _COMMON)

@@ -1,0 +1,85 @@
+"""Top-K recommendation lists over the full catalogue, training items excluded.
+
+Order within a user: score descending, then item index ascending (a pinned tie-break, also at
+the K-th place: of the items tied there, the lowest indices are kept). Users with fewer than K
+non-training items get all of them. Scores are those of the scoring dtype.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import scipy.sparse as sp
+
+from rankwise.catalogue.backends import check_dtype, make_backend
+from rankwise.catalogue.interactions import as_interaction_csr, block_entries
+from rankwise.catalogue.ranks import _check_block_size
+from rankwise.catalogue.scorers import DenseScorer
+from rankwise.errors import InvalidParameterError
+
+
+@dataclass(frozen=True)
+class TopK:
+    """Flat arrays in rank order: all of user 0's list, then user 1's, ... (users ascending)."""
+
+    users: np.ndarray  # int64
+    items: np.ndarray  # int64
+    scores: np.ndarray  # scoring dtype
+
+    @property
+    def rank(self) -> np.ndarray:
+        """1-based position of each entry in its user's list."""
+        if self.users.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        start = np.ones(self.users.size, dtype=bool)
+        start[1:] = self.users[1:] != self.users[:-1]
+        idx = np.arange(self.users.size)
+        return idx - np.maximum.accumulate(np.where(start, idx, 0)) + 1
+
+
+def top_k(scorer, train, k: int, *, users=None, backend: str = "auto", dtype="float32", device=None,
+          block_size: int | None = None, progress: Callable[[int, int], None] | None = None) -> TopK:
+    """The K best non-training items of each user (all users, or the given user indices).
+
+    ``scorer``: a ``DenseScorer``/``FactorScorer``/``CallableScorer`` or a dense score matrix.
+    """
+    if not isinstance(scorer, (DenseScorer,)) and not hasattr(scorer, "bind"):
+        scorer = DenseScorer(scorer)
+    if isinstance(k, bool) or int(k) != k or k < 1:
+        raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
+    k = int(k)
+    dtype = check_dtype(dtype)
+    n_users, n_items = scorer.n_users, scorer.n_items
+    block_size = _check_block_size(block_size, n_items)
+    be = make_backend(backend, dtype, device)
+    if train is None:
+        train = sp.csr_matrix((n_users, n_items), dtype=bool)
+    train = as_interaction_csr(train, n_users, n_items, "train")
+    if users is None:
+        users = np.arange(n_users, dtype=np.int64)
+    else:
+        users = np.unique(np.asarray(users, dtype=np.int64))
+        if users.size and (users[0] < 0 or users[-1] >= n_users):
+            raise InvalidParameterError(f"users must be indices in 0..{n_users - 1}")
+    k_eff = min(k, n_items)
+    score_block = scorer.bind(be)
+    out_u, out_i, out_s = [], [], []
+    for a in range(0, users.size, block_size):
+        block = users[a:a + block_size]
+        s = score_block(block)
+        rows, cols = block_entries(train, block)
+        # scores are validated finite, so -inf marks exactly the excluded training items
+        be.fill(s, rows, cols, float("-inf"))
+        r, c, v = be.top_k_select(s, k_eff)
+        keep = np.isfinite(v)
+        r, c, v = r[keep], c[keep], v[keep]
+        order = np.lexsort((c, -v, r))
+        out_u.append(block[r[order]])
+        out_i.append(c[order].astype(np.int64))
+        out_s.append(v[order])
+        if progress is not None:
+            progress(min(a + block_size, users.size), users.size)
+    if not out_u:
+        return TopK(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.dtype(dtype)))
+    return TopK(np.concatenate(out_u), np.concatenate(out_i), np.concatenate(out_s))
