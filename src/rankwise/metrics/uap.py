@@ -55,34 +55,61 @@ def query_levels(ctx, t):
     return q, value, rank, value - lower, n_at_or_above
 
 
+def _row_level_ranks(ctx, t, q, value, rank):
+    """The retrieved rows that pass the lowest level of their query, with the rank of their own
+    level (0 = the query's top level). A judged grade >= t and > 0 *is* one of its query's levels,
+    so one merge of rows and levels by (query, grade descending) finds it."""
+    labels, judged = ctx.jr.labels, ctx.jr.judged
+    rows = np.flatnonzero(judged & (labels >= t) & (labels > 0))
+    n_lv = q.size
+    keys_q = np.concatenate([q, ctx.seg[rows]])
+    keys_v = np.concatenate([-value, -labels[rows]])
+    is_row = np.r_[np.zeros(n_lv, dtype=bool), np.ones(rows.size, dtype=bool)]
+    order = np.lexsort((is_row, keys_v, keys_q))  # each level just before its rows
+    at = np.arange(order.size)
+    last_level = np.maximum.accumulate(np.where(~is_row[order], at, -1))
+    row_rank = np.empty(rows.size, dtype=np.int64)
+    sel = is_row[order]
+    row_rank[order[sel] - n_lv] = rank[order[last_level[sel]]]
+    return rows, row_rank
+
+
 def weighted_ap_sum(ctx, p, k):
-    """Σ_i d_i · AP_{t_i} per query over its own levels, and its top level t_m (0 if none)."""
+    """Σ_i d_i · AP_{t_i} per query over its own levels, and its top level t_m (0 if none).
+
+    Only rows that pass some threshold matter (they are the only ones ever counted), so the
+    per-level passes run over those rows alone: a row passes level j iff its level rank <= j.
+    """
     q, value, rank, dist, n_ge = query_levels(ctx, p["rel"])
-    top_level = np.zeros(ctx.n)
+    n = ctx.n
+    top_level = np.zeros(n)
     top_level[q[rank == 0]] = value[rank == 0]
-    acc = np.zeros(ctx.n)
-    in_top = ctx.in_top(k)
-    labels, judged, seg, pos = ctx.jr.labels, ctx.jr.judged, ctx.seg, ctx.pos
+    acc = np.zeros(n)
+    rows, row_rank = _row_level_ranks(ctx, p["rel"], q, value, rank)
+    seg, pos = ctx.seg[rows], ctx.pos[rows]  # rows stay in rank order, grouped by query
+    first_of_seg = np.searchsorted(seg, np.arange(n))  # start of each query among these rows
+    inv_rank = 1.0 / (pos + 1.0)
+    in_top = None if k is None else pos < (k if np.ndim(k) == 0 else np.asarray(k)[seg])
     how = p["denominator"]
     for j in range(int(rank.max()) + 1 if rank.size else 0):
         at = rank == j
-        thr = np.full(ctx.n, np.inf)
-        thr[q[at]] = value[at]
-        rel = judged & (labels >= thr[seg])
-        hits_so_far = sk.running_count(rel, ctx.jr.offsets, seg)
-        mask = rel if in_top is None else rel & in_top
-        num = np.bincount(seg[mask], weights=hits_so_far[mask] / (pos[mask] + 1.0), minlength=ctx.n)
-        n_rel = np.zeros(ctx.n)
+        passes = row_rank <= j
+        c = np.cumsum(passes, dtype=np.int64)
+        before = np.concatenate([[0], c])[first_of_seg]
+        hits_so_far = c - before[seg]  # running count of passing rows within the query
+        mask = passes if in_top is None else passes & in_top
+        num = np.bincount(seg[mask], weights=hits_so_far[mask] * inv_rank[mask], minlength=n)
+        n_rel = np.zeros(n)
         n_rel[q[at]] = n_ge[at]
         if how == "relevant":
             den = n_rel
         elif how == "min_k_relevant":
             den = n_rel if k is None else np.minimum(float(k), n_rel)
         elif how == "retrieved_relevant":
-            den = np.bincount(seg[mask], minlength=ctx.n).astype(np.float64)
+            den = np.bincount(seg[mask], minlength=n).astype(np.float64)
         else:  # min_k_retrieved
             den = ctx.n_ret if k is None else np.minimum(float(k), ctx.n_ret)
-        d = np.zeros(ctx.n)
+        d = np.zeros(n)
         d[q[at]] = dist[at]
         acc += d * sk.safe_divide(num, den)
     return acc, top_level
