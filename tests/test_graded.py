@@ -320,3 +320,20 @@ def test_graded_kernels_are_vectorised_over_many_queries():
         single = rw.evaluate({q: qrels[q]}, {q: run[q]}, metrics)
         for m in metrics:
             assert batch.per_query(m)[q] == pytest.approx(single.per_query(m)[q], abs=1e-12)
+
+
+def test_segment_cumsum_restarts_in_every_segment_including_after_empty_ones():
+    from rankwise.kernels import segments as sk
+
+    offsets = np.array([0, 3, 3, 5, 6])
+    seg = sk.segment_ids(offsets)
+    v = np.array([1e6, 2.0, 3.0, 0.5, 0.25, -1.0])
+    assert sk.segment_cumsum(v, offsets, seg).tolist() == [1e6, 1e6 + 2, 1e6 + 5, 0.5, 0.75, -1.0]
+
+
+def test_gmax_and_levels_are_convention_options():
+    qrels, run = one_query([2, 0, 1], docs=["a", "b", "c"])
+    res = rw.evaluate(qrels, run, ["ERR", "uAP"], gmax=4, levels="collection")
+    assert str(res.resolved["ERR"]).startswith("ERR(gmax=4,")
+    assert "levels=collection" in str(res.resolved["uAP"])
+    assert res["ERR"] == pytest.approx(rw.evaluate(qrels, run, "ERR(gmax=4)")["ERR(gmax=4)"])
