@@ -48,8 +48,9 @@ def _gain(g, t, kind):
     return 0.0
 
 
-def metric_on_list(name, p, k, ranked, judgments):
-    """ranked: list of (doc, score, grade, judged) in rank order; judgments: {doc: grade} (after policies)."""
+def metric_on_list(name, p, k, ranked, judgments, collection_grades=()):
+    """ranked: list of (doc, score, grade, judged) in rank order; judgments: {doc: grade} (after policies);
+    collection_grades: every judged grade of every evaluated query (for ERR's and μAP's collection options)."""
     t = p["rel"]
     rel = [1 if (j and g >= t) else 0 for (_, _, g, j) in ranked]
     R = sum(1 for g in judgments.values() if g >= t)
@@ -116,14 +117,61 @@ def metric_on_list(name, p, k, ranked, judgments):
         return div(s, R)
     if name == "RBP":
         return sum((1 - p["p"]) * p["p"] ** i for i, r in enumerate(top) if r)
+    if name == "ERR":
+        if p["gmax"] == "collection":
+            gmax = max([0.0] + [float(g) for g in collection_grades])
+        elif p["gmax"] == "query":
+            gmax = max([0.0] + [float(g) for g in judgments.values()])
+        else:
+            gmax = float(p["gmax"])
+        value, still_looking = 0.0, 1.0
+        for i, (_, _, g, j) in enumerate(ranked[:kk]):
+            stop = (2.0 ** g - 1) / 2.0 ** gmax if (j and g >= t and g > 0) else 0.0
+            value += still_looking * stop / (i + 1)
+            still_looking *= 1 - stop
+        return value
+    if name == "uAP":
+        # eq. 4 literally: every level of L, its distance to the level below (or to 0), AP at it
+        pool = judgments.values() if p["levels"] == "query" else collection_grades
+        levels = sorted({float(g) for g in pool if g >= t and g > 0})
+        if not levels:
+            return 0.0
+        total, below = 0.0, 0.0
+        for level in levels:
+            ap = metric_on_list("AP", dict(p, rel=level), k, ranked, judgments)
+            total += (level - below) * ap
+            below = level
+        return total / sum(b - a for a, b in zip([0.0] + levels[:-1], levels))
+    if name == "nDCNG":
+        m = max([0.0] + [float(g) for g in judgments.values()])
+
+        def ngain(g):
+            if not (g >= t and g > 0) or m <= 0:
+                return 0.0
+            x = g / m
+            return x if p["gain"] == "linear" else 2.0 ** x - 1
+
+        gains = [ngain(g) if j else 0.0 for (_, _, g, j) in ranked]
+        if p["ideal"] == "judged":
+            ideal = sorted((ngain(g) for g in judgments.values()), reverse=True)
+        else:
+            ideal = sorted(gains[:kk], reverse=True)
+        return div(_dcg(gains, k, p["log_base"]), _dcg(ideal, k, p["log_base"]))
     raise KeyError(name)
 
 
-def naive_query(name, p, k, run_q: dict, qrels_q: dict) -> float:
-    """Value of one metric for one query under resolved parameters ``p`` (before the no_relevant policy)."""
-    judgments = dict(qrels_q)
+def _judgments(qrels_q: dict, p) -> dict:
     if p["negative"] == "unjudged":
-        judgments = {d: g for d, g in judgments.items() if g >= 0}
+        return {d: g for d, g in qrels_q.items() if g >= 0}
+    return dict(qrels_q)
+
+
+GAIN_BASED = ("DCG", "nDCG", "ERR", "uAP", "nDCNG")
+
+
+def naive_query(name, p, k, run_q: dict, qrels_q: dict, collection_grades=()) -> float:
+    """Value of one metric for one query under resolved parameters ``p`` (before the no_relevant policy)."""
+    judgments = _judgments(qrels_q, p)
     items = []
     for d, s in run_q.items():
         s = float(np.float32(s)) if p["scores"] == "float32" else float(s)
@@ -132,9 +180,9 @@ def naive_query(name, p, k, run_q: dict, qrels_q: dict) -> float:
             continue
         items.append((d, s, judgments.get(d, 0.0), j))
     lists = _rank(items, p["ties"])
-    vals = [metric_on_list(name, p, k, lst, judgments) for lst in lists]
+    vals = [metric_on_list(name, p, k, lst, judgments, collection_grades) for lst in lists]
     v = sum(vals) / len(vals)
-    gain_based = name in ("DCG", "nDCG")
+    gain_based = name in GAIN_BASED
     t = p["rel"]
     has_rel = any((g >= t and (g > 0 or not gain_based)) for g in judgments.values())
     if not has_rel:
@@ -156,4 +204,5 @@ def naive_evaluate(qrels: dict, run: dict, resolved, missing_in_run: str, missin
     if missing_in_qrels == "evaluate":
         qids |= set(run)
     name, p, k = resolved.definition.name, resolved.params, resolved.k
-    return {q: naive_query(name, p, k, run.get(q, {}), qrels.get(q, {})) for q in sorted(qids)}
+    grades = [g for q in qids for g in _judgments(qrels.get(q, {}), p).values()]
+    return {q: naive_query(name, p, k, run.get(q, {}), qrels.get(q, {}), grades) for q in sorted(qids)}

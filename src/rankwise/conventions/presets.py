@@ -22,16 +22,21 @@ TREC_EVAL = Convention(
         "rel": 1.0, "ties": "docid_desc", "scores": "float32", "unjudged": "nonrelevant",
         "negative": "unjudged", "no_relevant": "zero",
         "denominator": "relevant", "short": "k", "gain": "linear", "log_base": 2.0, "ideal": "judged",
-        "p": 0.8,
+        "p": 0.8, "gmax": "collection", "levels": "query",
     },
     # trec_eval's ndcg ignores -l (relevance_level): every positive grade is a gain.
-    metric_defaults={"nDCG": {"rel": 0.0}, "DCG": {"rel": 0.0}},
+    # Graded measures (not in trec_eval): every positive grade counts, as in its ndcg; NDCNG is eq. 5
+    # of seed 004, whose gain is exponential (with the linear gain it equals nDCG).
+    metric_defaults={"nDCG": {"rel": 0.0}, "DCG": {"rel": 0.0}, "ERR": {"rel": 0.0}, "uAP": {"rel": 0.0},
+                     "nDCNG": {"rel": 0.0, "gain": "exp"}},
     notes=("trec_eval ignores the rank column of a run; only scores order documents.",
            "Scores are stored as C floats: values equal in single precision tie.",
            "Negative grades behave like unjudged documents (bpref, judged-only lists).",
            "ndcg ignores the relevance level: every positive grade is a gain.",
            "-c (average over all qrels queries) is missing_in_run=zero.",
-           "RBP is not in trec_eval; p=0.8 follows ir_measures."),
+           "RBP is not in trec_eval; p=0.8 follows ir_measures.",
+           "ERR, μAP and NDCNG are not in trec_eval: ERR's g_max defaults to the collection's highest "
+           "grade (gdeval.pl fixes 4: gmax=4), μAP to the query's own levels, NDCNG to the exp gain."),
 )
 
 

@@ -76,6 +76,30 @@ class EvalContext:
         lab = self.jr.ideal_labels
         return self._memo(("ngain", t), lambda: sk.segment_sum((lab >= t) & (lab > 0), self.ideal_seg, self.n))
 
+    # ---- grade scale (graded measures: ERR's g_max, μAP's levels, NDCNG's normaliser) ----------
+    @cached_property
+    def query_max_grade(self) -> np.ndarray:
+        """Each query's highest judged grade, floored at 0 (the irrelevant level); 0 without judgments.
+
+        Judged means the qrels rows of the query after the negative policy (negative=unjudged drops
+        negative grades). The grades of the run's unjudged documents are not grades.
+        """
+        offs = self.jr.ideal_offsets
+        has = np.diff(offs) > 0
+        top = np.zeros(self.n, dtype=np.float64)
+        top[has] = self.jr.ideal_labels[offs[:-1][has]]  # ideal labels are sorted best first
+        return np.maximum(top, 0.0)
+
+    @cached_property
+    def collection_max_grade(self) -> float:
+        """The highest judged grade over every *evaluated* query, floored at 0.
+
+        Precisely: the qrels rows of the queries this evaluation scores (the query plan's set, so
+        queries set aside by missing_in_run=skip or absent from the qrels do not count), after the
+        negative policy. Evaluating a different set of queries can therefore change it.
+        """
+        return float(self.query_max_grade.max()) if self.n else 0.0
+
     def n_judged(self) -> np.ndarray:
         return np.diff(self.jr.ideal_offsets).astype(np.float64)
 
@@ -91,9 +115,13 @@ class EvalContext:
 
     # ---- gains ----------------------------------------------------------------------------------
     @staticmethod
-    def gain_of(labels: np.ndarray, t: float, gain: str) -> np.ndarray:
+    def gain_of(labels: np.ndarray, t: float, gain: str, scale: np.ndarray | None = None) -> np.ndarray:
+        """Gain of each grade; with ``scale``, of grade / scale (the threshold t applies to the grade)."""
         ok = (labels >= t) & (labels > 0)
-        g = labels if gain == "linear" else np.exp2(labels) - 1.0
+        x = labels
+        if scale is not None:  # where ok, scale >= grade > 0
+            x = np.divide(labels, scale, out=np.zeros_like(labels, dtype=np.float64), where=ok)
+        g = x if gain == "linear" else np.exp2(x) - 1.0
         return np.where(ok, g, 0.0)
 
     def gains(self, t: float, gain: str) -> np.ndarray:
@@ -104,6 +132,18 @@ class EvalContext:
 
     def ideal_gains(self, t: float, gain: str) -> np.ndarray:
         return self._memo(("igain", t, gain), lambda: self.gain_of(self.jr.ideal_labels, t, gain))
+
+    def normalised_gains(self, t: float, gain: str) -> np.ndarray:
+        """Gains of grade / (the query's highest judged grade): NDCNG's ngain (seed 004, eq. 5)."""
+        def make():
+            scale = self.query_max_grade[self.seg]
+            g = np.where(self.jr.judged, self.gain_of(self.jr.labels, t, gain, scale), 0.0)
+            return sk.group_mean(g, self.jr.tie_group) if self.averaged else g
+        return self._memo(("ngain_ranked", t, gain), make)
+
+    def normalised_ideal_gains(self, t: float, gain: str) -> np.ndarray:
+        return self._memo(("ngain_ideal", t, gain), lambda: self.gain_of(
+            self.jr.ideal_labels, t, gain, self.query_max_grade[self.ideal_seg]))
 
     def discount(self, base: float) -> np.ndarray:
         return self._memo(("disc", base), lambda: sk.log_discount(self.pos, base))

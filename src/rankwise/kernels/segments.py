@@ -61,3 +61,24 @@ def safe_divide(num: np.ndarray, den) -> np.ndarray:
 def log_discount(pos: np.ndarray, base: float) -> np.ndarray:
     """1 / log_base(rank + 1) for 0-based positions (rank = pos + 1)."""
     return np.log(base) / np.log(pos + 2.0)
+
+
+def segment_cumsum(values: np.ndarray, offsets: np.ndarray, seg: np.ndarray) -> np.ndarray:
+    """Inclusive running sum of float values within each segment.
+
+    One global cumsum, restarted at every segment start by subtracting the previous segment's
+    total there, so the running value (and its rounding error) stays the size of one segment's
+    sums instead of growing with everything before it.
+    """
+    v = np.array(values, dtype=np.float64)
+    if v.size == 0:
+        return v
+    n = offsets.size - 1
+    totals = np.bincount(seg, weights=v, minlength=n)
+    starts = offsets[:-1]
+    nonempty = np.flatnonzero(np.diff(offsets) > 0)
+    if nonempty.size > 1:
+        # at the start of each non-empty segment, cancel the total of the non-empty segment before it
+        v[starts[nonempty[1:]]] -= totals[nonempty[:-1]]
+    return np.cumsum(v)
+

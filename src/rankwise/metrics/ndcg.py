@@ -9,9 +9,16 @@ from rankwise.spec.params import GAIN, IDEAL, LOG_BASE
 
 
 def ideal_dcg(ctx, p, k):
-    t, gain, base = p["rel"], p["gain"], p["log_base"]
+    t, gain = p["rel"], p["gain"]
+    return ideal_dcg_of(ctx, p, k, lambda: ctx.ideal_gains(t, gain), lambda: ctx.gains(t, gain))
+
+
+def ideal_dcg_of(ctx, p, k, ideal_gains, ranked_gains):
+    """IDCG@k from gain arrays (callables, so only the one the ideal choice needs is built):
+    ``ideal_gains`` over the judged documents best first, ``ranked_gains`` over the ranking."""
+    base = p["log_base"]
     if p["ideal"] == "judged":
-        w = ctx.ideal_gains(t, gain) * ctx.ideal_discount(base)
+        w = ideal_gains() * ctx.ideal_discount(base)
         top = None if k is None else ctx.ideal_pos < k
         return sk.segment_sum(w, ctx.ideal_seg, ctx.n, top)
     # 'retrieved': the retrieved top k re-sorted by grade (seed 001's SORT(rel))
@@ -20,7 +27,7 @@ def ideal_dcg(ctx, p, k):
                               "ties=average; use ideal=judged or a deterministic tie order")
     top = ctx.in_top(k)
     seg = ctx.seg if top is None else ctx.seg[top]
-    g = ctx.gains(t, gain) if top is None else ctx.gains(t, gain)[top]
+    g = ranked_gains() if top is None else ranked_gains()[top]
     order = np.lexsort((-g, seg))
     g = g[order]
     counts = np.bincount(seg, minlength=ctx.n)

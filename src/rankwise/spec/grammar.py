@@ -11,8 +11,9 @@ from rankwise.errors import InvalidParameterError
 from rankwise.spec import registry
 from rankwise.spec.metric import MetricSpec
 
+# μ (U+03BC) and the micro sign µ (U+00B5) may start a name: μAP is spelt both ways.
 _METRIC_RE = re.compile(
-    r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_.\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<k>\S+))?\s*$")
+    r"^\s*(?P<name>[A-Za-z\u03bc\u00b5][A-Za-z0-9_.\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<k>\S+))?\s*$")
 _SUFFIX_RE = re.compile(r"^(?P<stem>.+?)[_.](?P<k>\d+)$")
 
 

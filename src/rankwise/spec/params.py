@@ -16,7 +16,7 @@ from rankwise.errors import InvalidParameterError
 class Param:
     name: str
     doc: str
-    kind: str = "choice"  # 'choice' | 'float' | 'int' | 'prob' | 'log_base'
+    kind: str = "choice"  # 'choice' | 'float' | 'int' | 'prob' | 'log_base' | 'choice_or_positive'
     choices: tuple = ()
     choice_docs: Mapping[str, str] = field(default_factory=dict)
     value_aliases: Mapping[str, str] = field(default_factory=dict)
@@ -30,6 +30,21 @@ class Param:
                 raise InvalidParameterError(
                     f"parameter {self.name}{where} must be one of {', '.join(self.choices)}; got {raw!r}")
             return v
+        if self.kind == "choice_or_positive":
+            # a named choice, or a positive number (e.g. ERR's gmax: collection | query | 4)
+            v = str(raw).strip().lower()
+            v = self.value_aliases.get(v, v)
+            if v in self.choices:
+                return v
+            try:
+                num = float(raw)
+            except (TypeError, ValueError):
+                num = float("nan")
+            if not (math.isfinite(num) and num > 0):
+                raise InvalidParameterError(
+                    f"parameter {self.name}{where} must be one of {', '.join(self.choices)} or a positive "
+                    f"number; got {raw!r}")
+            return num
         if self.kind == "log_base":
             s = str(raw).strip().lower()
             if s == "e":
@@ -48,7 +63,7 @@ class Param:
         return v
 
     def format(self, value) -> str:
-        if self.kind == "choice":
+        if self.kind == "choice" or isinstance(value, str):
             return str(value)
         if self.kind == "log_base" and value == math.e:
             return "e"
@@ -139,3 +154,18 @@ IDEAL = Param("ideal", "the ideal ranking that normalises DCG", choices=("judged
                            "retrieved": "the retrieved top-k documents re-sorted by grade (seed 001)"},
               value_aliases={"qrels": "judged", "sorted_retrieved": "retrieved"})
 PERSISTENCE = Param("p", "persistence: probability of looking at the next document", kind="prob")
+GMAX = Param(
+    "gmax", "g_max of ERR's stop probability R(g) = (2^g - 1) / 2^g_max", kind="choice_or_positive",
+    choices=("collection", "query"),
+    choice_docs={"collection": "the highest judged grade over all evaluated queries (the qrels of the queries "
+                               "being scored, after the negative policy; queries set aside are not included)",
+                 "query": "the query's own highest judged grade",
+                 "<number>": "a fixed maximum grade, e.g. 4 as gdeval.pl (a larger judged grade is an error)"},
+    value_aliases={"qrels": "collection", "global": "collection", "per_query": "query"})
+LEVELS = Param(
+    "levels", "the relevance levels whose thresholded APs μAP averages (eq. 4 of seed 004)",
+    choices=("query", "collection"),
+    choice_docs={"query": "the positive grades (>= rel) judged for the query itself; the ideal ranking scores 1",
+                 "collection": "the positive grades (>= rel) judged for any evaluated query: levels above the "
+                               "query's highest grade have no relevant document and count AP_t = 0"},
+    value_aliases={"per_query": "query", "qrels": "collection", "global": "collection"})
