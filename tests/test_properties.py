@@ -42,12 +42,13 @@ def metric_strings(draw, names):
         if name in ("P", "F1"):
             params["short"] = draw(st.sampled_from(["k", "retrieved"]))
         if name in ("DCG", "nDCG"):
-            params["gain"] = draw(st.sampled_from(["linear", "exp"]))
+            params["gain"] = draw(st.sampled_from(["linear", "exp", "binary"]))
             params["log_base"] = draw(st.sampled_from(["2", "10", "e"]))
         if name == "nDCG":
             params["ideal"] = draw(st.sampled_from(["judged", "retrieved"]))
         if name == "RBP":
             params["p"] = draw(st.sampled_from(["0.5", "0.8", "0.95"]))
+            params["gain"] = draw(st.sampled_from(["linear", "binary", "exp"]))
         if draw(st.booleans()):
             params["rel"] = draw(st.sampled_from(["1", "2", "0.5"]))
         inner = ",".join(f"{a}={b}" for a, b in params.items())
@@ -75,7 +76,7 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 
 @SETTINGS
-@given(data=st.data(), convention=st.sampled_from(["trec_eval", "ranx", "mllib", "recsys_confusion"]))
+@given(data=st.data(), convention=st.sampled_from(["trec_eval", "ir_measures", "ranx", "mllib", "recsys_confusion"]))
 def test_presets_match_oracle(data, convention):
     qrels, run = data.draw(collections())
     metrics = metric_strings(data.draw, BASE_METRICS)

@@ -44,7 +44,7 @@ def _dcg(gains, k, base):
 
 def _gain(g, t, kind):
     if g >= t and g > 0:
-        return g if kind == "linear" else 2.0 ** g - 1
+        return {"linear": g, "exp": 2.0 ** g - 1, "binary": 1.0}[kind]
     return 0.0
 
 
@@ -116,7 +116,10 @@ def metric_on_list(name, p, k, ranked, judgments, collection_grades=()):
                 nonrel += 1
         return div(s, R)
     if name == "RBP":
-        return sum((1 - p["p"]) * p["p"] ** i for i, r in enumerate(top) if r)
+        if p["gain"] == "binary":
+            return sum((1 - p["p"]) * p["p"] ** i for i, r in enumerate(top) if r)
+        gains = [_gain(g, t, p["gain"]) if j else 0.0 for (_, _, g, j) in ranked][:kk]
+        return sum((1 - p["p"]) * p["p"] ** i * gn for i, gn in enumerate(gains))
     if name == "ERR":
         if p["gmax"] == "collection":
             gmax = max([0.0] + [float(g) for g in collection_grades])

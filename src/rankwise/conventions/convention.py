@@ -35,7 +35,9 @@ class Convention:
     defaults: Mapping[str, object]
     metric_defaults: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
-    base: str | None = None
+    base: str | None = None  # the preset this one is written as a diff from
+    preset: str | None = None  # the named preset a derived convention started from
+    overrides: Mapping[str, object] = field(default_factory=dict)  # choices changed on top of that preset
 
     def __post_init__(self):
         for fld, spec in QUERY_POLICIES.items():
@@ -93,4 +95,5 @@ class Convention:
         metric_defaults = {m: {p: v for p, v in per.items() if p not in changes}
                            for m, per in self.metric_defaults.items()}
         return replace(self, name=label, defaults=defaults, metric_defaults=metric_defaults,
-                       base=self.name, **fields)
+                       base=self.name, preset=self.preset or self.name,
+                       overrides={**dict(self.overrides), **changes}, **fields)

@@ -28,7 +28,7 @@ TREC_EVAL = Convention(
     # Graded measures (not in trec_eval): every positive grade counts, as in its ndcg; NDCNG is eq. 5
     # of seed 004, whose gain is exponential (with the linear gain it equals nDCG).
     metric_defaults={"nDCG": {"rel": 0.0}, "DCG": {"rel": 0.0}, "ERR": {"rel": 0.0}, "uAP": {"rel": 0.0},
-                     "nDCNG": {"rel": 0.0, "gain": "exp"}},
+                     "nDCNG": {"rel": 0.0, "gain": "exp"}, "RBP": {"gain": "binary"}},
     notes=("trec_eval ignores the rank column of a run; only scores order documents.",
            "Scores are stored as C floats: values equal in single precision tie.",
            "Negative grades behave like unjudged documents (bpref, judged-only lists).",
@@ -49,27 +49,38 @@ def _derive(base: Convention, *, name, description, provenance, notes=(), metric
     for m, v in (metric_defaults or {}).items():
         merged.setdefault(m.lower(), {}).update(v)
     return replace(c, description=description, provenance=provenance, notes=tuple(notes),
-                   metric_defaults=merged, base=base.name)
+                   metric_defaults=merged, base=base.name, preset=name, overrides={})
 
 
 RANX = _derive(
     TREC_EVAL, name="ranx",
-    description="ranx: like trec_eval for these metrics, except the order of tied scores (ranx sorts "
-                "by score only; agreement is tested on inputs without ties).",
+    description="ranx (with make_comparable=True): relevant means grade >= rel for every metric, nDCG "
+                "included; RBP weighted by the grade; queries missing from the run score 0, run-only "
+                "queries are dropped; scores compared in double precision.",
     provenance="ranx 0.3.21",
-    ties="input", scores="float64", negative="nonrelevant",
-    notes=("ranx's order among equal scores comes from its sort and is not a documented convention.",),
+    ties="input", scores="float64", negative="nonrelevant", missing_in_run="zero",
+    metric_defaults={"nDCG": {"rel": 1.0}, "DCG": {"rel": 1.0}, "RBP": {"gain": "linear"}},
+    notes=("ranx sorts with numba's quicksort: tied documents keep their input order up to 15 per "
+           "query and are permuted in a fixed but undocumented way beyond; agreement is tested without ties.",
+           "ranx truncates fractional grades towards 0; rankwise keeps them.",
+           "ranx without make_comparable raises on query sets that differ; rankwise follows make_comparable=True.",
+           "ranx's bpref is NaN when a query has no judged non-relevant document; rankwise gives the trec_eval value."),
 )
 
 MLLIB = _derive(
     TREC_EVAL, name="mllib",
-    description="Spark MLlib RankingMetrics: predictions in the order given, every row of the RDD "
-                "counts, empty label sets score 0, MAP@k divides by min(k, |labels|).",
+    description="Spark MLlib RankingMetrics (as called from PySpark): predictions in the order given, "
+                "every row of the RDD counts, empty label sets score 0, MAP@k divides by min(k, |labels|), "
+                "ndcgAt is binary.",
     provenance="pyspark 4.3.0 (org.apache.spark.mllib.evaluation.RankingMetrics)",
     ties="input", scores="float64", negative="nonrelevant", missing_in_run="zero", missing_in_qrels="evaluate",
     denominator="min_k_relevant",
-    notes=("MLlib's graded ndcgAt builds its ideal DCG from the labels in the order given, not sorted "
-           "by relevance; rankwise uses the sorted ideal (identical when labels are given best-first).",),
+    metric_defaults={"nDCG": {"gain": "binary", "rel": 1.0}, "DCG": {"gain": "binary", "rel": 1.0}},
+    notes=("PySpark's RankingMetrics drops the relevance values, so ndcgAt is binary (gain=binary).",
+           "The Scala API's graded ndcgAt builds its ideal DCG from the labels in the order given, not "
+           "sorted by grade (a bug); rankwise's gain=exp with the sorted ideal equals it when labels are "
+           "given best first.",
+           "MLlib counts a document predicted twice twice; rankwise rejects duplicates (or keeps one by policy)."),
 )
 
 SKLEARN = _derive(
@@ -93,8 +104,16 @@ RECSYS_CONFUSION = _derive(
     denominator="retrieved_relevant", ideal="retrieved", log_base=math.e,
 )
 
-PRESETS = {c.name: c for c in (TREC_EVAL, RANX, MLLIB, SKLEARN, RECSYS_CONFUSION)}
-PRESET_ALIASES = {"pytrec_eval": "trec_eval", "trec": "trec_eval", "ir_measures": "trec_eval",
+IR_MEASURES = _derive(
+    TREC_EVAL, name="ir_measures",
+    description="ir_measures (pytrec_eval backend): trec_eval's definitions, but judged queries missing "
+                "from the run are returned with 0, as trec_eval -c.",
+    provenance="ir_measures 0.4.3 with pytrec-eval-terrier 0.5.11",
+    missing_in_run="zero",
+)
+
+PRESETS = {c.name: c for c in (TREC_EVAL, IR_MEASURES, RANX, MLLIB, SKLEARN, RECSYS_CONFUSION)}
+PRESET_ALIASES = {"pytrec_eval": "trec_eval", "trec": "trec_eval", "trec_eval_c": "ir_measures",
                   "spark": "mllib", "scikit-learn": "sklearn", "seed001": "recsys_confusion"}
 DEFAULT = TREC_EVAL
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rankwise.data import idkeys
 from rankwise.data.collections import Qrels, Run
 
 
@@ -18,7 +19,7 @@ class JudgedRankings:
     offsets: np.ndarray  # CSR over ranked rows
     labels: np.ndarray  # float64 grade of each ranked doc (0 where unjudged)
     judged: np.ndarray  # bool
-    docs: np.ndarray  # int64 doc codes in the run's vocabulary, rank order
+    docs: np.ndarray  # (N, nw) uint64 order-preserving doc keys, rank order
     scores: np.ndarray  # float64, rank order
     tie_group: np.ndarray | None  # int64 id of the tie group of each row (ties=average only)
     ideal_offsets: np.ndarray  # CSR over judged docs of each query
@@ -73,20 +74,12 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
         qoffsets = np.zeros(nq + 1, dtype=np.int64)
         np.cumsum(np.bincount(qseg, minlength=nq), out=qoffsets[1:])
 
-    # --- join: label of each ranked doc. Keys (query position, qrels doc code) are sorted in qrels.
-    dmap = qrels.doc_vocab.codes_of(run.doc_vocab.ids)
-    width = np.int64(len(qrels.doc_vocab) + 1)
-    qkey = qseg * width + qdocs
-    rdoc = dmap[docs] if docs.size else np.zeros(0, dtype=np.int64)
-    rkey = seg * width + rdoc
-    if qkey.size:
-        pos = np.searchsorted(qkey, rkey)
-        np.minimum(pos, qkey.size - 1, out=pos)
-        judged = (rdoc >= 0) & (qkey[pos] == rkey)
-        labels = np.where(judged, qrel[pos], 0.0)
-    else:
-        judged = np.zeros(docs.size, dtype=bool)
-        labels = np.zeros(docs.size, dtype=np.float64)
+    # --- join: label of each ranked doc (hash probe, then exact verification of every match)
+    rkeys, qkeys = _comparable_keys(run, docs, qrels, qdocs)
+    pos = _lookup(qkeys, qseg, rkeys, seg)
+    judged = pos >= 0
+    labels = np.where(judged, qrel[np.maximum(pos, 0)], 0.0) if qrel.size else np.zeros(pos.size)
+    docs = rkeys
 
     removed = 0
     if unjudged == "removed" and not judged.all():
@@ -117,16 +110,16 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
             sizes = np.bincount(group)
             sub = np.flatnonzero(sizes[group] > 1)
             g = group[sub]
-            d = docs[sub]
+            desc = idkeys.lex_order_columns(docs[sub], descending=True)
             lab = labels[sub]
             if ties == "docid_desc":
-                o = np.lexsort((-d, g))
+                o = np.lexsort((*desc, g))
             elif ties == "docid_asc":
-                o = np.lexsort((d, g))
+                o = np.lexsort((*idkeys.lex_order_columns(docs[sub]), g))
             elif ties == "optimistic":
-                o = np.lexsort((-d, -lab, g))
+                o = np.lexsort((*desc, -lab, g))
             elif ties == "pessimistic":
-                o = np.lexsort((-d, lab, g))
+                o = np.lexsort((*desc, lab, g))
             else:  # pragma: no cover - validated by Param
                 raise ValueError(ties)
             perm = np.arange(n)
@@ -141,3 +134,54 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
         a.setflags(write=False)
     return JudgedRankings(query_ids, offsets, labels, judged, docs, scores, tie_group, qoffsets,
                           ideal_labels, removed)
+
+
+def _comparable_keys(run: Run, rdocs: np.ndarray, qrels: Qrels, qdocs: np.ndarray):
+    """Doc keys of both sides in one key space (same width; same vocabulary if ids were too long)."""
+    if run.doc_vocab is None and qrels.doc_vocab is None:
+        nw = max(rdocs.shape[1], qdocs.shape[1])
+        return idkeys.widen(rdocs, nw), idkeys.widen(qdocs, nw)
+    # ids longer than idkeys packs: one sorted vocabulary over both sides (slow path, still exact)
+    from rankwise.data.vocabulary import Vocabulary
+    r_str = idkeys.unpack(rdocs) if run.doc_vocab is None else run.doc_vocab.ids[rdocs[:, 0].astype(np.int64)]
+    q_str = idkeys.unpack(qdocs) if qrels.doc_vocab is None else qrels.doc_vocab.ids[qdocs[:, 0].astype(np.int64)]
+    vocab = Vocabulary.from_ids(np.concatenate([r_str, q_str]))
+    return (vocab.codes_of(r_str).astype(np.uint64).reshape(-1, 1),
+            vocab.codes_of(q_str).astype(np.uint64).reshape(-1, 1))
+
+
+def _lookup(qkeys: np.ndarray, qseg: np.ndarray, rkeys: np.ndarray, rseg: np.ndarray) -> np.ndarray:
+    """For each run row, the index of the qrels row with the same (query, doc), or -1."""
+    n = rkeys.shape[0]
+    if n == 0 or qkeys.shape[0] == 0:
+        return np.full(n, -1, dtype=np.int64)
+    hq = idkeys.mix(qkeys, qseg)
+    hr = idkeys.mix(rkeys, rseg)
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        unique = len(pc.unique(pa.array(hq))) == hq.size
+        if unique:
+            pos = np.asarray(pc.index_in(pa.array(hr), value_set=pa.array(hq)).fill_null(-1), dtype=np.int64)
+    except ImportError:
+        order = np.argsort(hq, kind="stable")
+        sh = hq[order]
+        unique = not np.any(sh[1:] == sh[:-1])
+        if unique:
+            p = np.minimum(np.searchsorted(sh, hr), sh.size - 1)
+            pos = np.where(sh[p] == hr, order[p], -1)
+    if not unique:  # a hash collision inside the qrels: exact join on a common key vocabulary
+        allk = np.concatenate([qkeys, rkeys])
+        _, codes = np.unique(allk, axis=0, return_inverse=True)
+        codes = codes.ravel()
+        width = np.int64(codes.max() + 1)
+        qk = qseg * width + codes[:qkeys.shape[0]]
+        rk = rseg * width + codes[qkeys.shape[0]:]
+        order = np.argsort(qk, kind="stable")
+        p = np.minimum(np.searchsorted(qk[order], rk), qk.size - 1)
+        return np.where(qk[order][p] == rk, order[p], -1)
+    hit = pos >= 0
+    ok = np.zeros(n, dtype=bool)
+    ph = pos[hit]
+    ok[hit] = (qseg[ph] == rseg[hit]) & idkeys.rows_equal(qkeys[ph], rkeys[hit])
+    return np.where(ok, pos, -1)

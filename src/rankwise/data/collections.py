@@ -11,8 +11,9 @@ from typing import Mapping
 
 import numpy as np
 
+from rankwise.data import idkeys
 from rankwise.data.vocabulary import Vocabulary, intern
-from rankwise.errors import DataError, InvalidParameterError
+from rankwise.errors import DataError, InvalidParameterError, ParseError
 
 DUPLICATE_POLICIES = ("error", "first", "last", "max")
 
@@ -22,64 +23,87 @@ def _freeze(*arrays):
         a.setflags(write=False)
 
 
-def _group_by_query(qcodes: np.ndarray, n_queries: int):
-    """Stable order grouping rows by query code, and CSR offsets."""
-    if qcodes.size and np.all(qcodes[1:] >= qcodes[:-1]):
-        order = None
-    else:
-        order = np.argsort(qcodes, kind="stable")
-    counts = np.bincount(qcodes, minlength=n_queries)
-    offsets = np.zeros(n_queries + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    return order, offsets
+def _exact_duplicate_rows(qcodes, keys):
+    """Sorted-order view of rows grouped by (query, doc): (order, starts of groups, group id)."""
+    order = np.lexsort([*idkeys.lex_order_columns(keys), qcodes])
+    sq, sk = qcodes[order], keys[order]
+    same = np.r_[False, (sq[1:] == sq[:-1]) & idkeys.rows_equal(sk[1:], sk[:-1])]
+    return order, same
 
 
-def _resolve_duplicates(qcodes, dcodes, values, policy: str, what: str, row_numbers, source):
-    """Find repeated (query, doc) pairs. Returns a keep-mask (or None when there are none)."""
+def _find_duplicates(qcodes, keys):
+    """Indices (into the rows) of every row whose (query, doc) occurs more than once, or an empty array.
+
+    Hash first (linear time, pyarrow's hash table when present); only rows whose hash repeats are
+    compared exactly, so the common case never sorts all rows."""
+    h = idkeys.mix(keys, qcodes)
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        if len(pc.unique(pa.array(h))) == h.size:
+            return np.zeros(0, dtype=np.int64)
+        vc = pc.value_counts(pa.array(h))
+        rep = np.asarray(vc.field("values"))[np.asarray(vc.field("counts")) > 1]
+    except ImportError:
+        u, c = np.unique(h, return_counts=True)
+        rep = u[c > 1]
+        if rep.size == 0:
+            return np.zeros(0, dtype=np.int64)
+    cand = np.flatnonzero(np.isin(h, rep))
+    order, same = _exact_duplicate_rows(qcodes[cand], keys[cand])
+    dup_sorted = same | np.r_[same[1:], False]
+    return np.sort(cand[order[dup_sorted]])
+
+
+def _resolve_duplicates(qcodes, keys, values, policy: str, what: str, row_numbers, source, describe):
+    """Find repeated (query, doc) pairs. Returns (keep-mask or None, number dropped)."""
     if policy not in DUPLICATE_POLICIES:
         raise InvalidParameterError(f"duplicates must be one of {DUPLICATE_POLICIES}, got {policy!r}")
-    n_docs = int(dcodes.max()) + 1 if dcodes.size else 1
-    keys = qcodes * n_docs + dcodes
-    order = np.argsort(keys, kind="stable")
-    sk = keys[order]
-    dup = np.flatnonzero(sk[1:] == sk[:-1]) + 1
-    if dup.size == 0:
+    rows = _find_duplicates(qcodes, keys)
+    if rows.size == 0:
         return None, 0
+    order, same = _exact_duplicate_rows(qcodes[rows], keys[rows])
+    rows = rows[order]
+    starts = np.flatnonzero(~same)
+    group = np.cumsum(~same) - 1
     if policy == "error":
-        second = int(order[dup[0]])
-        first = int(order[dup[0] - 1])
-        from rankwise.errors import ParseError
+        second = int(rows[np.flatnonzero(same)].min())
+        g = group[np.flatnonzero(rows == second)[0]]
+        first = int(rows[group == g].min())
         line_a = row_numbers[first] if row_numbers is not None else first + 1
         line_b = row_numbers[second] if row_numbers is not None else second + 1
-        raise DataError(
-            f"{source or '<input>'}:{line_b}: duplicate {what} for the same (query, doc) pair as line {line_a}; "
-            f"{dup.size} duplicate row(s) in total. Expected each (query, doc) once. "
-            f"Pass duplicates='first'|'last'|'max' to choose one explicitly.") from None
-    keep = np.ones(keys.size, dtype=bool)
-    # group boundaries in sorted order
-    starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
-    group = np.cumsum(np.r_[True, sk[1:] != sk[:-1]]) - 1
+        q, d = describe(second)
+        text = row_numbers.text(second) if hasattr(row_numbers, "text") else f"{q} ... {d}"
+        raise ParseError(
+            f"duplicate {what}: query {q!r}, doc {d!r} already appeared on line {line_a}; "
+            f"{int(same.sum())} duplicate row(s) in total. Pass duplicates='first'|'last'|'max' "
+            "(CLI: --duplicates) to keep one explicitly",
+            path=source, line=line_b, text=text,
+            expected="each (query, doc) pair once")
     if policy == "first":
-        chosen = order[starts]
+        drop = rows[same]
     elif policy == "last":
-        ends = np.r_[starts[1:], sk.size] - 1
-        chosen = order[ends]
+        last = np.r_[starts[1:], rows.size] - 1
+        keep_sorted = np.zeros(rows.size, dtype=bool)
+        # rows within a group are in ascending row order after the stable lexsort on equal keys
+        keep_sorted[last] = True
+        drop = rows[~keep_sorted]
     else:  # max value; ties -> first occurrence
-        v = values[order]
-        o2 = np.lexsort((np.arange(sk.size), -v, group))
+        v = values[rows]
+        o2 = np.lexsort((rows, -v, group))
         first_in_group = np.r_[True, group[o2][1:] != group[o2][:-1]]
-        chosen = order[o2[first_in_group]]
-    keep[:] = False
-    keep[chosen] = True
-    return keep, int(keys.size - chosen.size)
+        drop = rows[o2[~first_in_group]]
+    keep = np.ones(keys.shape[0], dtype=bool)
+    keep[drop] = False
+    return keep, int(drop.size)
 
 
 @dataclass(frozen=True, eq=False)
 class _Collection:
     query_vocab: Vocabulary
-    doc_vocab: Vocabulary
+    doc_keys: np.ndarray  # (N, nw) uint64: packed ids (idkeys) or, for ids > 32 bytes, codes in doc_vocab
+    doc_vocab: Vocabulary | None  # None when doc_keys are packed ids
     offsets: np.ndarray
-    docs: np.ndarray
     values: np.ndarray
     source: str | None = None
     duplicates_dropped: int = 0
@@ -93,20 +117,31 @@ class _Collection:
     def query_ids(self) -> np.ndarray:
         return self.query_vocab.ids
 
+    @property
+    def docs(self) -> np.ndarray:
+        return self.doc_keys
+
     def __len__(self) -> int:
-        return int(self.docs.size)
+        return int(self.doc_keys.shape[0])
 
     @property
     def segment(self) -> np.ndarray:
         return np.repeat(np.arange(self.n_queries, dtype=np.int64), np.diff(self.offsets))
 
+    def doc_ids(self, rows=None) -> np.ndarray:
+        """The doc id strings of ``rows`` (all rows by default)."""
+        keys = self.doc_keys if rows is None else self.doc_keys[rows]
+        if self.doc_vocab is None:
+            return idkeys.unpack(keys)
+        return self.doc_vocab.ids[keys[:, 0].astype(np.int64)]
+
     def to_dict(self) -> dict:
         out: dict = {}
         ids = self.query_vocab.ids
-        dids = self.doc_vocab.ids
+        dids = self.doc_ids()
         for q in range(self.n_queries):
             a, b = self.offsets[q], self.offsets[q + 1]
-            out[str(ids[q])] = {str(d): float(v) for d, v in zip(dids[self.docs[a:b]], self.values[a:b])}
+            out[str(ids[q])] = {str(d): float(v) for d, v in zip(dids[a:b], self.values[a:b])}
         return out
 
     @classmethod
@@ -114,32 +149,43 @@ class _Collection:
                row_numbers=None, value_name: str, sort_docs: bool):
         values = np.asarray(values, dtype=np.float64).ravel()
         qvocab, qcodes = intern(query_ids)
-        dvocab, dcodes = intern(doc_ids)
-        if not (qcodes.size == dcodes.size == values.size):
+        keys = idkeys.pack(doc_ids)
+        dvocab = None
+        if keys is None:  # some id longer than idkeys can pack: fall back to a sorted vocabulary
+            dvocab, dcodes = intern(doc_ids)
+            keys = dcodes.astype(np.uint64).reshape(-1, 1)
+        if not (qcodes.size == keys.shape[0] == values.size):
             raise DataError(f"query, doc and {value_name} columns differ in length: "
-                            f"{qcodes.size}, {dcodes.size}, {values.size}")
+                            f"{qcodes.size}, {keys.shape[0]}, {values.size}")
         bad = np.flatnonzero(~np.isfinite(values)) if value_name == "relevance" else np.flatnonzero(np.isnan(values))
+
+        def describe(i):
+            d = idkeys.unpack(keys[i:i + 1])[0] if dvocab is None else dvocab.ids[int(keys[i, 0])]
+            return str(qvocab.ids[qcodes[i]]), str(d)
+
         if bad.size:
             i = int(bad[0])
-            line = row_numbers[i] if row_numbers is not None else i + 1
-            raise DataError(f"{source or '<input>'}:{line}: {value_name} is {values[i]!r} for query "
-                            f"{qvocab.ids[qcodes[i]]!r}, doc {dvocab.ids[dcodes[i]]!r}; expected a "
-                            f"{'finite number' if value_name == 'relevance' else 'number (not NaN)'}")
-        keep, dropped = _resolve_duplicates(qcodes, dcodes, values, duplicates, what, row_numbers, source)
+            q, d = describe(i)
+            line = row_numbers[i] if row_numbers is not None else None
+            raise ParseError(f"{value_name} is {values[i]!r} for query {q!r}, doc {d!r}", path=source, line=line,
+                             expected=f"a {'finite number' if value_name == 'relevance' else 'number (not NaN)'}")
+        keep, dropped = _resolve_duplicates(qcodes, keys, values, duplicates, what, row_numbers, source, describe)
         if keep is not None:
-            qcodes, dcodes, values = qcodes[keep], dcodes[keep], values[keep]
+            qcodes, keys, values = qcodes[keep], keys[keep], values[keep]
+        counts = np.bincount(qcodes, minlength=len(qvocab))
+        offsets = np.zeros(len(qvocab) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
         if sort_docs:
-            order = np.lexsort((dcodes, qcodes))
-            counts = np.bincount(qcodes, minlength=len(qvocab))
-            offsets = np.zeros(len(qvocab) + 1, dtype=np.int64)
-            np.cumsum(counts, out=offsets[1:])
+            order = np.lexsort([*idkeys.lex_order_columns(keys), qcodes])
+        elif qcodes.size and np.all(qcodes[1:] >= qcodes[:-1]):
+            order = None
         else:
-            order, offsets = _group_by_query(qcodes, len(qvocab))
+            order = np.argsort(qcodes, kind="stable")
         if order is not None:
-            dcodes, values = dcodes[order], values[order]
-        dcodes = np.ascontiguousarray(dcodes, dtype=np.int64)
-        _freeze(offsets, dcodes, values)
-        return cls(qvocab, dvocab, offsets, dcodes, values, source, dropped)
+            keys, values = keys[order], values[order]
+        keys = np.ascontiguousarray(keys)
+        _freeze(offsets, keys, values)
+        return cls(qvocab, keys, dvocab, offsets, values, source, dropped)
 
 
 class Qrels(_Collection):

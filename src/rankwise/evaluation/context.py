@@ -121,6 +121,8 @@ class EvalContext:
         x = labels
         if scale is not None:  # where ok, scale >= grade > 0
             x = np.divide(labels, scale, out=np.zeros_like(labels, dtype=np.float64), where=ok)
+        if gain == "binary":
+            return ok.astype(np.float64)
         g = x if gain == "linear" else np.exp2(x) - 1.0
         return np.where(ok, g, 0.0)
 

@@ -48,7 +48,9 @@ class Results:
         def clean(v):
             return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
         out = {
-            "convention": self.convention.name,
+            "convention": self.convention.preset or self.convention.name,
+            "overrides": {k: (v if isinstance(v, (str, int, float)) else str(v))
+                          for k, v in self.convention.overrides.items()},
             "n_queries": int(self.query_ids.size),
             "metrics": {m: clean(self.means[m]) for m in self.metrics},
             "resolved": {m: str(self.resolved[m]) for m in self.metrics},

@@ -96,6 +96,10 @@ class _LineNumbers:
         self._data = data
         self._map = None
 
+    def text(self, row: int) -> str:
+        line = self[row]
+        return self._data.split(b"\n", line)[line - 1].decode("utf-8", "replace")
+
     def __getitem__(self, row: int) -> int:
         if self._map is None:
             buf = np.frombuffer(self._data, dtype=np.uint8)
@@ -156,8 +160,8 @@ def _read(path, layout, value_col: int, kind: str):
     if fast is not None:
         q, d, v = fast
         return q, d, v, _LineNumbers(data)
-    q, d, v, lines = _strict_parse(data, path_s, layout, value_col)
-    return q, d, v, lines
+    q, d, v, _ = _strict_parse(data, path_s, layout, value_col)
+    return q, d, v, _LineNumbers(data)
 
 
 def read_qrels(path, *, duplicates: str = "error") -> Qrels:
@@ -175,9 +179,10 @@ def read_run(path, *, duplicates: str = "error") -> Run:
 def write_run(run: Run, path, *, tag: str = "rankwise") -> None:
     """Write a run in TREC format, ranked by score (ties by doc id descending, as trec_eval reads them)."""
     seg = run.segment
-    order = np.lexsort((-run.docs, -run.scores, seg))
+    from rankwise.data import idkeys
+    order = np.lexsort((*idkeys.lex_order_columns(run.doc_keys, descending=True), -run.scores, seg))
     qids = run.query_ids[seg[order]]
-    docs = run.doc_vocab.ids[run.docs[order]]
+    docs = run.doc_ids(order)
     scores = run.scores[order]
     ranks = np.arange(order.size) - run.offsets[seg[order]] + 1
     with open(path, "w", encoding="utf-8") as fh:
@@ -188,5 +193,5 @@ def write_run(run: Run, path, *, tag: str = "rankwise") -> None:
 def write_qrels(qrels: Qrels, path) -> None:
     seg = qrels.segment
     with open(path, "w", encoding="utf-8") as fh:
-        for q, d, v in zip(qrels.query_ids[seg], qrels.doc_vocab.ids[qrels.docs], qrels.values):
+        for q, d, v in zip(qrels.query_ids[seg], qrels.doc_ids(), qrels.values):
             fh.write(f"{q} 0 {d} {int(v) if v == int(v) else v!r}\n")

@@ -58,6 +58,9 @@ class ResolvedMetric:
     def key(self) -> tuple:
         return (self.definition.name, tuple(self.params[p.name] for p in self.definition.all_params), self.k)
 
+    def __repr__(self) -> str:
+        return f"ResolvedMetric({str(self)!r})"
+
     def __hash__(self):
         return hash(self.key)
 

@@ -144,9 +144,10 @@ SHORT = Param(
     choice_docs={"k": "always k (trec_eval, ranx, MLlib, seed 001)",
                  "retrieved": "min(k, number retrieved) (torchmetrics adaptive_k)"},
     value_aliases={"adaptive": "retrieved"})
-GAIN = Param("gain", "gain of a grade g", choices=("linear", "exp"),
-             choice_docs={"linear": "g (trec_eval, ranx ndcg, scikit-learn)",
-                          "exp": "2^g - 1 (Burges et al. 2005; ranx ndcg_burges, MLlib graded)"},
+GAIN = Param("gain", "gain of a grade g (grades below rel give 0)", choices=("linear", "exp", "binary"),
+             choice_docs={"linear": "g (trec_eval, ranx ndcg, scikit-learn; ranx RBP)",
+                          "exp": "2^g - 1 (Burges et al. 2005; ranx ndcg_burges)",
+                          "binary": "1 for every grade >= rel (Spark MLlib's ndcgAt from Python; binary RBP)"},
              value_aliases={"exponential": "exp", "burges": "exp", "identity": "linear"})
 LOG_BASE = Param("log_base", "base b of the discount 1/log_b(rank + 1)", kind="log_base")
 IDEAL = Param("ideal", "the ideal ranking that normalises DCG", choices=("judged", "retrieved"),
