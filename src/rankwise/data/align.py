@@ -151,7 +151,10 @@ def _comparable_keys(run: Run, rdocs: np.ndarray, qrels: Qrels, qdocs: np.ndarra
 
 
 def _lookup(qkeys: np.ndarray, qseg: np.ndarray, rkeys: np.ndarray, rseg: np.ndarray) -> np.ndarray:
-    """For each run row, the index of the qrels row with the same (query, doc), or -1."""
+    """For each run row, the index of the qrels row with the same (query, doc), or -1.
+
+    A hash probe finds a candidate for every row; every candidate is verified exactly. A row whose
+    candidate fails verification (a hash collision, astronomically rare) is looked up exactly."""
     n = rkeys.shape[0]
     if n == 0 or qkeys.shape[0] == 0:
         return np.full(n, -1, dtype=np.int64)
@@ -160,28 +163,31 @@ def _lookup(qkeys: np.ndarray, qseg: np.ndarray, rkeys: np.ndarray, rseg: np.nda
     try:
         import pyarrow as pa
         import pyarrow.compute as pc
-        unique = len(pc.unique(pa.array(hq))) == hq.size
-        if unique:
-            pos = np.asarray(pc.index_in(pa.array(hr), value_set=pa.array(hq)).fill_null(-1), dtype=np.int64)
+        pos = np.asarray(pc.index_in(pa.array(hr), value_set=pa.array(hq)).fill_null(-1), dtype=np.int64)
     except ImportError:
         order = np.argsort(hq, kind="stable")
         sh = hq[order]
-        unique = not np.any(sh[1:] == sh[:-1])
-        if unique:
-            p = np.minimum(np.searchsorted(sh, hr), sh.size - 1)
-            pos = np.where(sh[p] == hr, order[p], -1)
-    if not unique:  # a hash collision inside the qrels: exact join on a common key vocabulary
-        allk = np.concatenate([qkeys, rkeys])
-        _, codes = np.unique(allk, axis=0, return_inverse=True)
-        codes = codes.ravel()
-        width = np.int64(codes.max() + 1)
-        qk = qseg * width + codes[:qkeys.shape[0]]
-        rk = rseg * width + codes[qkeys.shape[0]:]
-        order = np.argsort(qk, kind="stable")
-        p = np.minimum(np.searchsorted(qk[order], rk), qk.size - 1)
-        return np.where(qk[order][p] == rk, order[p], -1)
-    hit = pos >= 0
-    ok = np.zeros(n, dtype=bool)
+        p = np.minimum(np.searchsorted(sh, hr), sh.size - 1)
+        pos = np.where(sh[p] == hr, order[p], -1)
+    hit = np.flatnonzero(pos >= 0)
     ph = pos[hit]
-    ok[hit] = (qseg[ph] == rseg[hit]) & idkeys.rows_equal(qkeys[ph], rkeys[hit])
-    return np.where(ok, pos, -1)
+    good = (qseg[ph] == rseg[hit]) & idkeys.rows_equal(qkeys[ph], rkeys[hit])
+    out = np.full(n, -1, dtype=np.int64)
+    out[hit[good]] = ph[good]
+    bad = hit[~good]
+    if bad.size:
+        out[bad] = _exact_lookup(qkeys, qseg, rkeys[bad], rseg[bad])
+    return out
+
+
+def _exact_lookup(qkeys, qseg, rkeys, rseg) -> np.ndarray:
+    """Sort-based exact join (no hashing), for the rows a hash probe could not settle."""
+    allk = np.concatenate([qkeys, rkeys])
+    _, codes = np.unique(allk, axis=0, return_inverse=True)
+    codes = codes.ravel().astype(np.int64)
+    width = np.int64(codes.max() + 1)
+    qk = qseg * width + codes[:qkeys.shape[0]]
+    rk = rseg * width + codes[qkeys.shape[0]:]
+    order = np.argsort(qk, kind="stable")
+    p = np.minimum(np.searchsorted(qk[order], rk), qk.size - 1)
+    return np.where(qk[order][p] == rk, order[p], -1)

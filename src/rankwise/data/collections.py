@@ -34,21 +34,14 @@ def _exact_duplicate_rows(qcodes, keys):
 def _find_duplicates(qcodes, keys):
     """Indices (into the rows) of every row whose (query, doc) occurs more than once, or an empty array.
 
-    Hash first (linear time, pyarrow's hash table when present); only rows whose hash repeats are
-    compared exactly, so the common case never sorts all rows."""
+    Sorting one 64-bit hash per row (numpy's vectorised sort) proves there is no repeat in the
+    common case; only rows whose hash repeats are then compared exactly."""
     h = idkeys.mix(keys, qcodes)
-    try:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        if len(pc.unique(pa.array(h))) == h.size:
-            return np.zeros(0, dtype=np.int64)
-        vc = pc.value_counts(pa.array(h))
-        rep = np.asarray(vc.field("values"))[np.asarray(vc.field("counts")) > 1]
-    except ImportError:
-        u, c = np.unique(h, return_counts=True)
-        rep = u[c > 1]
-        if rep.size == 0:
-            return np.zeros(0, dtype=np.int64)
+    sh = np.sort(h)
+    rep_mask = sh[1:] == sh[:-1]
+    if not rep_mask.any():
+        return np.zeros(0, dtype=np.int64)
+    rep = np.unique(sh[1:][rep_mask])
     cand = np.flatnonzero(np.isin(h, rep))
     order, same = _exact_duplicate_rows(qcodes[cand], keys[cand])
     dup_sorted = same | np.r_[same[1:], False]

@@ -19,7 +19,6 @@ from rankwise.errors import ParseError
 
 QRELS_LAYOUT = ("query", "iteration", "doc", "relevance")
 RUN_LAYOUT = ("query", "Q0", "doc", "rank", "score", "tag")
-_WS_IRREGULAR = re.compile(rb"[ \t]{2,}|\t|^[ \t]|[ \t]$", re.M)
 
 
 def read_bytes(path) -> bytes:
@@ -115,15 +114,39 @@ class _LineNumbers:
 
 
 def _fast_parse(data: bytes, layout, value_col: int):
-    """pyarrow path; returns None when pyarrow is missing or the file needs the strict parser."""
+    """pyarrow path; returns None when pyarrow is missing or the file needs the strict parser.
+
+    Single-space or single-tab separated files are parsed as they are; anything else (mixed or
+    repeated separators, leading/trailing blanks) is normalised first. A parse that still fails,
+    or that yields an empty or tab-containing id, goes to the strict parser, which reports the line.
+    """
     try:
-        import pyarrow as pa
-        import pyarrow.csv as pacsv
+        import pyarrow  # noqa: F401
     except ImportError:
         return None
-    if _WS_IRREGULAR.search(data):
-        data = re.sub(rb"[ \t]+", b" ", data)
-        data = re.sub(rb"(?m)^ | $", b"", data)
+    has_tab = b"\t" in data
+    if has_tab and b" " not in data:
+        attempts = [(data, "\t")]
+    elif not has_tab:
+        attempts = [(data, " ")]
+    else:
+        attempts = []
+    attempts.append((None, " "))  # normalised, built only if needed
+    for buf, delim in attempts:
+        if buf is None:
+            buf = re.sub(rb"[ \t]+", b" ", data)
+            buf = re.sub(rb"(?m)^ | $", b"", buf)
+        parsed = _arrow_csv(buf, layout, value_col, delim)
+        if parsed is not None:
+            return parsed
+    return None
+
+
+def _arrow_csv(data: bytes, layout, value_col: int, delimiter: str):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
     names = [f"c{i}" for i in range(len(layout))]
     types = {n: pa.string() for n in names}
     types[names[value_col]] = pa.float64()
@@ -131,25 +154,26 @@ def _fast_parse(data: bytes, layout, value_col: int):
         table = pacsv.read_csv(
             pa.BufferReader(data),
             read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
                                              escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(column_types=types, include_columns=[names[0], names[2],
                                                                                       names[value_col]],
                                                  strings_can_be_null=False, quoted_strings_can_be_null=False,
                                                  null_values=[], true_values=[], false_values=[]))
+        q = table.column(names[0]).combine_chunks()
+        d = table.column(names[2]).combine_chunks()
+        q.validate(full=True)
+        d.validate(full=True)
     except (pa.ArrowInvalid, pa.ArrowException, UnicodeDecodeError):
         return None
     values = table.column(names[value_col]).to_numpy()
     if values.size and not np.isfinite(values).all():
         if np.isnan(values).any() or (value_col == 3 and np.isinf(values).any()):
             return None
-    try:
-        q = table.column(names[0]).combine_chunks()
-        d = table.column(names[2]).combine_chunks()
-        q.validate(full=True)
-        d.validate(full=True)
-    except pa.ArrowInvalid:
-        return None
+    for col in (q, d):
+        if len(col) and (pc.min(pc.binary_length(col)).as_py() == 0
+                         or pc.any(pc.match_substring(col, "\t")).as_py()):
+            return None
     return q, d, np.ascontiguousarray(values, dtype=np.float64)
 
 

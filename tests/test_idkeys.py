@@ -1,0 +1,53 @@
+"""Packed id keys: exact, byte-ordered, and the join/duplicate paths behind them, including collisions."""
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankwise as rw
+from rankwise.data import align as align_mod
+from rankwise.data import idkeys
+
+IDS = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zs")), min_size=1, max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(IDS, min_size=1, max_size=30))
+def test_pack_is_exact_and_orders_like_strcmp(ids):
+    keys = idkeys.pack(np.array(ids, dtype=str))
+    if any(len(i.encode()) > 8 * idkeys.MAX_WORDS for i in ids):
+        assert keys is None
+        return
+    assert list(idkeys.unpack(keys)) == ids
+    order = np.lexsort(idkeys.lex_order_columns(keys))
+    assert [ids[i] for i in order] == sorted(ids, key=lambda s: s.encode())
+    desc = np.lexsort(idkeys.lex_order_columns(keys, descending=True))
+    assert [ids[i].encode() for i in desc] == sorted((s.encode() for s in ids), reverse=True)
+
+
+def test_pack_from_arrow_equals_pack_from_numpy():
+    pa = __import__("pytest").importorskip("pyarrow")
+    ids = ["d2", "d10", "é", "", "x" * 17, "LA010189-0001"]
+    assert np.array_equal(idkeys.pack(pa.array(ids)), idkeys.pack(np.array(ids)))
+
+
+def test_long_ids_fall_back_to_a_vocabulary_and_still_join():
+    long = "http://example.org/" + "a" * 40
+    qrels = rw.Qrels.from_dict({"q": {long: 1, "short": 2}})
+    run = rw.Run.from_dict({"q": {long: 2.0, "short": 1.0, "other": 3.0}})
+    assert qrels.doc_vocab is not None
+    res = rw.evaluate(qrels, run, ["P@2", "RR"])
+    assert res["P@2"] == 0.5 and res["RR"] == 0.5
+
+
+def test_join_survives_forced_hash_collisions(monkeypatch):
+    """Make every key hash to the same value: the exact fallback must still find every label."""
+    monkeypatch.setattr(idkeys, "mix", lambda keys, salt=None: np.zeros(keys.shape[0], dtype=np.uint64))
+    qrels = {"q1": {"a": 1, "b": 2, "c": 0}, "q2": {"a": 3}}
+    run = {"q1": {"a": 1.0, "b": 3.0, "z": 2.0}, "q2": {"a": 1.0, "b": 2.0}}
+    res = rw.evaluate(qrels, run, ["DCG", "P@3"], convention="trec_eval")
+    # q1 ranks b (2), z (unjudged), a (1): 2/1 + 1/log2(4); q2 ranks b (unjudged), a (3): 3/log2(3)
+    assert res.per_query("DCG") == {"q1": 2 + 1 / 2, "q2": 3 / np.log2(3)}
+    # duplicates are still told apart from mere hash collisions
+    r = rw.Run.from_arrays(np.array(["q", "q", "q"]), np.array(["a", "b", "a"]), np.array([1.0, 2, 3]),
+                           duplicates="first")
+    assert r.duplicates_dropped == 1 and r.to_dict() == {"q": {"a": 1.0, "b": 2.0}}
