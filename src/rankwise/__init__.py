@@ -5,12 +5,13 @@ from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import (ConventionError, DataError, InvalidParameterError, MissingDependencyError,
                              ParseError, RankwiseError)
 from rankwise.evaluation import Results, evaluate
+from rankwise.evaluation.streaming import evaluate_run_file
 from rankwise.spec.grammar import parse_metric
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "evaluate", "Results", "Qrels", "Run", "RelevantRanks",
+    "evaluate", "evaluate_run_file", "Results", "Qrels", "Run", "RelevantRanks",
     "Convention", "PRESETS", "get_convention", "parse_metric",
     "RankwiseError", "ParseError", "InvalidParameterError", "ConventionError", "DataError",
     "MissingDependencyError",

@@ -9,6 +9,7 @@ from rankwise.cli.options import add_convention_options, overrides_from
 from rankwise.io.tabular import FORMATS
 
 PROGRESS_BYTES = 32 << 20  # inputs above this size report their stages on stderr
+STREAM_BYTES = 1 << 30  # TREC runs above this size are evaluated block by block
 
 
 def register(sub) -> None:
@@ -31,6 +32,9 @@ def register(sub) -> None:
     p.add_argument("--duplicates", default="error", choices=["error", "first", "last", "max"],
                    help="what to do with a (query, doc) pair given twice (default: error)")
     p.add_argument("--progress", action="store_true", help="report stages on stderr even for small inputs")
+    p.add_argument("--stream", choices=["auto", "yes", "no"], default="auto",
+                   help="evaluate a TREC run block by block of whole queries, in bounded memory "
+                        f"(auto: for run files above {STREAM_BYTES >> 20} MB)")
     add_convention_options(p)
     p.set_defaults(func=run)
 
@@ -38,7 +42,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from rankwise.cli.output import render, set_aside_report
     from rankwise.evaluation import evaluate
-    from rankwise.io.tabular import read_qrels_file, read_run_file
+    from rankwise.io.tabular import detect_format, read_qrels_file, read_run_file
 
     size = sum(os.path.getsize(f) for f in (args.qrels, args.run) if os.path.isfile(f))
     progress = args.progress or size > PROGRESS_BYTES
@@ -51,11 +55,24 @@ def run(args) -> int:
     stage(f"reading qrels {args.qrels}")
     qrels = read_qrels_file(args.qrels, args.qrels_format, query=args.query_column, doc=args.doc_column,
                             relevance=args.relevance_column, duplicates=args.duplicates)
-    stage(f"reading run {args.run} ({size / 1e6:.0f} MB in all)")
-    run_ = read_run_file(args.run, args.run_format, query=args.query_column, doc=args.doc_column,
-                         score=args.score_column, duplicates=args.duplicates)
-    stage(f"evaluating {run_.n_queries} queries, {len(run_)} ranked documents")
-    res = evaluate(qrels, run_, args.metric, convention=args.convention, **overrides_from(args))
+    run_fmt = args.run_format or detect_format(args.run)
+    stream = run_fmt == "trec" and (args.stream == "yes" or (args.stream == "auto" and os.path.isfile(args.run)
+                                                                and os.path.getsize(args.run) > STREAM_BYTES))
+    if stream:
+        from rankwise.evaluation.streaming import evaluate_run_file
+
+        def report(done, total):
+            stage(f"run {done / 1e6:.0f} of {total / 1e6:.0f} MB evaluated")
+
+        res = evaluate_run_file(qrels, args.run, args.metric, convention=args.convention,
+                                duplicates=args.duplicates, progress=report if progress else None,
+                                **overrides_from(args))
+    else:
+        stage(f"reading run {args.run} ({size / 1e6:.0f} MB in all)")
+        run_ = read_run_file(args.run, args.run_format, query=args.query_column, doc=args.doc_column,
+                             score=args.score_column, duplicates=args.duplicates)
+        stage(f"evaluating {run_.n_queries} queries, {len(run_)} ranked documents")
+        res = evaluate(qrels, run_, args.metric, convention=args.convention, **overrides_from(args))
     stage("done")
     text = render(res, args.format, args.per_query)
     if args.output:
