@@ -37,6 +37,17 @@ class TopK:
         idx = np.arange(self.users.size)
         return idx - np.maximum.accumulate(np.where(start, idx, 0)) + 1
 
+    def to_run(self, user_ids=None, item_ids=None):
+        """The lists as a rankwise Run for the evaluation engine. Scores are the list positions
+        reversed (K, K-1, ...), so the engine ranks exactly this order whatever its tie policy;
+        ``user_ids``/``item_ids`` map indices to the dataset's own ids (default: the indices)."""
+        from rankwise.data.collections import Run
+
+        u = self.users if user_ids is None else np.asarray(user_ids)[self.users]
+        i = self.items if item_ids is None else np.asarray(item_ids)[self.items]
+        score = (-self.rank).astype(np.float64)
+        return Run.from_arrays(np.asarray(u).astype(str), np.asarray(i).astype(str), score)
+
 
 def top_k(scorer, train, k: int, *, users=None, backend: str = "auto", dtype="float32", device=None,
           block_size: int | None = None, progress: Callable[[int, int], None] | None = None) -> TopK:
