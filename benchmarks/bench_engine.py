@@ -25,6 +25,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -326,8 +327,7 @@ def child_eval_only(tool: str, qrels_path: str, run_path: str, reps: int) -> dic
 
 def _spawn(cmd: list[str], env: dict, timeout: float) -> dict:
     """Run ``cmd`` to completion; its wall time and, from ``os.wait4``, its own peak RSS and CPU time."""
-    OUT.mkdir(parents=True, exist_ok=True)
-    with open(OUT / "child.stdout", "w+b") as fo, open(OUT / "child.stderr", "w+b") as fe:
+    with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
         t0 = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=fo, stderr=fe, env=env)
         timed_out = False
@@ -727,6 +727,7 @@ def main(argv=None) -> int:
     env["PYTHONPATH"] = rw_src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.setdefault("OMP_NUM_THREADS", str(os.cpu_count() or 1))
 
+    rw_rev = _git_rev(rw_src)  # the engine may change while a long run goes on: record it up front
     results = []
     for s in sizes:
         results.append(bench_size(s, SIZES[s], args, env))
@@ -734,7 +735,7 @@ def main(argv=None) -> int:
         (OUT / f"results_{s}.json").write_text(json.dumps(results[-1], indent=1))
 
     header = (f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores, "
-              f"Python {platform.python_version()}; rankwise from `{rw_src}` at {_git_rev(rw_src)}; "
+              f"Python {platform.python_version()}; rankwise from `{rw_src}` at {rw_rev} (at the start; {_git_rev(rw_src)} at the end); "
               f"{versions()}. Seed {args.seed}, {args.reps} repetitions (1 for a tool slower than {args.slow:.0f} s).")
     body = header + "\n\n" + "\n\n".join(tables(r) for r in results)
     print(body)
