@@ -122,9 +122,9 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
                 o = np.lexsort((*desc, lab, g))
             else:  # pragma: no cover - validated by Param
                 raise ValueError(ties)
-            perm = np.arange(n)
-            perm[sub] = sub[o]
-            docs, scores, labels, judged = docs[perm], scores[perm], labels[perm], judged[perm]
+            src = sub[o]  # only tied rows move, and only among themselves
+            docs, scores, labels, judged = (np.array(a) for a in (docs, scores, labels, judged))
+            docs[sub], scores[sub], labels[sub], judged[sub] = docs[src], scores[src], labels[src], judged[src]
 
     # --- ideal: judged grades of each query, best first
     iorder = np.lexsort((-qrel, qseg))
