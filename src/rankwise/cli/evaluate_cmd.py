@@ -80,6 +80,9 @@ def run(args) -> int:
             fh.write(text)
     else:
         sys.stdout.write(text)
+    if res.query_ids.size == 0:
+        print("rankwise: warning: no query was evaluated (no query is both judged and in the run under "
+              f"convention {res.convention.name}); the means are NaN", file=sys.stderr)
     if args.format == "table":
         report = set_aside_report(res)
         if report:

@@ -13,9 +13,10 @@ from rankwise.errors import InvalidParameterError
 
 TREC_EVAL = Convention(
     name="trec_eval",
-    description="trec_eval 9.x/10 and pytrec_eval: ties by doc id descending, queries in both run "
-                "and qrels, zero for queries without relevant documents, AP over all relevant.",
-    provenance="trec_eval 10.0 (usnistgov/trec_eval), pytrec-eval-terrier 0.5.11",
+    description="pytrec_eval and trec_eval up to 9.0.7: scores compared as C floats, ties by doc id "
+                "descending, queries in both run and qrels, zero for queries without relevant "
+                "documents, AP over all relevant.",
+    provenance="pytrec-eval-terrier 0.5.11; trec_eval 9.0.7 (usnistgov/trec_eval); golden files in tests/golden",
     missing_in_run="skip",
     missing_in_qrels="skip",
     defaults={
@@ -104,6 +105,16 @@ RECSYS_CONFUSION = _derive(
     denominator="retrieved_relevant", ideal="retrieved", log_base=math.e,
 )
 
+TREC_EVAL_10 = _derive(
+    TREC_EVAL, name="trec_eval_10",
+    description="trec_eval 9.0.8 and later (10.0 included): as trec_eval, but scores are compared in "
+                "double precision (commit fa69fd7, 'Convert float to double', 2023).",
+    provenance="trec_eval 10.0 and 9.0.8 (usnistgov/trec_eval); golden files in tests/golden",
+    scores="float64",
+    notes=("trec_eval 10.0 without -c exits with an error when a judged query is missing from the run; "
+           "rankwise sets such queries aside and reports them (missing_in_run=skip), as 9.x did.",),
+)
+
 IR_MEASURES = _derive(
     TREC_EVAL, name="ir_measures",
     description="ir_measures (pytrec_eval backend): trec_eval's definitions, but judged queries missing "
@@ -112,8 +123,9 @@ IR_MEASURES = _derive(
     missing_in_run="zero",
 )
 
-PRESETS = {c.name: c for c in (TREC_EVAL, IR_MEASURES, RANX, MLLIB, SKLEARN, RECSYS_CONFUSION)}
+PRESETS = {c.name: c for c in (TREC_EVAL, TREC_EVAL_10, IR_MEASURES, RANX, MLLIB, SKLEARN, RECSYS_CONFUSION)}
 PRESET_ALIASES = {"pytrec_eval": "trec_eval", "trec": "trec_eval", "trec_eval_c": "ir_measures",
+                  "trec_eval10": "trec_eval_10", "trec_eval_9.0.8": "trec_eval_10",
                   "spark": "mllib", "scikit-learn": "sklearn", "seed001": "recsys_confusion"}
 DEFAULT = TREC_EVAL
 

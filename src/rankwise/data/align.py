@@ -163,7 +163,8 @@ def _lookup(qkeys: np.ndarray, qseg: np.ndarray, rkeys: np.ndarray, rseg: np.nda
     try:
         import pyarrow as pa
         import pyarrow.compute as pc
-        pos = np.asarray(pc.index_in(pa.array(hr), value_set=pa.array(hq)).fill_null(-1), dtype=np.int64)
+        from rankwise.data.arrow_views import from_numpy, to_numpy
+        pos = to_numpy(pc.index_in(from_numpy(hr), value_set=from_numpy(hq)), fill=-1).astype(np.int64)
     except ImportError:
         order = np.argsort(hq, kind="stable")
         sh = hq[order]

@@ -74,16 +74,19 @@ def _intern_arrow(values) -> tuple[Vocabulary, np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from rankwise.data.arrow_views import to_numpy
+
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
         values = pc.cast(values, pa.string())
     encoded = pc.dictionary_encode(values)
     dictionary = encoded.dictionary
-    order = np.asarray(pc.sort_indices(dictionary))
+    order = to_numpy(pc.sort_indices(dictionary)).astype(np.int64)
     rank_of = np.empty(order.size, dtype=np.int64)
     rank_of[order] = np.arange(order.size, dtype=np.int64)
-    codes = rank_of[np.asarray(encoded.indices.fill_null(0))]
-    ids = np.asarray(dictionary.take(pa.array(order)).to_numpy(zero_copy_only=False), dtype=str)
+    codes = rank_of[to_numpy(encoded.indices, fill=0)]
+    # to_pylist, not to_numpy: pyarrow's object conversion imports pandas (0.5 s of start-up)
+    ids = np.array(dictionary.to_pylist(), dtype=str)[order]
     ids.setflags(write=False)
     return Vocabulary(ids), codes

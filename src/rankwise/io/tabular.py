@@ -97,15 +97,35 @@ def _read_parquet(path, cols, roles, value_role):
 
 
 def _read_json(path, value_role):
+    """{query: {doc: value}} with every value checked; a key given twice is an error, not a silent overwrite."""
     path_s = os.fspath(path)
+    text = None
+
+    def pairs(items):
+        seen = {}
+        for k, v in items:
+            if k in seen:
+                raise ParseError(f"duplicate key {k!r} in one JSON object", path=path_s,
+                                 expected="each query once, and each doc once per query")
+            seen[k] = v
+        return seen
+
     try:
-        obj = json.loads(read_bytes(path_s).decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        line = getattr(exc, "lineno", None)
-        raise ParseError(f"invalid JSON ({exc.msg if hasattr(exc, 'msg') else exc})", path=path_s, line=line,
+        text = read_bytes(path_s).decode("utf-8-sig")
+        obj = json.loads(text, object_pairs_hook=pairs)
+    except UnicodeDecodeError:
+        raise ParseError("not valid UTF-8 text", path=path_s, expected="UTF-8 JSON") from None
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"invalid JSON ({exc.msg})", path=path_s, line=exc.lineno,
+                         text=text.splitlines()[exc.lineno - 1] if text and exc.lineno <= len(text.splitlines()) else None,
                          expected="a JSON object {query: {doc: value}}") from None
     if not isinstance(obj, dict) or not all(isinstance(v, dict) for v in obj.values()):
         raise ParseError("JSON must be an object of objects", path=path_s, expected="{query: {doc: value}}")
+    for q, docs in obj.items():
+        for d, v in docs.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise ParseError(f"{value_role} of query {q!r}, doc {d!r} is {v!r}, not a number", path=path_s,
+                                 text=json.dumps({q: {d: v}}), expected=f"a number for every {value_role}")
     return obj
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import zlib
 
 import numpy as np
 
@@ -33,8 +34,8 @@ def read_bytes(path) -> bytes:
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise ParseError(f"corrupt gzip data ({exc})", path=path) from None
+        except (OSError, EOFError, zlib.error) as exc:
+            raise ParseError(f"corrupt gzip data ({exc})", path=path, expected="a complete gzip file") from None
     return data
 
 
@@ -166,7 +167,8 @@ def _arrow_csv(data: bytes, layout, value_col: int, delimiter: str):
         d.validate(full=True)
     except (pa.ArrowInvalid, pa.ArrowException, UnicodeDecodeError):
         return None
-    values = table.column(names[value_col]).to_numpy()
+    from rankwise.data.arrow_views import to_numpy
+    values = to_numpy(table.column(names[value_col]))
     if values.size and not np.isfinite(values).all():
         if np.isnan(values).any() or (value_col == 3 and np.isinf(values).any()):
             return None

@@ -1,6 +1,5 @@
 """Success (hit rate) at k: is there a relevant document in the top k."""
 import numpy as np
-from scipy.special import gammaln
 
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef
@@ -10,6 +9,8 @@ def compute(ctx, p, k):
     t = p["rel"]
     if not ctx.averaged:
         return (ctx.hits(t, k) > 0).astype(np.float64)
+    from scipy.special import gammaln  # imported here: only tie-averaging needs it, and it is slow to import
+
     # Expected value over random orders of tied documents: a hit is certain if a tie group that lies
     # wholly inside the top k holds a relevant document; otherwise the group cut by the cutoff (at
     # most one per query) misses with probability C(size - rel, inside) / C(size, inside).
