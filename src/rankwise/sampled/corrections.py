@@ -43,8 +43,9 @@ def moments(targets: list[Target], n: int, m: int, replacement: bool, prior: np.
     hs = [np.zeros(m + 1) for _ in targets]
     for r, P in iter_blocks(n, m, replacement=replacement, block_rows=block_rows):
         w = np.full(r.size, 1.0 / n) if prior is None else prior[r.astype(np.int64) - 1]
+        S = P * np.sqrt(w)[:, None]
+        G += S.T @ S  # numpy uses a symmetric rank-k update for this pattern: half the flops
         Pw = P * w[:, None]
-        G += Pw.T @ P
         c += Pw.sum(axis=0)
         for h, t in zip(hs, targets):
             h += Pw.T @ t.true_curve(r)
@@ -73,6 +74,11 @@ def table_bias_variance(G, c, h, gamma: float) -> np.ndarray:
     if gamma >= 1.0:
         return np.divide(h, c, out=np.zeros_like(h), where=c > 0)  # eq. 26, posterior mean
     W = (1.0 - gamma) * G + gamma * np.diag(c)
+    if gamma > 0.0:
+        try:
+            return np.linalg.solve(W, h)  # positive definite once the variance term is in
+        except np.linalg.LinAlgError:  # pragma: no cover - only for degenerate priors
+            pass
     # A^T A is singular to working precision for gamma = 0 (m+1 smooth columns); the
     # minimum-norm solution of the normal equations is the least-squares answer of eq. 22.
     vals, vecs = np.linalg.eigh(W)

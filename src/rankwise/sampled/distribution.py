@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
-from scipy.special import gammaln, xlog1py, xlogy
+from scipy.special import gammaln
 
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import InvalidParameterError
@@ -61,7 +61,12 @@ def rank_distribution(r, n, m: int, *, replacement: bool = True) -> np.ndarray:
     n_ = n_[..., None]
     if replacement:
         p = (r_ - 1.0) / (n_ - 1.0)
-        logp = _log_binomial_coefficient(float(m), j) + xlogy(j, p) + xlog1py(m - j, -p)
+        # outer products of log p and log(1-p) are far cheaper than xlogy on the full matrix;
+        # 0 * log(0) is repaired afterwards (p = 0 at r = 1, p = 1 at r = n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logp = _log_binomial_coefficient(float(m), j) + j * np.log(p) + (m - j) * np.log1p(-p)
+        logp = np.where(p == 0.0, np.where(j == 0, 0.0, -np.inf), logp)
+        logp = np.where(p == 1.0, np.where(j == m, 0.0, -np.inf), logp)
         return np.exp(logp)
     good = np.floor(r_ - 1.0 + 0.5)
     bad = n_ - 1.0 - good

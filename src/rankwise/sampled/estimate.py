@@ -158,7 +158,7 @@ def _nodes(sizes: np.ndarray, max_groups: int) -> np.ndarray:
 
 def estimate(sampled_ranks, n_items, m: int, metrics=("Recall@10", "NDCG@10", "AP"), *,
              estimator: str = DEFAULT_ESTIMATOR, replacement: bool = True, confidence: float = 0.95,
-             bootstrap: int = 1000, seed=0, max_groups: int = 16, prior=None) -> EstimateResult:
+             bootstrap: int = 1000, seed=0, max_groups: int = 8, prior=None) -> EstimateResult:
     """Corrected estimates of exact metrics from sampled ranks.
 
     ``sampled_ranks``: one sampled rank per query (array; 1 = the relevant item beat all m
