@@ -155,11 +155,14 @@ def fit_rank_distribution(L: np.ndarray, counts: np.ndarray, width: np.ndarray, 
     freq = counts / np.where(total > 0, total, 1.0)
     uniform = width / width.sum()
     pi = np.tile(uniform, (counts.shape[0], 1)) if init is None else np.atleast_2d(init).copy()
+    empty = total[:, 0] == 0  # e.g. a bootstrap replicate that drew no query of this group
+    pi[empty] = uniform
     for _ in range(iterations):
         mix = pi @ L  # (B, m+1) model probability of each sampled rank
         ratio = np.divide(freq, mix, out=np.zeros_like(freq), where=mix > 0)
         pi = pi * (ratio @ L.T)
         if entropy > 0:
             pi = np.exp((1.0 - entropy) * np.log(np.maximum(pi, 1e-300)) + entropy * np.log(uniform))
+        pi[empty] = uniform
         pi /= pi.sum(axis=1, keepdims=True)
     return pi

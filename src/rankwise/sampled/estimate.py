@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import warnings
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -258,7 +259,6 @@ def _table_estimates(name, param, items, metrics, m, replacement, nodes, item_w,
         node_kinds = np.unique(item_kind[touch])
         targets = {(t, mt.name): _target(mt, int(kinds[t][0]), int(kinds[t][1]), n_full, m)
                    for t in node_kinds for mt in metrics}
-        mom = None
         if needs_moments:
             node_prior = None
             if name == "min_error":
@@ -268,21 +268,57 @@ def _table_estimates(name, param, items, metrics, m, replacement, nodes, item_w,
                 if node_prior.size != size:
                     raise InvalidParameterError(f"prior must have one entry per true rank (n={size}), got {node_prior.size}")
                 node_prior = node_prior / node_prior.sum()
-            G, c, hs = cx.moments(list(targets.values()), int(size), m, replacement, node_prior)
+            if node_prior is None:
+                specs = tuple((mt.name, int(kinds[t][0]), int(kinds[t][1])) for t, mt_name in targets
+                              for mt in metrics if mt.name == mt_name)
+                G, c, hs = _uniform_moments(specs, int(size), n_full, m, replacement)
+            else:
+                G, c, hs = cx.moments(list(targets.values()), int(size), m, replacement, node_prior)
             hmap = dict(zip(targets.keys(), hs))
         for (t, mname), target in targets.items():
             sel = touch & (item_kind == t)
             moment = (G, c, hmap[(t, mname)]) if needs_moments else None
-            table = _table_for(name, param, target, int(size), m, replacement, moment, int(touch.sum()))
+            key = None
+            if name != "min_error" and prior is None:  # data-independent table: reuse across calls
+                key = (name, param, mname, int(kinds[t][0]), int(kinds[t][1]), int(size), n_full, m, replacement)
+            table = _TABLES.get(key) if key is not None else None
+            if table is None:
+                table = _table_for(name, param, target, int(size), m, replacement, moment, int(touch.sum()))
+                if key is not None:
+                    if len(_TABLES) > 4096:
+                        _TABLES.clear()
+                    _TABLES[key] = table
             per_item[mname][sel] += weight[sel] * table[items.reduced[sel] - 1]
     totals = {k: item_w @ v for k, v in per_item.items()}
     return totals, per_item
 
 
-def _adaptive_prior(reduced, size, m, replacement):
-    """Prior on true ranks from the data: the MLE rank distribution spread uniformly within bins."""
+_TABLES: dict = {}
+
+# Tables under the uniform prior depend only on (target, N, m), never on the data, so repeated
+# evaluations (bootstrap studies, benchmarks, several systems) reuse them.  Small LRU bounds memory.
+@lru_cache(maxsize=64)
+def _uniform_moments(specs, size, n_full, m, replacement):
+    from rankwise.sampled.metric import parse_metric
+    targets = [_target(parse_metric(name), i, nrel, n_full, m) for name, i, nrel in specs]
+    G, c, hs = cx.moments(targets, size, m, replacement, None)
+    for arr in (G, c, *hs):
+        arr.setflags(write=False)
+    return G, c, hs
+
+
+@lru_cache(maxsize=32)
+def _bins_and_likelihood(size, m, replacement):
     edges = cx.rank_bins(size)
     L = cx.bin_likelihood(edges, size, m, replacement)
+    edges.setflags(write=False)
+    L.setflags(write=False)
+    return edges, L
+
+
+def _adaptive_prior(reduced, size, m, replacement):
+    """Prior on true ranks from the data: the MLE rank distribution spread uniformly within bins."""
+    edges, L = _bins_and_likelihood(size, m, replacement)
     counts = np.bincount(reduced - 1, minlength=m + 1)
     width = np.diff(edges).astype(np.float64)
     pi = cx.fit_rank_distribution(L, counts, width)[0]
@@ -305,9 +341,8 @@ def _distribution_estimates(name, param, items, metrics, m, replacement, nodes, 
         if not np.any(sel):
             continue
         size = int(size)
-        edges = cx.rank_bins(size)
+        edges, L = _bins_and_likelihood(size, m, replacement)
         width = np.diff(edges).astype(np.float64)
-        L = cx.bin_likelihood(edges, size, m, replacement)
         # histogram of reduced sampled ranks in each bootstrap replicate
         hist = np.zeros((item_w.shape[0], m + 1))
         idx = np.flatnonzero(sel)
