@@ -164,3 +164,17 @@ def test_input_validation():
         estimate([1.5], 100, 10)
     with pytest.raises(InvalidParameterError):
         estimate([1], 100, 10, estimator="bv(2)")
+
+
+def test_without_replacement_estimates(population):
+    n, m, sampled, exact = population
+    res = estimate(sampled, n, m, ["AP"], estimator="bv(0.1)", replacement=False, bootstrap=0)
+    assert res["AP"].value == pytest.approx(exact["AP"], rel=0.25)
+
+
+def test_bootstrap_ci_is_seeded_and_ordered(population):
+    n, m, sampled, _ = population
+    a = estimate(sampled, n, m, ["AP"], estimator="cls", bootstrap=100, seed=4)["AP"]
+    b = estimate(sampled, n, m, ["AP"], estimator="cls", bootstrap=100, seed=4)["AP"]
+    assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high) and a.ci_low < a.value < a.ci_high
+    assert a.per_query is not None and a.per_query.shape == (sampled.size,)

@@ -14,7 +14,10 @@ METRICS = ["AP", "NDCG@5", "AUC", "Recall@3"]
 def test_simulated_mean_matches_expectation(replacement):
     rr = RelevantRanks.from_lists([[3, 50], [1], [200, 201, 900], [17]], 1000)
     sims = simulate(rr, 20, replacement=replacement, repetitions=2000, seed=11)
-    values = np.array([[parse_metric(k).per_query(s).mean() for k in METRICS] for s in sims])
+    reps = len(sims)
+    stacked = RelevantRanks(np.concatenate([[0], np.cumsum(np.tile(rr.n_relevant, reps))]),
+                            np.concatenate([s.ranks for s in sims]), np.tile(sims[0].n_items, reps))
+    values = np.stack([parse_metric(k).per_query(stacked).reshape(reps, -1).mean(axis=1) for k in METRICS], axis=1)
     expected = expected_sampled(rr, 20, METRICS, replacement=replacement)
     se = values.std(axis=0, ddof=1) / np.sqrt(len(values))
     for col, k in enumerate(METRICS):

@@ -36,8 +36,10 @@ def run(repetitions: int = 1000, seed: int = 0, m: int = 99, replacement: bool =
     for name, rr in systems.items():
         expected = expected_sampled(rr, m, metrics, replacement=replacement)
         sampled[name] = {}
+        # all repetitions as one RelevantRanks (repetitions x instances queries): one kernel call
+        stacked = RelevantRanks.single(np.concatenate([rep[name].ranks for rep in sims]), m + 1)
         for mt in metrics:
-            values = np.array([mt.per_query(rep[name]).mean() for rep in sims])
+            values = mt.per_query(stacked).reshape(len(sims), -1).mean(axis=1)
             sampled[name][mt.name] = {
                 "mean": float(values.mean()),
                 "std": float(values.std(ddof=1)) if values.size > 1 else 0.0,

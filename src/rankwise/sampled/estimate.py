@@ -135,7 +135,7 @@ def _items(sampled, n_items, m: int) -> _Items:
                         f"negatives and {lengths[q]} relevant item(s); ranks must lie in 1..m+|R| and be distinct")
     n_arr = n_q.astype(np.float64)[seg]
     size = n_arr - nrel + 1
-    if np.any(size < 2) or np.any(n_arr - nrel < m * 0 + 1):
+    if np.any(size < 2):
         raise DataError("every query needs at least one irrelevant item (n_items > number of relevant items)")
     return _Items(seg, pos, nrel, n_arr, reduced, size.astype(np.int64), nq, lengths > 0)
 
@@ -145,7 +145,8 @@ def _target(metric: RankMetric, i: int, nrel: int, n: float, m: int) -> cx.Targe
     return cx.Target(
         true_curve=lambda r: metric.item_values(r + shift, i, nrel, n + 0.0 * r),
         sampled_curve=lambda j: metric.item_values(j + shift, i, nrel, m + nrel + 0.0 * j),
-        lower=0.0, upper=1.0 if nrel == 1 else 1.0 / nrel if metric.family in ("RECALL", "AP") else 1.0)
+        # an item's share of the query's metric: at most 1/|R| where the metric averages over items
+        lower=0.0, upper=1.0 / nrel if metric.family in ("RECALL", "AP", "AUC") else 1.0)
 
 
 def _nodes(sizes: np.ndarray, max_groups: int) -> np.ndarray:
@@ -366,7 +367,7 @@ def _distribution_estimates(name, param, items, metrics, m, replacement, nodes, 
 
 
 def agreement(sampled_ranks, n_items, m: int, metrics=("Recall@10", "NDCG@10", "AP"), *,
-              estimators=("naive", "rank_interp", "cls", "bv(0.1)", "posterior_mean", "mle", "min_error"),
+              estimators=("naive", "rank_interp", "cls", "bv(0.1)", "posterior_mean", "min_error", "mle", "maxent"),
               **kwargs) -> dict[str, dict[str, MetricEstimate]]:
     """Estimator-agreement table: every estimator on the same data, keyed estimator -> metric."""
     out = {}

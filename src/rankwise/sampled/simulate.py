@@ -48,28 +48,35 @@ def simulate(ranks, m: int, *, replacement: bool = True, repetitions: int = 1, s
     seg, pos, nrel, _, n_neg = _negatives_above(first)
     check_sampling(n_neg + 1, m, replacement)
     rng = np.random.default_rng(seed)
+    reps, nq, size = int(repetitions), first.n_queries, first.ranks.size
+    # repetitions are drawn at once as reps x n_queries independent queries (no loop over them)
+    rep_seg = (seg[None, :] + nq * np.arange(reps)[:, None]).ravel()
+    rep_pos = np.tile(pos, reps)
+    rep_neg = np.tile(n_neg, reps)
+    single = len(systems) == 1
+    levels = max(int(first.n_relevant.max()) if nq else 0, 1)
+    # one uniform per (item level, query, repetition) drives every system: monotone coupling
+    u = None if single else rng.random((levels, reps * nq))
+    sampled = {}
+    for name, rr in systems.items():
+        above = np.tile(_negatives_above(rr)[3], reps)
+        counts = _counts_above(above, rep_pos, rep_seg, rep_neg, m, replacement, u, reps * nq,
+                               rng if single else None)
+        sampled[name] = (counts + rep_pos).reshape(reps, size)
     out = []
-    max_rel = int(first.n_relevant.max()) if first.n_queries else 0
-    for _ in range(int(repetitions)):
-        # one uniform per (item level, query) drives every system: monotone coupling
-        single = len(systems) == 1
-        u = None if single else rng.random((max(max_rel, 1), first.n_queries))
-        result = {}
-        for name, rr in systems.items():
-            _, _, _, above, _ = _negatives_above(rr)
-            counts = _counts_above(above, pos, seg, n_neg, m, replacement, u, first, rng if single else None)
-            sampled = counts + pos
-            result[name] = RelevantRanks(rr.offsets, sampled, m + rr.n_relevant, rr.query_ids)
-        out.append(result if not (len(systems) == 1 and None in systems) else result[None])
+    for k in range(reps):
+        result = {name: RelevantRanks(rr.offsets, sampled[name][k], m + rr.n_relevant, rr.query_ids)
+                  for name, rr in systems.items()}
+        out.append(result if not (single and None in systems) else result[None])
     return out
 
 
-def _counts_above(above, pos, seg, n_neg, m, replacement, u, rr, rng=None):
+def _counts_above(above, pos, seg, n_neg, m, replacement, u, n_queries, rng=None):
     """Cumulative number of sampled negatives above each relevant item (inverse-CDF of the chain)."""
     from scipy.stats import binom, hypergeom
     counts = np.zeros(above.size)
-    prev_count = np.zeros(rr.n_queries)
-    prev_above = np.zeros(rr.n_queries)
+    prev_count = np.zeros(n_queries)
+    prev_above = np.zeros(n_queries)
     levels = int(pos.max()) if pos.size else 0
     for level in range(1, levels + 1):
         sel = pos == level
