@@ -142,7 +142,7 @@ def bin_means(curve: Callable, edges: np.ndarray) -> np.ndarray:
 
 
 def fit_rank_distribution(L: np.ndarray, counts: np.ndarray, width: np.ndarray, *, entropy: float = 0.0,
-                          iterations: int = 300, init: np.ndarray | None = None) -> np.ndarray:
+                          iterations: int = 300, init: np.ndarray | None = None, tol: float = 1e-6) -> np.ndarray:
     """Distribution over rank bins from sampled-rank histograms, batched over rows of ``counts``.
 
     ``entropy = 0``: maximum likelihood by EM (Jin et al. 2021, MLE).  ``entropy > 0``: the EM
@@ -157,7 +157,9 @@ def fit_rank_distribution(L: np.ndarray, counts: np.ndarray, width: np.ndarray, 
     pi = np.tile(uniform, (counts.shape[0], 1)) if init is None else np.atleast_2d(init).copy()
     empty = total[:, 0] == 0  # e.g. a bootstrap replicate that drew no query of this group
     pi[empty] = uniform
-    for _ in range(iterations):
+    for it in range(iterations):
+        if it % 25 == 0:
+            before = pi.copy()
         mix = pi @ L  # (B, m+1) model probability of each sampled rank
         ratio = np.divide(freq, mix, out=np.zeros_like(freq), where=mix > 0)
         pi = pi * (ratio @ L.T)
@@ -165,4 +167,7 @@ def fit_rank_distribution(L: np.ndarray, counts: np.ndarray, width: np.ndarray, 
             pi = np.exp((1.0 - entropy) * np.log(np.maximum(pi, 1e-300)) + entropy * np.log(uniform))
         pi[empty] = uniform
         pi /= pi.sum(axis=1, keepdims=True)
+        # EM creeps along flat directions of the likelihood; stop once the distribution stops moving
+        if it % 25 == 24 and np.max(np.abs(pi - before)) < tol:
+            break
     return pi
