@@ -178,3 +178,12 @@ def test_bootstrap_ci_is_seeded_and_ordered(population):
     b = estimate(sampled, n, m, ["AP"], estimator="cls", bootstrap=100, seed=4)["AP"]
     assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high) and a.ci_low < a.value < a.ci_high
     assert a.per_query is not None and a.per_query.shape == (sampled.size,)
+
+
+@pytest.mark.parametrize("metric,n,m", [("Recall@10", 300, 15), ("NDCG@5", 250, 30), ("NDCG", 400, 10),
+                                        ("AUC", 200, 20), ("P@3", 150, 12)])
+def test_cls_monotone_for_every_metric(metric, n, m):
+    t = _target(parse_metric(metric), 1, 1, n, m)
+    G, c, (h,) = cx.moments([t], n, m, True)
+    table = cx.table_constrained(G, c, h, 0.0, 1.0)
+    assert np.all(np.diff(table) <= 1e-12) and 0 <= table.min() and table.max() <= 1

@@ -9,6 +9,21 @@ target is the item's contribution to the query's metric.  Estimates are exact in
 item (linearity); treating the items of one query as independent (the independence
 approximation) only affects the rank-distribution fits, which pool items.
 
+Estimators (``estimator=``):
+
+* ``naive``: the metric of the sampled rank (warns: biased, Krichene & Rendle Table 2).
+* ``rank_floor`` / ``rank_interp``: the metric at the unbiased rank estimate (eq. 20), floored as
+  in the paper or linearly interpolated.
+* ``ls``: least squares with a prior (eq. 21-23; minimum-norm solution, oscillates).
+* ``cls``: ``ls`` constrained to be non-increasing in r~ and inside the metric's range.
+* ``bv(gamma)``: bias^2 + gamma * variance (eq. 25); ``bv(1)`` = ``posterior_mean`` (eq. 26).
+* ``mle``: rank distribution by maximum likelihood, EM (Jin et al., AAAI 2021), on rank bins.
+* ``maxent(eta)``: rank distribution by entropy-penalised likelihood (our reading of Jin et al.'s
+  MES; their public code uses a squared-distance data term solved with cvxpy/MOSEK).
+* ``min_error(gamma)``: the structure of Li et al.'s (AAAI 2023) public "BV_MES" code: a BV table
+  (gamma = 0.01) whose prior p(r) is the rank distribution fitted to the same data (here by MLE,
+  theirs by MES) instead of the uniform prior.  Not checked against their code, which needs MOSEK.
+
 Different N are handled without one dense table per distinct value: when there are more than
 ``max_groups`` distinct N, tables are computed on a geometric grid of N and interpolated
 linearly in log N (the tables change smoothly with N); rank-distribution fits snap each item to
