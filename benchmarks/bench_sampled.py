@@ -113,7 +113,7 @@ def summarise(shapes, exact, values, covered):
 
 def markdown(title, table, seconds, reps):
     lines = [f"### {title}", "",
-             "| estimator | " + " | ".join(f"{k} rel.err / |bias| / order / cover" for k in METRICS) + " | s per estimate |",
+             "| estimator | " + " | ".join(f"{k} rel.err / abs.bias / order / cover" for k in METRICS) + " | s per estimate |",
              "|---|" + "---|" * (len(METRICS) + 1)]
     for e, row in table.items():
         cells = [f"{row[k]['rel_error']:.3f} / {row[k]['rel_bias']:.3f} / {row[k]['order_acc']:.2f} / "

@@ -28,7 +28,8 @@ def register(subparsers) -> None:
     est.add_argument("--metrics", default="Recall@10,NDCG@10,AP", help="comma-separated (default Recall@10,NDCG@10,AP)")
     est.add_argument("--estimator", default=None, help="estimator (default: the library default); see --agreement")
     est.add_argument("--agreement", action="store_true", help="run every estimator and print them side by side")
-    est.add_argument("--bootstrap", type=int, default=1000, help="bootstrap replicates for CIs (default 1000)")
+    est.add_argument("--bootstrap", type=int, default=None,
+                     help="bootstrap replicates for CIs (default 1000; 200 for rank-distribution estimators)")
     est.add_argument("--confidence", type=float, default=0.95)
     est.add_argument("--seed", type=int, default=0)
     est.add_argument("--without-replacement", action="store_true", help="negatives were sampled without replacement")
