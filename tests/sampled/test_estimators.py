@@ -187,3 +187,16 @@ def test_cls_monotone_for_every_metric(metric, n, m):
     G, c, (h,) = cx.moments([t], n, m, True)
     table = cx.table_constrained(G, c, h, 0.0, 1.0)
     assert np.all(np.diff(table) <= 1e-12) and 0 <= table.min() and table.max() <= 1
+
+
+def test_auc_corrections_stay_unbiased_with_several_relevant_items():
+    # sampled AUC is unbiased (eq. 17); the correction targets must use the query's full n
+    rng = np.random.default_rng(8)
+    n, m = 800, 40
+    lists = [sorted(rng.choice(np.arange(1, n + 1), size=rng.integers(1, 4), replace=False)) for _ in range(1500)]
+    truth = RelevantRanks.from_lists(lists, n)
+    from rankwise.sampled import simulate
+    sampled = simulate(truth, m, seed=2)[0]
+    exact = parse_metric("AUC").per_query(truth).mean()
+    for est in ("bv(0.01)", "mle"):
+        assert estimate(sampled, n, m, ["AUC"], estimator=est, bootstrap=0)["AUC"].value == pytest.approx(exact, abs=0.02)

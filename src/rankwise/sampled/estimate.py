@@ -157,8 +157,10 @@ def _items(sampled, n_items, m: int) -> _Items:
     return _Items(seg, pos, nrel, n_arr, reduced, size.astype(np.int64), nq, lengths > 0)
 
 
-def _target(metric: RankMetric, i: int, nrel: int, n: float, m: int) -> cx.Target:
+def _target(metric: RankMetric, i: int, nrel: int, size: float, m: int) -> cx.Target:
+    """Target of the i-th of ``nrel`` relevant items on its reduced problem of ``size`` = n - nrel + 1."""
     shift = i - 1.0
+    n = float(size) + nrel - 1.0  # the query's full catalogue size (only AUC depends on it)
     return cx.Target(
         true_curve=lambda r: metric.item_values(r + shift, i, nrel, n + 0.0 * r),
         sampled_curve=lambda j: metric.item_values(j + shift, i, nrel, m + nrel + 0.0 * j),
@@ -277,9 +279,8 @@ def _table_estimates(name, param, items, metrics, m, replacement, nodes, item_w,
         if not np.any(touch):
             continue
         weight = np.where(hi == node_idx, w_hi, 0.0) + np.where(lo == node_idx, 1.0 - w_hi, 0.0)
-        n_full = float(np.median(items.n[touch] - items.size[touch])) + size - 1.0  # n for this node
         node_kinds = np.unique(item_kind[touch])
-        targets = {(t, mt.name): _target(mt, int(kinds[t][0]), int(kinds[t][1]), n_full, m)
+        targets = {(t, mt.name): _target(mt, int(kinds[t][0]), int(kinds[t][1]), size, m)
                    for t in node_kinds for mt in metrics}
         if needs_moments:
             node_prior = None
@@ -293,7 +294,7 @@ def _table_estimates(name, param, items, metrics, m, replacement, nodes, item_w,
             if node_prior is None:
                 specs = tuple((mt.name, int(kinds[t][0]), int(kinds[t][1])) for t, mt_name in targets
                               for mt in metrics if mt.name == mt_name)
-                G, c, hs = _uniform_moments(specs, int(size), n_full, m, replacement)
+                G, c, hs = _uniform_moments(specs, int(size), m, replacement)
             else:
                 G, c, hs = cx.moments(list(targets.values()), int(size), m, replacement, node_prior)
             hmap = dict(zip(targets.keys(), hs))
@@ -302,7 +303,7 @@ def _table_estimates(name, param, items, metrics, m, replacement, nodes, item_w,
             moment = (G, c, hmap[(t, mname)]) if needs_moments else None
             key = None
             if name != "min_error" and prior is None:  # data-independent table: reuse across calls
-                key = (name, param, mname, int(kinds[t][0]), int(kinds[t][1]), int(size), n_full, m, replacement)
+                key = (name, param, mname, int(kinds[t][0]), int(kinds[t][1]), int(size), m, replacement)
             table = _TABLES.get(key) if key is not None else None
             if table is None:
                 table = _table_for(name, param, target, int(size), m, replacement, moment, int(touch.sum()))
@@ -320,9 +321,9 @@ _TABLES: dict = {}
 # Tables under the uniform prior depend only on (target, N, m), never on the data, so repeated
 # evaluations (bootstrap studies, benchmarks, several systems) reuse them.  Small LRU bounds memory.
 @lru_cache(maxsize=64)
-def _uniform_moments(specs, size, n_full, m, replacement):
+def _uniform_moments(specs, size, m, replacement):
     from rankwise.sampled.metric import parse_metric
-    targets = [_target(parse_metric(name), i, nrel, n_full, m) for name, i, nrel in specs]
+    targets = [_target(parse_metric(name), i, nrel, size, m) for name, i, nrel in specs]
     G, c, hs = cx.moments(targets, size, m, replacement, None)
     for arr in (G, c, *hs):
         arr.setflags(write=False)
@@ -376,12 +377,11 @@ def _distribution_estimates(name, param, items, metrics, m, replacement, nodes, 
         pi = np.vstack([pi0, cx.fit_rank_distribution(L, hist[1:], width, entropy=entropy, iterations=150,
                                                       init=np.repeat(pi0, hist.shape[0] - 1, axis=0))]) \
             if hist.shape[0] > 1 else pi0
-        n_full = float(np.median(items.n[sel] - items.size[sel])) + size - 1.0
         for t in np.unique(item_kind[sel]):
             members = np.flatnonzero(sel & (item_kind == t))
             count_w = item_w[:, members].sum(axis=1)
             for mt in metrics:
-                target = _target(mt, int(kinds[t][0]), int(kinds[t][1]), n_full, m)
+                target = _target(mt, int(kinds[t][0]), int(kinds[t][1]), size, m)
                 gbar = cx.bin_means(target.true_curve, edges)
                 totals[mt.name] += count_w * (pi @ gbar)
     return totals, None
