@@ -1,1 +1,21 @@
-"""sampled."""
+"""Sampled metrics (Krichene & Rendle, KDD 2020): what sampling does to a metric, and how to undo it.
+
+* :func:`rank_distribution` - exact p(r~ | r, n, m), binomial or hypergeometric.
+* :func:`expected_sampled` - expectation and variance of a sampled metric (eq. 16).
+* :func:`simulate` / :func:`simulate_items` - seeded sampled evaluation from exact ranks / full rankings.
+* :func:`estimate` - corrected estimates of the exact metric from sampled ranks, with bootstrap CIs.
+* :func:`agreement` - all estimators side by side.
+"""
+from rankwise.sampled.distribution import ExpectedSampled, expected_curve, expected_sampled, rank_distribution
+from rankwise.sampled.estimate import (DEFAULT_ESTIMATOR, ESTIMATORS, EstimateResult, MetricEstimate,
+                                       SampledMetricWarning, agreement, estimate)
+from rankwise.sampled.metric import RankMetric, parse_metric
+from rankwise.sampled.simulate import simulate, simulate_items
+
+__all__ = [
+    "rank_distribution", "expected_sampled", "expected_curve", "ExpectedSampled",
+    "simulate", "simulate_items",
+    "estimate", "agreement", "EstimateResult", "MetricEstimate", "SampledMetricWarning",
+    "DEFAULT_ESTIMATOR", "ESTIMATORS",
+    "RankMetric", "parse_metric",
+]

@@ -1,0 +1,173 @@
+"""Correction tables and rank-distribution fits for one (catalogue size, sample size) problem.
+
+Everything here works on a *target*: a function ``true_curve(r)`` on true ranks r = 1..N (the
+metric contribution we want) and ``sampled_curve(j)`` on sampled ranks j = 1..m+1 (what the
+uncorrected metric would report).  A single relevant item is the target (M(r) on n items,
+M(j) on m+1 items); the i-th of several relevant items is a shifted, re-weighted target.
+
+Two kinds of estimators:
+
+* table estimators (Krichene & Rendle section 5) return a vector T of length m+1; a query's
+  estimate is T[r~-1].  They need, for a prior p(r), the moments
+  G = sum_r p(r) P_r P_r^T, c = sum_r p(r) P_r, h = sum_r p(r) P_r M(r) with P_r = p(. | r);
+  these are accumulated block by block so n x (m+1) is never held in memory.
+* rank-distribution estimators (Jin et al. AAAI 2021) fit a distribution of true ranks on rank
+  bins from the histogram of sampled ranks, then report sum_b pi_b * mean_{r in b} M(r).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from scipy.optimize import lsq_linear
+
+from rankwise.sampled.distribution import BLOCK_ROWS, iter_blocks
+
+
+@dataclass(frozen=True)
+class Target:
+    true_curve: Callable[[np.ndarray], np.ndarray]
+    sampled_curve: Callable[[np.ndarray], np.ndarray]
+    lower: float = 0.0
+    upper: float = 1.0
+
+
+# ---------------------------------------------------------------------------------- moments
+
+def moments(targets: list[Target], n: int, m: int, replacement: bool, prior: np.ndarray | None = None,
+            block_rows: int = BLOCK_ROWS):
+    """(G, c, [h_t for each target]) for prior p(r) on 1..n (uniform when None)."""
+    G = np.zeros((m + 1, m + 1))
+    c = np.zeros(m + 1)
+    hs = [np.zeros(m + 1) for _ in targets]
+    for r, P in iter_blocks(n, m, replacement=replacement, block_rows=block_rows):
+        w = np.full(r.size, 1.0 / n) if prior is None else prior[r.astype(np.int64) - 1]
+        S = P * np.sqrt(w)[:, None]
+        G += S.T @ S  # numpy uses a symmetric rank-k update for this pattern: half the flops
+        Pw = P * w[:, None]
+        c += Pw.sum(axis=0)
+        for h, t in zip(hs, targets):
+            h += Pw.T @ t.true_curve(r)
+    return G, c, hs
+
+
+# ------------------------------------------------------------------------- table estimators
+
+def table_naive(t: Target, n: int, m: int) -> np.ndarray:
+    return t.sampled_curve(np.arange(1, m + 2, dtype=np.float64))
+
+
+def table_rank_estimate(t: Target, n: int, m: int, interpolate: bool) -> np.ndarray:
+    """Eq. 20: M at the unbiased rank estimate 1 + (n-1)(r~-1)/m, floored or interpolated."""
+    r_hat = 1.0 + (n - 1.0) * np.arange(m + 1) / m
+    lo = np.floor(r_hat)
+    if not interpolate:
+        return t.true_curve(lo)
+    hi = np.minimum(lo + 1.0, n)
+    frac = r_hat - lo
+    return (1.0 - frac) * t.true_curve(lo) + frac * t.true_curve(hi)
+
+
+def table_bias_variance(G, c, h, gamma: float) -> np.ndarray:
+    """Eq. 25: ((1-gamma) A^T A + gamma diag(c))^-1 A^T b; gamma = 0 is least squares (eq. 22)."""
+    if gamma >= 1.0:
+        return np.divide(h, c, out=np.zeros_like(h), where=c > 0)  # eq. 26, posterior mean
+    W = (1.0 - gamma) * G + gamma * np.diag(c)
+    if gamma > 0.0:
+        try:
+            return np.linalg.solve(W, h)  # positive definite once the variance term is in
+        except np.linalg.LinAlgError:  # pragma: no cover - only for degenerate priors
+            pass
+    # A^T A is singular to working precision for gamma = 0 (m+1 smooth columns); the
+    # minimum-norm solution of the normal equations is the least-squares answer of eq. 22.
+    vals, vecs = np.linalg.eigh(W)
+    keep = vals > vals.max() * 1e-13
+    return vecs[:, keep] @ ((vecs[:, keep].T @ h) / vals[keep])
+
+
+def table_constrained(G, c, h, lower: float, upper: float) -> np.ndarray:
+    """Least squares (eq. 21) with T non-increasing in r~ and inside [lower, upper].
+
+    Written as T_j = lower + sum_{l >= j} d_l with d >= 0 (monotone by construction), which is a
+    bounded linear least-squares problem in d once G is factored.
+    """
+    k = G.shape[0]
+    scale = np.trace(G) / k
+    Gs = G / scale + 1e-12 * np.eye(k)
+    hs = (h - lower * G.sum(axis=1)) / scale
+    L = np.linalg.cholesky(Gs)
+    U = np.triu(np.ones((k, k)))  # U[j, l] = 1 for l >= j: T = lower + U d
+    A = L.T @ U
+    b = np.linalg.solve(L, hs)
+    sol = lsq_linear(A, b, bounds=(0.0, upper - lower), method="bvls", lsmr_tol="auto")
+    table = lower + U @ sol.x
+    # the sum of increments can exceed the range only at j = 1; clipping keeps monotonicity
+    return np.clip(table, lower, upper)
+
+
+# ------------------------------------------------------------------ rank-distribution space
+
+def rank_bins(n: int, max_bins: int = 400, exact_top: int = 200) -> np.ndarray:
+    """Bin edges (1-based, right-open) over 1..n: every rank up to ``exact_top``, then geometric.
+
+    Top ranks carry almost all the weight of top-heavy metrics, so they are resolved exactly;
+    the tail only needs its mass.  Returns edges e with bin b = [e[b], e[b+1]).
+    """
+    if n <= max_bins:
+        return np.arange(1, n + 2, dtype=np.int64)
+    top = min(exact_top, max_bins // 2)
+    tail = np.unique(np.round(np.geomspace(top + 1, n + 1, max_bins - top + 1)).astype(np.int64))
+    return np.unique(np.concatenate([np.arange(1, top + 1, dtype=np.int64), tail]))
+
+
+def bin_likelihood(edges: np.ndarray, n: int, m: int, replacement: bool, block_rows: int = BLOCK_ROWS):
+    """L[b, j] = mean over r in bin b of p(r~ = j+1 | r): the bins' sampled-rank distribution."""
+    nb = edges.size - 1
+    L = np.zeros((nb, m + 1))
+    width = np.diff(edges).astype(np.float64)
+    for r, P in iter_blocks(n, m, replacement=replacement, block_rows=block_rows):
+        b = np.searchsorted(edges, r, side="right") - 1
+        starts = np.flatnonzero(np.diff(b, prepend=-1))
+        L[b[starts]] += np.add.reduceat(P, starts, axis=0)
+    return L / width[:, None]
+
+
+def bin_means(curve: Callable, edges: np.ndarray) -> np.ndarray:
+    r = np.arange(edges[0], edges[-1], dtype=np.float64)
+    vals = curve(r)
+    csum = np.concatenate([[0.0], np.cumsum(vals)])
+    idx = edges - edges[0]
+    return (csum[idx[1:]] - csum[idx[:-1]]) / np.diff(edges)
+
+
+def fit_rank_distribution(L: np.ndarray, counts: np.ndarray, width: np.ndarray, *, entropy: float = 0.0,
+                          iterations: int = 300, init: np.ndarray | None = None, tol: float = 1e-6) -> np.ndarray:
+    """Distribution over rank bins from sampled-rank histograms, batched over rows of ``counts``.
+
+    ``entropy = 0``: maximum likelihood by EM (Jin et al. 2021, MLE).  ``entropy > 0``: the EM
+    step is tempered toward the uniform distribution over *ranks* (pi_b proportional to bin
+    width), i.e. a maximum-entropy-penalised likelihood; this is our reading of their MES idea,
+    with a likelihood instead of a squared-distance data term.
+    """
+    counts = np.atleast_2d(np.asarray(counts, dtype=np.float64))
+    total = counts.sum(axis=1, keepdims=True)
+    freq = counts / np.where(total > 0, total, 1.0)
+    uniform = width / width.sum()
+    pi = np.tile(uniform, (counts.shape[0], 1)) if init is None else np.atleast_2d(init).copy()
+    empty = total[:, 0] == 0  # e.g. a bootstrap replicate that drew no query of this group
+    pi[empty] = uniform
+    for it in range(iterations):
+        if it % 25 == 0:
+            before = pi.copy()
+        mix = pi @ L  # (B, m+1) model probability of each sampled rank
+        ratio = np.divide(freq, mix, out=np.zeros_like(freq), where=mix > 0)
+        pi = pi * (ratio @ L.T)
+        if entropy > 0:
+            pi = np.exp((1.0 - entropy) * np.log(np.maximum(pi, 1e-300)) + entropy * np.log(uniform))
+        pi[empty] = uniform
+        pi /= pi.sum(axis=1, keepdims=True)
+        # EM creeps along flat directions of the likelihood; stop once the distribution stops moving
+        if it % 25 == 24 and np.max(np.abs(pi - before)) < tol:
+            break
+    return pi
