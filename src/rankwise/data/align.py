@@ -102,8 +102,10 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
         tie_next = np.zeros(0, dtype=bool)
     tie_group = None
     if tie_next.any():
-        starts = np.r_[True, ~tie_next]
-        group = np.cumsum(starts) - 1
+        starts = np.empty(n, dtype=np.int64)
+        starts[0] = 0
+        np.logical_not(tie_next, out=starts[1:], casting="unsafe")
+        group = np.cumsum(starts, out=starts)
         if ties == "average":
             tie_group = group
         elif ties != "input":
@@ -123,7 +125,8 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
             else:  # pragma: no cover - validated by Param
                 raise ValueError(ties)
             src = sub[o]  # only tied rows move, and only among themselves
-            docs, scores, labels, judged = (np.array(a) for a in (docs, scores, labels, judged))
+            # copy only what is shared with the inputs (read-only); fresh arrays are reordered in place
+            docs, scores, labels, judged = (a if a.flags.writeable else a.copy() for a in (docs, scores, labels, judged))
             docs[sub], scores[sub], labels[sub], judged[sub] = docs[src], scores[src], labels[src], judged[src]
 
     # --- ideal: judged grades of each query, best first
@@ -160,22 +163,30 @@ def _lookup(qkeys: np.ndarray, qseg: np.ndarray, rkeys: np.ndarray, rseg: np.nda
         return np.full(n, -1, dtype=np.int64)
     hq = idkeys.mix(qkeys, qseg)
     hr = idkeys.mix(rkeys, rseg)
+    # Most ranked documents are unjudged: a bitmap of the judged hashes' top bits rules most of
+    # them out with one byte lookup, so only candidates go through the (slower) exact probe.
+    bits = int(min(26, max(16, (8 * qkeys.shape[0]).bit_length())))
+    shift = np.uint64(64 - bits)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[(hq >> shift).astype(np.intp)] = True
+    cand = np.flatnonzero(table[(hr >> shift).astype(np.intp)])
+    hc = hr[cand]
     try:
-        import pyarrow as pa
         import pyarrow.compute as pc
+
         from rankwise.data.arrow_views import from_numpy, to_numpy
-        pos = to_numpy(pc.index_in(from_numpy(hr), value_set=from_numpy(hq)), fill=-1).astype(np.int64)
+        pos = to_numpy(pc.index_in(from_numpy(hc), value_set=from_numpy(hq)), fill=-1).astype(np.int64)
     except ImportError:
         order = np.argsort(hq, kind="stable")
         sh = hq[order]
-        p = np.minimum(np.searchsorted(sh, hr), sh.size - 1)
-        pos = np.where(sh[p] == hr, order[p], -1)
-    hit = np.flatnonzero(pos >= 0)
-    ph = pos[hit]
-    good = (qseg[ph] == rseg[hit]) & idkeys.rows_equal(qkeys[ph], rkeys[hit])
+        p = np.minimum(np.searchsorted(sh, hc), sh.size - 1)
+        pos = np.where(sh[p] == hc, order[p], -1)
+    hit = pos >= 0
+    rows, ph = cand[hit], pos[hit]
+    good = (qseg[ph] == rseg[rows]) & idkeys.rows_equal(qkeys[ph], rkeys[rows])
     out = np.full(n, -1, dtype=np.int64)
-    out[hit[good]] = ph[good]
-    bad = hit[~good]
+    out[rows[good]] = ph[good]
+    bad = rows[~good]
     if bad.size:
         out[bad] = _exact_lookup(qkeys, qseg, rkeys[bad], rseg[bad])
     return out

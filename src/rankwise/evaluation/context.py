@@ -2,6 +2,12 @@
 
 A context belongs to one JudgedRankings (one tie policy, one unjudged policy). Arrays derived
 for a relevance threshold or gain are computed once and reused by every metric and cutoff.
+
+Metrics see *rows*: ``labels``, ``judged``, ``seg`` (query of the row), ``pos`` (0-based rank in
+its query) and ``row_offsets`` (CSR over the rows). Unless ties are averaged, the rows are the
+judged documents only, each with its true rank: an unjudged document changes no metric except
+through the ranks of the documents below it (kept in ``pos``) and the count retrieved
+(``n_ret``), so every kernel then runs over the judged fraction of the run, not all of it.
 """
 from __future__ import annotations
 
@@ -18,16 +24,20 @@ class EvalContext:
         self.jr = jr
         self.n = jr.n_queries
         self._cache: dict = {}
+        if jr.tie_group is None:  # judged rows only (see the module docstring)
+            idx = np.flatnonzero(jr.judged)
+            self.seg = np.searchsorted(jr.offsets, idx, side="right") - 1
+            self.pos = idx - jr.offsets[self.seg]
+            self.labels = jr.labels[idx]
+            self.judged = np.ones(idx.size, dtype=bool)
+            self.row_offsets = np.zeros(self.n + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.seg, minlength=self.n), out=self.row_offsets[1:])
+        else:  # tie-averaging spreads a relevant document's weight over unjudged ties: all rows
+            self.seg = sk.segment_ids(jr.offsets)
+            self.pos = sk.positions(jr.offsets, self.seg)
+            self.labels, self.judged, self.row_offsets = jr.labels, jr.judged, jr.offsets
 
     # ---- structure ----------------------------------------------------------------------------
-    @cached_property
-    def seg(self) -> np.ndarray:
-        return sk.segment_ids(self.jr.offsets)
-
-    @cached_property
-    def pos(self) -> np.ndarray:
-        return sk.positions(self.jr.offsets, self.seg)
-
     @cached_property
     def n_ret(self) -> np.ndarray:
         return np.diff(self.jr.offsets).astype(np.float64)
@@ -59,7 +69,7 @@ class EvalContext:
 
     # ---- relevance ----------------------------------------------------------------------------
     def is_rel(self, t: float) -> np.ndarray:
-        return self._memo(("rel", t), lambda: self.jr.judged & (self.jr.labels >= t))
+        return self._memo(("rel", t), lambda: self.judged & (self.labels >= t))
 
     def rel_weight(self, t: float) -> np.ndarray:
         """1.0 for relevant rows; under ties=average, the expected relevance of the position."""
@@ -111,7 +121,7 @@ class EvalContext:
         return self._memo(key, lambda: sk.segment_sum(self.rel_weight(t), self.seg, self.n, self.in_top(k)))
 
     def running_hits(self, t: float) -> np.ndarray:
-        return self._memo(("runhits", t), lambda: sk.running_count(self.is_rel(t), self.jr.offsets, self.seg))
+        return self._memo(("runhits", t), lambda: sk.running_count(self.is_rel(t), self.row_offsets, self.seg))
 
     # ---- gains ----------------------------------------------------------------------------------
     @staticmethod
@@ -128,7 +138,7 @@ class EvalContext:
 
     def gains(self, t: float, gain: str) -> np.ndarray:
         def make():
-            g = np.where(self.jr.judged, self.gain_of(self.jr.labels, t, gain), 0.0)
+            g = np.where(self.judged, self.gain_of(self.labels, t, gain), 0.0)
             return sk.group_mean(g, self.jr.tie_group) if self.averaged else g
         return self._memo(("gain", t, gain), make)
 
@@ -139,7 +149,7 @@ class EvalContext:
         """Gains of grade / (the query's highest judged grade): NDCNG's ngain (seed 004, eq. 5)."""
         def make():
             scale = self.query_max_grade[self.seg]
-            g = np.where(self.jr.judged, self.gain_of(self.jr.labels, t, gain, scale), 0.0)
+            g = np.where(self.judged, self.gain_of(self.labels, t, gain, scale), 0.0)
             return sk.group_mean(g, self.jr.tie_group) if self.averaged else g
         return self._memo(("ngain_ranked", t, gain), make)
 

@@ -7,14 +7,13 @@ from rankwise.spec.metric import MetricDef
 
 def compute(ctx, p, k):
     t = p["rel"]
-    jr = ctx.jr
     R = ctx.n_rel(t)
     N = ctx.n_judged() - R  # judged non-relevant documents in the qrels
     top = ctx.in_top(k)
-    nonrel = jr.judged & (jr.labels < t)
+    nonrel = ctx.judged & (ctx.labels < t)
     if top is not None:
         nonrel = nonrel & top
-    nonrel_above = sk.running_count(nonrel, jr.offsets, ctx.seg)  # inclusive; zero on relevant rows' own
+    nonrel_above = sk.running_count(nonrel, ctx.row_offsets, ctx.seg)  # inclusive; zero on relevant rows' own
     rel = ctx.is_rel(t) if top is None else ctx.is_rel(t) & top
     seg = ctx.seg[rel]
     above = nonrel_above[rel].astype(np.float64)

@@ -33,9 +33,9 @@ def _gmax(ctx, choice, ok):
 
 def compute(ctx, p, k):
     t = p["rel"]
-    labels = ctx.jr.labels
+    labels = ctx.labels
     # grades <= 0 (and below the rel threshold) stop nobody
-    ok = ctx.jr.judged & (labels >= t) & (labels > 0)
+    ok = ctx.judged & (labels >= t) & (labels > 0)
     top = ctx.in_top(k)
     if top is not None:
         ok = ok & top  # rows past k add nothing and cannot change the survival of rows before them
@@ -43,7 +43,7 @@ def compute(ctx, p, k):
     # log of the probability that the user is still looking: Π_{i<r} (1 − R_i). R < 1 always
     # (g <= gmax), so the logarithm is finite.
     log_keep = np.log1p(-r)
-    before = sk.segment_cumsum(log_keep, ctx.jr.offsets, ctx.seg) - log_keep
+    before = sk.segment_cumsum(log_keep, ctx.row_offsets, ctx.seg) - log_keep
     w = r * np.exp(before) / (ctx.pos + 1.0)
     return sk.segment_sum(w, ctx.seg, ctx.n, ok)
 

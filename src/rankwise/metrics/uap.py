@@ -59,7 +59,7 @@ def _row_level_ranks(ctx, t, q, value, rank):
     """The retrieved rows that pass the lowest level of their query, with the rank of their own
     level (0 = the query's top level). A judged grade >= t and > 0 *is* one of its query's levels,
     so one merge of rows and levels by (query, grade descending) finds it."""
-    labels, judged = ctx.jr.labels, ctx.jr.judged
+    labels, judged = ctx.labels, ctx.judged
     rows = np.flatnonzero(judged & (labels >= t) & (labels > 0))
     n_lv = q.size
     keys_q = np.concatenate([q, ctx.seg[rows]])
