@@ -84,3 +84,25 @@ def test_recommenders_plug_into_catalogue():
     for model in (ImplicitALS(factors=3, iterations=3), recommender_y(), recommender_z(), Popularity()):
         r = item_ranks(model.fit(x).scorer(), x, held, ties="average", backend="numpy")
         assert r.ranks.shape == (20,) and np.all((r.ranks >= 1) & (r.ranks <= r.n_candidates))
+
+
+@pytest.mark.parametrize("q,k,kp", [(1, None, None), (3, None, None), (1, None, 2), (2, 3, 2), (1, 2, None)])
+def test_item_cf_sparse_path_matches_naive(q, k, kp, monkeypatch):
+    # the blocked sparse path serves catalogues too large for a dense items x items similarity
+    import rankwise.experiments.recommenders as rec
+    monkeypatch.setattr(rec, "DENSE_SIMILARITY_LIMIT", 0)
+    rng = np.random.default_rng(0)
+    x = sp.csr_matrix((rng.random((30, 12)) < 0.3).astype(float))
+    model = ItemCF(q=q, k=k, k_prime=kp).fit(x)
+    np.testing.assert_allclose(model.score(np.arange(30)), naive_item_cf(x, q, k, kp), atol=1e-12)
+
+
+@pytest.mark.parametrize("q,k,kp", [(1, None, None), (3, None, None), (1, None, 2), (2, 3, 2)])
+def test_item_cf_dense_and_sparse_similarity_agree(q, k, kp, monkeypatch):
+    import rankwise.experiments.recommenders as rec
+    rng = np.random.default_rng(5)
+    x = sp.csr_matrix((rng.random((25, 14)) < 0.3).astype(float))
+    dense = ItemCF(q=q, k=k, k_prime=kp).fit(x).similarity.toarray()
+    monkeypatch.setattr(rec, "DENSE_SIMILARITY_LIMIT", 0)
+    sparse = ItemCF(q=q, k=k, k_prime=kp).fit(x).similarity.toarray()
+    np.testing.assert_allclose(dense, sparse, atol=1e-12)

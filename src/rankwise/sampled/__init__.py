@@ -8,14 +8,15 @@
 """
 from rankwise.sampled.distribution import ExpectedSampled, expected_curve, expected_sampled, rank_distribution
 from rankwise.sampled.estimate import (DEFAULT_ESTIMATOR, ESTIMATORS, EstimateResult, MetricEstimate,
-                                       SampledMetricWarning, agreement, estimate)
+                                       SampledMetricWarning, agreement, estimate,
+                                       estimate_repetitions)
 from rankwise.sampled.metric import RankMetric, parse_metric
 from rankwise.sampled.simulate import simulate, simulate_items
 
 __all__ = [
     "rank_distribution", "expected_sampled", "expected_curve", "ExpectedSampled",
     "simulate", "simulate_items",
-    "estimate", "agreement", "EstimateResult", "MetricEstimate", "SampledMetricWarning",
+    "estimate", "estimate_repetitions", "agreement", "EstimateResult", "MetricEstimate", "SampledMetricWarning",
     "DEFAULT_ESTIMATOR", "ESTIMATORS",
     "RankMetric", "parse_metric",
 ]

@@ -351,7 +351,9 @@ def _adaptive_prior(reduced, size, m, replacement):
     return prior / prior.sum()
 
 
-def _distribution_estimates(name, param, items, metrics, m, replacement, nodes, item_w):
+def _distribution_estimates(name, param, items, metrics, m, replacement, nodes, item_w, warm_start=True):
+    """Rows of ``item_w``: bootstrap replicates warm-started from row 0 (``warm_start``), or
+    independent data sets, each fitted from the uniform start."""
     entropy = 0.0 if name == "mle" else param
     near = np.abs(np.log(items.size)[:, None] - np.log(nodes)[None, :]).argmin(axis=1)
     keys = np.stack([items.pos, items.nrel], axis=1)
@@ -373,10 +375,13 @@ def _distribution_estimates(name, param, items, metrics, m, replacement, nodes, 
             cols = idx[items.reduced[idx] == j + 1]
             if cols.size:
                 hist[:, j] = onehot_rows[:, cols].sum(axis=1)
-        pi0 = cx.fit_rank_distribution(L, hist[:1], width, entropy=entropy, iterations=1000)
-        pi = np.vstack([pi0, cx.fit_rank_distribution(L, hist[1:], width, entropy=entropy, iterations=150,
-                                                      init=np.repeat(pi0, hist.shape[0] - 1, axis=0))]) \
-            if hist.shape[0] > 1 else pi0
+        if not warm_start:
+            pi = cx.fit_rank_distribution(L, hist, width, entropy=entropy, iterations=1000)
+        else:
+            pi0 = cx.fit_rank_distribution(L, hist[:1], width, entropy=entropy, iterations=1000)
+            pi = np.vstack([pi0, cx.fit_rank_distribution(L, hist[1:], width, entropy=entropy, iterations=150,
+                                                          init=np.repeat(pi0, hist.shape[0] - 1, axis=0))]) \
+                if hist.shape[0] > 1 else pi0
         for t in np.unique(item_kind[sel]):
             members = np.flatnonzero(sel & (item_kind == t))
             count_w = item_w[:, members].sum(axis=1)
@@ -397,3 +402,56 @@ def agreement(sampled_ranks, n_items, m: int, metrics=("Recall@10", "NDCG@10", "
         for est in estimators:
             out[est] = estimate(sampled_ranks, n_items, m, metrics, estimator=est, **kwargs).estimates
     return out
+
+
+def estimate_repetitions(samples, n_items, m: int, metrics=("Recall@10", "NDCG@10", "AP"), *,
+                         estimator: str = DEFAULT_ESTIMATOR, replacement: bool = True, max_groups: int = 8,
+                         prior=None) -> dict[str, np.ndarray]:
+    """Point estimates for many sampled evaluations of the same queries at once.
+
+    ``samples``: a list of sampled ranks (RelevantRanks or arrays), one per repetition, all over
+    the same queries with the same full catalogue sizes ``n_items``.  Returns metric -> array of
+    one estimate per repetition, equal to ``estimate(sample, n_items, m, metrics,
+    estimator=estimator, bootstrap=0).values`` for each sample (tested), but batched: table
+    estimators look every repetition up in one pass; rank-distribution estimators run one batched
+    EM per catalogue-size node, each repetition fitted from the uniform start as a single call
+    would.  ``min_error`` fits a data-dependent prior per repetition and loops (slow).
+    """
+    name, param = parse_estimator(estimator)
+    metrics = parse_metrics(metrics)
+    reps = len(samples)
+    if reps == 0:
+        return {mt.name: np.zeros(0) for mt in metrics}
+    if name == "min_error":
+        out = {mt.name: np.empty(reps) for mt in metrics}
+        for k, s in enumerate(samples):
+            vals = estimate(s, n_items, m, metrics, estimator=estimator, replacement=replacement, bootstrap=0,
+                            max_groups=max_groups, prior=prior).values
+            for mt in metrics:
+                out[mt.name][k] = vals[mt.name]
+        return out
+    n_check = np.asarray(n_items if n_items is not None else getattr(samples[0], "n_items"))
+    check_sampling(n_check, m, replacement)
+    parts = [_items(s, n_items, m) for s in samples]
+    first = parts[0]
+    for p in parts[1:]:
+        if p.n_queries != first.n_queries or not np.array_equal(p.size, first.size):
+            raise DataError("estimate_repetitions needs every sample over the same queries and catalogue sizes")
+    cat = lambda attr: np.concatenate([getattr(p, attr) for p in parts])  # noqa: E731
+    nq = first.n_queries
+    items = _Items(np.concatenate([p.query + k * nq for k, p in enumerate(parts)]), cat("pos"), cat("nrel"),
+                   cat("n"), cat("reduced"), cat("size"), nq * reps, np.tile(first.has_relevant, reps))
+    rep_of_item = np.repeat(np.arange(reps), first.query.size)
+    item_w = np.zeros((reps, items.query.size))
+    item_w[rep_of_item, np.arange(items.query.size)] = 1.0
+    q_count = float(first.has_relevant.sum())  # estimates average over queries with relevant items
+    nodes = _nodes(items.size, max_groups)
+    if name in DISTRIBUTION_ESTIMATORS:
+        totals, _ = _distribution_estimates(name, param, items, metrics, m, replacement, nodes, item_w,
+                                            warm_start=False)
+    else:
+        if name == "naive":
+            warnings.warn("the naive sampled metric is a biased estimate of the exact metric (Krichene & Rendle "
+                          "2020); use a corrected estimator", SampledMetricWarning, stacklevel=2)
+        totals, _ = _table_estimates(name, param, items, metrics, m, replacement, nodes, item_w, prior)
+    return {mt.name: totals[mt.name] / q_count for mt in metrics}
