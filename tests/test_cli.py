@@ -8,6 +8,7 @@ interpreter start-up dominates), so the whole file runs in a few seconds of CPU.
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import json
 import math
 import os
