@@ -4,7 +4,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankwise as rw
-from rankwise.data import align as align_mod
 from rankwise.data import idkeys
 
 IDS = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zs")), min_size=1, max_size=40)

@@ -100,6 +100,18 @@ def _runs(users: np.ndarray, values: np.ndarray):
     return order, user_end, run_start, run_end
 
 
+def prepare(scorer, train, dtype, block_size, backend, device):
+    """What ranking and top-K share: checked dtype, sizes, block size, backend and the train mask."""
+    dtype = check_dtype(dtype)
+    n_users, n_items = scorer.n_users, scorer.n_items
+    block_size = _check_block_size(block_size, n_items)
+    be = make_backend(backend, dtype, device)
+    if train is None:
+        train = sp.csr_matrix((n_users, n_items), dtype=bool)
+    train = as_interaction_csr(train, n_users, n_items, "train")
+    return dtype, n_users, n_items, block_size, be, train
+
+
 def item_ranks(scorer, train, heldout, *, ties: str, other_relevant: OtherRelevant = "compete",
                backend: str = "auto", dtype="float32", device=None, block_size: int | None = None,
                seed=None, progress: Callable[[int, int], None] | None = None) -> ItemRanks:
@@ -114,13 +126,7 @@ def item_ranks(scorer, train, heldout, *, ties: str, other_relevant: OtherReleva
         raise InvalidParameterError(f"other_relevant must be 'compete' or 'exclude', got {other_relevant!r}")
     if ties == "random" and seed is None:
         raise InvalidParameterError("ties='random' needs an explicit seed (int) so that ranks are reproducible")
-    dtype = check_dtype(dtype)
-    n_users, n_items = scorer.n_users, scorer.n_items
-    block_size = _check_block_size(block_size, n_items)
-    be = make_backend(backend, dtype, device)
-    if train is None:
-        train = sp.csr_matrix((n_users, n_items), dtype=bool)
-    train = as_interaction_csr(train, n_users, n_items, "train")
+    dtype, n_users, n_items, block_size, be, train = prepare(scorer, train, dtype, block_size, backend, device)
     held = as_interaction_csr(heldout, n_users, n_items, "heldout")
     check_disjoint(train, held)
 

@@ -10,11 +10,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-import scipy.sparse as sp
 
-from rankwise.catalogue.backends import check_dtype, make_backend
-from rankwise.catalogue.interactions import as_interaction_csr, block_entries
-from rankwise.catalogue.ranks import _check_block_size
+
+from rankwise.catalogue.interactions import block_entries
+from rankwise.catalogue.ranks import prepare
 from rankwise.catalogue.scorers import DenseScorer
 from rankwise.errors import InvalidParameterError
 
@@ -60,13 +59,7 @@ def top_k(scorer, train, k: int, *, users=None, backend: str = "auto", dtype="fl
     if isinstance(k, bool) or int(k) != k or k < 1:
         raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
     k = int(k)
-    dtype = check_dtype(dtype)
-    n_users, n_items = scorer.n_users, scorer.n_items
-    block_size = _check_block_size(block_size, n_items)
-    be = make_backend(backend, dtype, device)
-    if train is None:
-        train = sp.csr_matrix((n_users, n_items), dtype=bool)
-    train = as_interaction_csr(train, n_users, n_items, "train")
+    dtype, n_users, n_items, block_size, be, train = prepare(scorer, train, dtype, block_size, backend, device)
     if users is None:
         users = np.arange(n_users, dtype=np.int64)
     else:

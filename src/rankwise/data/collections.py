@@ -138,6 +138,17 @@ class _Collection:
         return out
 
     @classmethod
+    def _from_columns(cls, query_ids, doc_ids, values, *, duplicates: str = "error", source=None,
+                      row_numbers=None):
+        return cls._build(query_ids, doc_ids, values, duplicates=duplicates, what=cls._WHAT, source=source,
+                          row_numbers=row_numbers, value_name=cls._VALUE, sort_docs=cls._SORT_DOCS)
+
+    @classmethod
+    def from_dict(cls, d: Mapping, **kw):
+        """From ``{query: {doc: value}}``."""
+        return cls._from_columns(*_flatten_dict(d, cls._VALUE), **kw)
+
+    @classmethod
     def _build(cls, query_ids, doc_ids, values, *, duplicates: str, what: str, source=None,
                row_numbers=None, value_name: str, sort_docs: bool):
         values = np.asarray(values, dtype=np.float64).ravel()
@@ -185,25 +196,19 @@ class Qrels(_Collection):
     """Relevance judgments: (query, doc, graded relevance). Relevance may be int or float;
     whether a grade counts as relevant is decided by each metric's ``rel`` threshold."""
 
+    _VALUE, _WHAT, _SORT_DOCS = "relevance", "judgment", True
+
     @property
     def relevance(self) -> np.ndarray:
         return self.values
 
     @classmethod
-    def from_arrays(cls, query_ids, doc_ids, relevance, *, duplicates: str = "error", source=None,
-                    row_numbers=None) -> "Qrels":
-        return cls._build(query_ids, doc_ids, relevance, duplicates=duplicates, what="judgment",
-                          source=source, row_numbers=row_numbers, value_name="relevance", sort_docs=True)
-
-    @classmethod
-    def from_dict(cls, d: Mapping, **kw) -> "Qrels":
-        q, doc, v = _flatten_dict(d, "relevance")
-        return cls.from_arrays(q, doc, v, **kw)
+    def from_arrays(cls, query_ids, doc_ids, relevance, **kw) -> "Qrels":
+        return cls._from_columns(query_ids, doc_ids, relevance, **kw)
 
     @classmethod
     def from_frame(cls, frame, *, query="query_id", doc="doc_id", relevance="relevance", **kw) -> "Qrels":
-        q, doc, v = _frame_columns(frame, (query, doc, relevance))
-        return cls.from_arrays(q, doc, v, **kw)
+        return cls.from_arrays(*_frame_columns(frame, (query, doc, relevance)), **kw)
 
     @classmethod
     def read(cls, path, **kw) -> "Qrels":
@@ -216,20 +221,15 @@ class Run(_Collection):
     ordered by the tie policy of the metric (see conventions). Rank columns of TREC files are
     ignored, as trec_eval does."""
 
+    _VALUE, _WHAT, _SORT_DOCS = "score", "document", False
+
     @property
     def scores(self) -> np.ndarray:
         return self.values
 
     @classmethod
-    def from_arrays(cls, query_ids, doc_ids, scores, *, duplicates: str = "error", source=None,
-                    row_numbers=None) -> "Run":
-        return cls._build(query_ids, doc_ids, scores, duplicates=duplicates, what="document",
-                          source=source, row_numbers=row_numbers, value_name="score", sort_docs=False)
-
-    @classmethod
-    def from_dict(cls, d: Mapping, **kw) -> "Run":
-        q, doc, v = _flatten_dict(d, "score")
-        return cls.from_arrays(q, doc, v, **kw)
+    def from_arrays(cls, query_ids, doc_ids, scores, **kw) -> "Run":
+        return cls._from_columns(query_ids, doc_ids, scores, **kw)
 
     @classmethod
     def from_ranked_lists(cls, lists: Mapping, **kw) -> "Run":
@@ -244,8 +244,7 @@ class Run(_Collection):
 
     @classmethod
     def from_frame(cls, frame, *, query="query_id", doc="doc_id", score="score", **kw) -> "Run":
-        q, doc, v = _frame_columns(frame, (query, doc, score))
-        return cls.from_arrays(q, doc, v, **kw)
+        return cls.from_arrays(*_frame_columns(frame, (query, doc, score)), **kw)
 
     @classmethod
     def read(cls, path, **kw) -> "Run":

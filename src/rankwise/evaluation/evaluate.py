@@ -17,24 +17,16 @@ from rankwise.spec.grammar import parse_metric
 from rankwise.spec.params import ALIGNMENT_PARAMS
 
 
-def _as_qrels(x) -> Qrels:
-    if isinstance(x, Qrels):
+def _as_collection(x, cls, what: str):
+    """A Qrels/Run from itself, a dict {query: {doc: value}}, or a path to a TREC file."""
+    if isinstance(x, cls):
         return x
     if isinstance(x, Mapping):
-        return Qrels.from_dict(x)
+        return cls.from_dict(x)
     if isinstance(x, (str, PathLike)):
-        return Qrels.read(x)
-    raise InvalidParameterError(f"qrels must be a Qrels, a dict {{query: {{doc: grade}}}} or a path; got {type(x).__name__}")
-
-
-def _as_run(x) -> Run:
-    if isinstance(x, Run):
-        return x
-    if isinstance(x, Mapping):
-        return Run.from_dict(x)
-    if isinstance(x, (str, PathLike)):
-        return Run.read(x)
-    raise InvalidParameterError(f"run must be a Run, a dict {{query: {{doc: score}}}} or a path; got {type(x).__name__}")
+        return cls.read(x)
+    raise InvalidParameterError(f"{cls.__name__.lower()} must be a {cls.__name__}, a dict {{query: {{doc: {what}}}}} "
+                                f"or a path; got {type(x).__name__}")
 
 
 def _preview(ids) -> str:
@@ -79,7 +71,7 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
     conv = get_convention(convention)
     if overrides:
         conv = conv.derive(**overrides)
-    qrels, run = _as_qrels(qrels), _as_run(run)
+    qrels, run = _as_collection(qrels, Qrels, "grade"), _as_collection(run, Run, "score")
     if isinstance(metrics, str):
         metrics = [metrics]
     written = list(dict.fromkeys(metrics))

@@ -129,35 +129,30 @@ def _read_json(path, value_role):
     return obj
 
 
-def read_qrels_file(path, fmt: str | None = None, *, query=None, doc=None, relevance=None,
-                    duplicates: str = "error") -> Qrels:
+def _read_file(cls, trec_reader, path, fmt, columns, roles, value_role, duplicates):
     fmt = fmt or detect_format(path)
     if fmt == "trec":
-        return read_qrels(path, duplicates=duplicates)
+        return trec_reader(path, duplicates=duplicates)
     if fmt == "json":
-        return Qrels.from_dict(_read_json(path, "relevance"), duplicates=duplicates, source=os.fspath(path))
-    roles = (QUERY_COLUMNS, DOC_COLUMNS, REL_COLUMNS)
+        return cls.from_dict(_read_json(path, value_role), duplicates=duplicates, source=os.fspath(path))
     if fmt in ("csv", "tsv"):
-        q, d, v, lines = _read_delimited(path, "," if fmt == "csv" else "\t", (query, doc, relevance), roles, "relevance")
+        q, d, v, lines = _read_delimited(path, "," if fmt == "csv" else "\t", columns, roles, value_role)
     elif fmt == "parquet":
-        q, d, v, lines = _read_parquet(path, (query, doc, relevance), roles, "relevance")
+        q, d, v, lines = _read_parquet(path, columns, roles, value_role)
     else:
-        raise InvalidParameterError(f"unknown qrels format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    return Qrels.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
+        raise InvalidParameterError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    return cls.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
+
+
+def read_qrels_file(path, fmt: str | None = None, *, query=None, doc=None, relevance=None,
+                    duplicates: str = "error") -> Qrels:
+    """Qrels from TREC, CSV, TSV, Parquet or JSON (format from the extension unless given)."""
+    return _read_file(Qrels, read_qrels, path, fmt, (query, doc, relevance), (QUERY_COLUMNS, DOC_COLUMNS, REL_COLUMNS),
+                      "relevance", duplicates)
 
 
 def read_run_file(path, fmt: str | None = None, *, query=None, doc=None, score=None,
                   duplicates: str = "error") -> Run:
-    fmt = fmt or detect_format(path)
-    if fmt == "trec":
-        return read_run(path, duplicates=duplicates)
-    if fmt == "json":
-        return Run.from_dict(_read_json(path, "score"), duplicates=duplicates, source=os.fspath(path))
-    roles = (QUERY_COLUMNS, DOC_COLUMNS, SCORE_COLUMNS)
-    if fmt in ("csv", "tsv"):
-        q, d, v, lines = _read_delimited(path, "," if fmt == "csv" else "\t", (query, doc, score), roles, "score")
-    elif fmt == "parquet":
-        q, d, v, lines = _read_parquet(path, (query, doc, score), roles, "score")
-    else:
-        raise InvalidParameterError(f"unknown run format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    return Run.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
+    """A run from TREC, CSV, TSV, Parquet or JSON (format from the extension unless given)."""
+    return _read_file(Run, read_run, path, fmt, (query, doc, score), (QUERY_COLUMNS, DOC_COLUMNS, SCORE_COLUMNS),
+                      "score", duplicates)

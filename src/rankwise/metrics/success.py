@@ -1,7 +1,6 @@
 """Success (hit rate) at k: is there a relevant document in the top k."""
 import numpy as np
 
-from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef
 
 
