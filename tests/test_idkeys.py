@@ -50,3 +50,17 @@ def test_join_survives_forced_hash_collisions(monkeypatch):
     r = rw.Run.from_arrays(np.array(["q", "q", "q"]), np.array(["a", "b", "a"]), np.array([1.0, 2, 3]),
                            duplicates="first")
     assert r.duplicates_dropped == 1 and r.to_dict() == {"q": {"a": 1.0, "b": 2.0}}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(IDS, min_size=1, max_size=40), st.integers(0, 5), st.integers(1, 4))
+def test_arrow_packing_equals_numpy_for_slices_and_chunks(ids, cut, n_chunks):
+    pa = __import__("pytest").importorskip("pyarrow")
+    ids = [i for i in ids if len(i.encode()) <= 8 * idkeys.MAX_WORDS] or ["x"]
+    cut = min(cut, len(ids) - 1)
+    want = idkeys.pack(np.array(ids[cut:], dtype=str))
+    sliced = pa.array(ids)[cut:]  # a non-zero Arrow offset
+    assert np.array_equal(idkeys.pack(sliced), want)
+    bounds = np.linspace(0, len(ids) - cut, n_chunks + 1).astype(int)
+    chunked = pa.chunked_array([pa.array(ids[cut:][a:b], type=pa.string()) for a, b in zip(bounds[:-1], bounds[1:])])
+    assert np.array_equal(idkeys.pack(chunked), want)

@@ -15,9 +15,19 @@ COMMAND_MODULES = (
     "rankwise.cli.reproduce",
     "rankwise.cli.cmd_sampled",
 )
+# Commands whose registration imports heavy modules (scipy.optimize, the experiments): registered in
+# full only when they are the command being run, so `rankwise evaluate` does not pay for them.
+HEAVY_COMMANDS = {
+    "reproduce": ("rankwise.cli.reproduce", "reproduce a table or figure of the papers rankwise implements"),
+    "sampled": ("rankwise.cli.cmd_sampled", "sampled metrics: correct sampled ranks, simulate sampling"),
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_of(argv) -> str | None:
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(argv=None) -> argparse.ArgumentParser:
     from rankwise import __version__
 
     parser = argparse.ArgumentParser(
@@ -26,7 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "Start with 'rankwise demo', then 'rankwise evaluate QRELS RUN -m nDCG@10'.")
     parser.add_argument("--version", action="version", version=f"rankwise {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    wanted = _command_of(sys.argv[1:] if argv is None else argv)
+    light = {mod: name for name, (mod, _) in HEAVY_COMMANDS.items() if name != wanted}
     for name in COMMAND_MODULES:
+        if name in light:
+            sub.add_parser(light[name], help=HEAVY_COMMANDS[light[name]][1], add_help=False)
+            continue
         try:
             mod = importlib.import_module(name)
         except ImportError as exc:
@@ -38,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)

@@ -196,7 +196,7 @@ class Qrels(_Collection):
     """Relevance judgments: (query, doc, graded relevance). Relevance may be int or float;
     whether a grade counts as relevant is decided by each metric's ``rel`` threshold."""
 
-    _VALUE, _WHAT, _SORT_DOCS = "relevance", "judgment", True
+    _VALUE, _WHAT, _SORT_DOCS = "relevance", "judgment", False
 
     @property
     def relevance(self) -> np.ndarray:

@@ -31,6 +31,38 @@ def _arrow_string_parts(arr):
     return offsets, data
 
 
+def _gather_words(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, nw: int) -> np.ndarray:
+    """(n, nw) big-endian words of each id's bytes (NUL-padded): data[starts[j]:starts[j]+lengths[j]].
+
+    The byte buffer is viewed as unaligned big-endian uint64s with a one-byte stride, so word w
+    of every id is one integer gather at starts + 8w; bytes past the id's end are shifted out."""
+    n = starts.size
+    out = np.zeros((n, nw), dtype=np.uint64)
+    if n == 0:
+        return out
+    near_end = starts > data.size - 8 * nw  # reads there would run past the buffer
+    if near_end.any():  # only the last few ids: read them from a small zero-padded copy of the tail
+        t0 = int(starts[near_end].min())
+        tail = np.zeros(data.size - t0 + 8 * nw, dtype=np.uint8)
+        tail[:data.size - t0] = data[t0:]
+        out[near_end] = _gather_words(tail, starts[near_end] - t0, lengths[near_end], nw)
+        if near_end.all():
+            return out
+        rows = np.flatnonzero(~near_end)
+        out[rows] = _gather_words(data, starts[rows], lengths[rows], nw)
+        return out
+    words = np.ndarray(shape=(data.size - 7,), dtype=">u8", buffer=data, strides=(1,))
+    for w in range(nw):
+        keep = np.clip(lengths - 8 * w, 0, 8)  # bytes of this word that belong to the id
+        has = keep > 0
+        v = words[starts[has] + 8 * w].astype(np.uint64)
+        drop = (8 - keep[has]).astype(np.uint64) * np.uint64(8)
+        full = drop == 0
+        v[~full] = (v[~full] >> drop[~full]) << drop[~full]
+        out[has, w] = v
+    return out
+
+
 def pack(ids) -> np.ndarray | None:
     """(N, nw) uint64 keys of ``ids`` (numpy str/bytes array, sequence, or pyarrow array), or None
     when some id is longer than 8 * MAX_WORDS bytes."""
@@ -47,13 +79,7 @@ def pack(ids) -> np.ndarray | None:
         if width > 8 * MAX_WORDS:
             return None
         nw = max(1, -(-width // 8))
-        mat = np.zeros((n, nw * 8), dtype=np.uint8)
-        starts = offsets[:-1]
-        padded = np.concatenate([data, np.zeros(width + 1, np.uint8)])
-        for c in range(width):
-            col = padded[starts + c]
-            col[lengths <= c] = 0
-            mat[:, c] = col
+        return _gather_words(data, offsets[:-1], lengths, nw)
     else:
         arr = np.asarray(ids)
         if arr.dtype.kind == "U":
