@@ -19,8 +19,6 @@ class JudgedRankings:
     offsets: np.ndarray  # CSR over ranked rows
     labels: np.ndarray  # float64 grade of each ranked doc (0 where unjudged)
     judged: np.ndarray  # bool
-    docs: np.ndarray  # (N, nw) uint64 order-preserving doc keys, rank order
-    scores: np.ndarray  # float64, rank order
     tie_group: np.ndarray | None  # int64 id of the tie group of each row (ties=average only)
     ideal_offsets: np.ndarray  # CSR over judged docs of each query
     ideal_labels: np.ndarray  # judged grades, descending within each query
@@ -102,41 +100,44 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
         tie_next = np.zeros(0, dtype=bool)
     tie_group = None
     if tie_next.any():
-        starts = np.empty(n, dtype=np.int64)
-        starts[0] = 0
-        np.logical_not(tie_next, out=starts[1:], casting="unsafe")
-        group = np.cumsum(starts, out=starts)
+        group = np.empty(n, dtype=np.int64)
+        group[0] = 0
+        np.logical_not(tie_next, out=group[1:], casting="unsafe")
+        np.cumsum(group, out=group)
         if ties == "average":
             tie_group = group
         elif ties != "input":
+            # Only groups holding a judged document can change a metric: the order of unjudged
+            # documents among themselves is invisible. Sort just those groups' rows.
             sizes = np.bincount(group)
-            sub = np.flatnonzero(sizes[group] > 1)
+            matters = np.zeros(sizes.size, dtype=bool)
+            matters[group[judged]] = True
+            matters &= sizes > 1
+            sub = np.flatnonzero(matters[group])
             g = group[sub]
-            desc = idkeys.lex_order_columns(docs[sub], descending=True)
+            d = docs[sub]
             lab = labels[sub]
+            desc = idkeys.lex_order_columns(d, descending=True)
             if ties == "docid_desc":
                 o = np.lexsort((*desc, g))
             elif ties == "docid_asc":
-                o = np.lexsort((*idkeys.lex_order_columns(docs[sub]), g))
+                o = np.lexsort((*idkeys.lex_order_columns(d), g))
             elif ties == "optimistic":
                 o = np.lexsort((*desc, -lab, g))
             elif ties == "pessimistic":
                 o = np.lexsort((*desc, lab, g))
             else:  # pragma: no cover - validated by Param
                 raise ValueError(ties)
-            src = sub[o]  # only tied rows move, and only among themselves
-            # copy only what is shared with the inputs (read-only); fresh arrays are reordered in place
-            docs, scores, labels, judged = (a if a.flags.writeable else a.copy() for a in (docs, scores, labels, judged))
-            docs[sub], scores[sub], labels[sub], judged[sub] = docs[src], scores[src], labels[src], judged[src]
+            src = sub[o]  # tied rows move among themselves only
+            labels[sub], judged[sub] = labels[src], judged[src]
 
     # --- ideal: judged grades of each query, best first
     iorder = np.lexsort((-qrel, qseg))
     ideal_labels = qrel[iorder]
 
-    for a in (offsets, labels, judged, docs, scores, qoffsets, ideal_labels):
+    for a in (offsets, labels, judged, qoffsets, ideal_labels):
         a.setflags(write=False)
-    return JudgedRankings(query_ids, offsets, labels, judged, docs, scores, tie_group, qoffsets,
-                          ideal_labels, removed)
+    return JudgedRankings(query_ids, offsets, labels, judged, tie_group, qoffsets, ideal_labels, removed)
 
 
 def _comparable_keys(run: Run, rdocs: np.ndarray, qrels: Qrels, qdocs: np.ndarray):
