@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 MAX_WORDS = 4
+# _BYTE_MASKS[k] keeps the first k bytes of a big-endian word
+_BYTE_MASKS = np.array([0] + [((1 << (8 * k)) - 1) << (64 - 8 * k) for k in range(1, 9)], dtype=np.uint64)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -52,14 +54,15 @@ def _gather_words(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, nw:
         out[rows] = _gather_words(data, starts[rows], lengths[rows], nw)
         return out
     words = np.ndarray(shape=(data.size - 7,), dtype=">u8", buffer=data, strides=(1,))
+    keep = np.empty(n, dtype=np.int64)
     for w in range(nw):
-        keep = np.clip(lengths - 8 * w, 0, 8)  # bytes of this word that belong to the id
-        has = keep > 0
-        v = words[starts[has] + 8 * w].astype(np.uint64)
-        drop = (8 - keep[has]).astype(np.uint64) * np.uint64(8)
-        full = drop == 0
-        v[~full] = (v[~full] >> drop[~full]) << drop[~full]
-        out[has, w] = v
+        # bytes of this word that belong to the id (0..8); the rest of the 8-byte read is masked off
+        np.subtract(lengths, 8 * w, out=keep)
+        np.minimum(keep, 8, out=keep)
+        np.maximum(keep, 0, out=keep)
+        v = words[starts + 8 * w].astype(np.uint64)
+        v &= _BYTE_MASKS[keep]
+        out[:, w] = v
     return out
 
 
