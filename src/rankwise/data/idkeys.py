@@ -75,14 +75,18 @@ def pack(ids) -> np.ndarray | None:
     except ImportError:
         is_arrow = False
     if is_arrow:
-        offsets, data = _arrow_string_parts(ids)
-        n = offsets.size - 1
-        lengths = np.diff(offsets)
-        width = int(lengths.max()) if n else 1
+        # chunk by chunk: a CSV reader's column comes in chunks, and combining them copies every id
+        chunks = ids.chunks if isinstance(ids, pa.ChunkedArray) else [ids]
+        parts = [_arrow_string_parts(c) for c in chunks if len(c)]
+        if not parts:
+            return np.zeros((0, 1), dtype=np.uint64)
+        lengths = [np.diff(offsets) for offsets, _ in parts]
+        width = max(int(x.max()) for x in lengths)
         if width > 8 * MAX_WORDS:
             return None
         nw = max(1, -(-width // 8))
-        return _gather_words(data, offsets[:-1], lengths, nw)
+        keys = [_gather_words(data, offsets[:-1], ln, nw) for (offsets, data), ln in zip(parts, lengths)]
+        return keys[0] if len(keys) == 1 else np.concatenate(keys)
     else:
         arr = np.asarray(ids)
         if arr.dtype.kind == "U":

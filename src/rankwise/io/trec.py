@@ -164,10 +164,9 @@ def _arrow_csv(data: bytes, layout, value_col: int, delimiter: str):
                                                                                       names[value_col]],
                                                  strings_can_be_null=False, quoted_strings_can_be_null=False,
                                                  null_values=[], true_values=[], false_values=[]))
-        q = table.column(names[0]).combine_chunks()
-        d = table.column(names[2]).combine_chunks()
-        q.validate(full=True)
-        d.validate(full=True)
+        # ConvertOptions.check_utf8 (on by default) has already validated the string columns
+        q = table.column(names[0])
+        d = table.column(names[2])
     except (pa.ArrowInvalid, pa.ArrowException, UnicodeDecodeError):
         return None
     from rankwise.data.arrow_views import to_numpy
