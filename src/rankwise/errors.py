@@ -54,3 +54,15 @@ def require(module: str, extra: str, feature: str):
             f"{feature} needs the optional dependency '{module}'. "
             f"Install it with: pip install 'rankwise[{extra}]'"
         ) from exc
+
+
+def import_if_present(module: str):
+    """The module, or None when that module itself is absent (an import error inside it still raises)."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        if exc.name == module:
+            return None
+        raise

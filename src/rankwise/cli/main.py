@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 
-from rankwise.errors import RankwiseError
+from rankwise.errors import RankwiseError, import_if_present
 
 # Sub-command modules; each exposes register(subparsers). Optional ones may be absent.
 COMMAND_MODULES = (
@@ -42,13 +41,9 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
         if name in light:
             sub.add_parser(light[name], help=HEAVY_COMMANDS[light[name]][1], add_help=False)
             continue
-        try:
-            mod = importlib.import_module(name)
-        except ImportError as exc:
-            if exc.name == name:
-                continue
-            raise
-        mod.register(sub)
+        mod = import_if_present(name)
+        if mod is not None:
+            mod.register(sub)
     return parser
 
 

@@ -1,7 +1,7 @@
 """`rankwise reproduce NAME`: the seeds' experiments, each a module with add_arguments/main."""
 from __future__ import annotations
 
-import importlib
+from rankwise.errors import import_if_present
 
 REPRODUCTIONS = {
     "graded-levels": ("rankwise.experiments.graded_levels",
@@ -17,12 +17,9 @@ def register(sub) -> None:
     p = sub.add_parser("reproduce", help="reproduce a table or figure of the papers rankwise implements")
     rsub = p.add_subparsers(dest="reproduction", metavar="NAME")
     for name, (module, help_) in REPRODUCTIONS.items():
-        try:
-            mod = importlib.import_module(module)
-        except ImportError as exc:
-            if exc.name == module:
-                continue
-            raise
+        mod = import_if_present(module)
+        if mod is None:
+            continue
         rp = rsub.add_parser(name, help=help_, description=help_)
         mod.add_arguments(rp)
         rp.set_defaults(func=mod.main)

@@ -11,6 +11,7 @@ import numpy as np
 
 from rankwise.data import idkeys
 from rankwise.data.collections import Qrels, Run
+from rankwise.kernels.segments import segment_ids
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,10 +42,6 @@ def _gather(offsets: np.ndarray, codes: np.ndarray):
     return idx, new_offsets
 
 
-def _segment_ids(offsets: np.ndarray) -> np.ndarray:
-    return np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
-
-
 def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged: str,
           scores: str = "float64", negative: str = "nonrelevant") -> JudgedRankings:
     nq = query_ids.size
@@ -59,13 +56,13 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
     if scores == "float32":
         score = score.astype(np.float32).astype(np.float64)
     scores = score
-    seg = _segment_ids(offsets)
+    seg = segment_ids(offsets)
 
     # --- the qrels rows of the evaluated queries (sorted by doc code within query)
     qq = qrels.query_vocab.codes_of(query_ids)
     qidx, qoffsets = _gather(qrels.offsets, qq)
     qdocs, qrel = qrels.docs[qidx], qrels.values[qidx]
-    qseg = _segment_ids(qoffsets)
+    qseg = segment_ids(qoffsets)
     if negative == "unjudged" and qrel.size and qrel.min() < 0:
         keepq = qrel >= 0
         qdocs, qrel, qseg = qdocs[keepq], qrel[keepq], qseg[keepq]

@@ -13,6 +13,7 @@ import numpy as np
 
 from rankwise.data import idkeys
 from rankwise.data.vocabulary import Vocabulary, intern
+from rankwise.kernels.segments import segment_ids
 from rankwise.errors import DataError, InvalidParameterError, ParseError
 
 DUPLICATE_POLICIES = ("error", "first", "last", "max")
@@ -119,7 +120,7 @@ class _Collection:
 
     @property
     def segment(self) -> np.ndarray:
-        return np.repeat(np.arange(self.n_queries, dtype=np.int64), np.diff(self.offsets))
+        return segment_ids(self.offsets)
 
     def doc_ids(self, rows=None) -> np.ndarray:
         """The doc id strings of ``rows`` (all rows by default)."""

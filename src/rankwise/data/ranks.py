@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rankwise.errors import DataError
+from rankwise.kernels.segments import segment_ids
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class RelevantRanks:
         if ranks.size:
             if not np.all(np.isfinite(ranks)):
                 raise DataError("ranks must be finite")
-            seg = np.repeat(np.arange(nq), np.diff(offsets))
+            seg = segment_ids(offsets)
             if np.any(ranks < 1) or np.any(ranks > n_items[seg]):
                 bad = int(np.flatnonzero((ranks < 1) | (ranks > n_items[seg]))[0])
                 raise DataError(
@@ -82,4 +83,4 @@ class RelevantRanks:
     @property
     def segment(self) -> np.ndarray:
         """Query index of every rank (CSR row id)."""
-        return np.repeat(np.arange(self.n_queries), self.n_relevant)
+        return segment_ids(self.offsets)
