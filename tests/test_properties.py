@@ -120,3 +120,31 @@ def test_input_is_never_mutated_and_results_are_read_only(data):
     assert np.array_equal(before[0], q.values) and np.array_equal(before[1], r.values)
     assert np.array_equal(before[2], r.docs)
     assert not res.values["AP"].flags.writeable
+
+
+def _rows(d):
+    return [(q, doc, v) for q, inner in d.items() for doc, v in inner.items()]
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_row_order_of_the_input_changes_nothing_but_input_ties(data):
+    """Queries stored in first-appearance order, in blocks or interleaved: the same results as the
+    same data given query by query (ties=input aside, whose answer is the input order)."""
+    qrels, run = data.draw(collections())
+    metrics = metric_strings(data.draw, BASE_METRICS)
+    ties = data.draw(st.sampled_from(["docid_desc", "optimistic", "pessimistic", "docid_asc"]))
+    missing_in_qrels = data.draw(st.sampled_from(["skip", "evaluate"]))
+    want = rw.evaluate(qrels, run, metrics, ties=ties, missing_in_qrels=missing_in_qrels)
+    perm = data.draw(st.permutations(range(len(_rows(run)))))
+    rows = [_rows(run)[i] for i in perm]
+    qperm = data.draw(st.permutations(range(len(_rows(qrels)))))
+    qrows = [_rows(qrels)[i] for i in qperm]
+    shuffled_run = rw.Run.from_arrays(*(np.array([r[i] for r in rows], dtype=object if i == 2 else str)
+                                        for i in range(3)))
+    shuffled_qrels = rw.Qrels.from_arrays(*(np.array([r[i] for r in qrows], dtype=object if i == 2 else str)
+                                            for i in range(3)))
+    got = rw.evaluate(shuffled_qrels, shuffled_run, metrics, ties=ties, missing_in_qrels=missing_in_qrels)
+    assert list(got.query_ids) == list(want.query_ids) == sorted(want.query_ids)
+    for m in metrics:
+        np.testing.assert_array_equal(got.values[m], want.values[m])

@@ -24,6 +24,9 @@ class JudgedRankings:
     ideal_offsets: np.ndarray  # CSR over judged docs of each query
     ideal_labels: np.ndarray  # judged grades, descending within each query
     unjudged_removed: int = 0  # rows dropped by unjudged=removed
+    # None when rows follow the requested query order; else, for each requested query (in the
+    # order given to align), its position here: per-query values v are reported as v[plan_index]
+    plan_index: np.ndarray | None = None
 
     @property
     def n_queries(self) -> int:
@@ -47,72 +50,78 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
     nq = query_ids.size
     # --- the run's rows of the evaluated queries, in input order within each query
     rq = run.query_vocab.codes_of(query_ids)
-    if rq.size == run.n_queries and np.array_equal(rq, np.arange(run.n_queries)):
+    whole_run = rq.size == run.n_queries and bool(np.all(rq >= 0))  # (ids are distinct)
+    plan_index = None
+    if whole_run:
+        # The common case: every run query is evaluated. Work in the run's own storage order
+        # (so run-only work is memoised on the Run and no row moves); values are put back in
+        # the requested order at the end through plan_index.
+        if not np.array_equal(rq, np.arange(nq)):
+            plan_index = rq
+            query_ids = run.query_ids
         ridx, offsets = None, run.offsets.copy()
         docs, score = run.docs, run.scores
+        seg = run.memo("segment", lambda: _frozen(segment_ids(run.offsets)))
     else:
         ridx, offsets = _gather(run.offsets, rq)
         docs, score = run.docs[ridx], run.scores[ridx]
-    if scores == "float32":
-        score = score.astype(np.float32).astype(np.float64)
-    scores = score
-    seg = segment_ids(offsets)
+        seg = segment_ids(offsets)
 
-    # --- the qrels rows of the evaluated queries (sorted by doc code within query)
+    # --- the qrels rows of the evaluated queries (in qrels order within each query)
     qq = qrels.query_vocab.codes_of(query_ids)
     qidx, qoffsets = _gather(qrels.offsets, qq)
     qdocs, qrel = qrels.docs[qidx], qrels.values[qidx]
     qseg = segment_ids(qoffsets)
+    # judged grades of each query, best first: sorted once per Qrels within its own segments,
+    # and a whole-segment gather keeps that order
+    ideal_labels = qrels.memo("ideal", lambda: _frozen(_descending_within(qrels)))[qidx]
     if negative == "unjudged" and qrel.size and qrel.min() < 0:
         keepq = qrel >= 0
         qdocs, qrel, qseg = qdocs[keepq], qrel[keepq], qseg[keepq]
         qoffsets = np.zeros(nq + 1, dtype=np.int64)
         np.cumsum(np.bincount(qseg, minlength=nq), out=qoffsets[1:])
+        ideal_labels = ideal_labels[ideal_labels >= 0]  # negatives sort last: order is kept
 
-    # --- join: label of each ranked doc (hash probe, then exact verification of every match)
+    # --- join: which ranked rows are judged, and their grades (hash probe, exact verification)
     rkeys, qkeys = _comparable_keys(run, docs, qrels, qdocs)
-    pos = _lookup(qkeys, qseg, rkeys, seg)
-    judged = pos >= 0
-    labels = np.where(judged, qrel[np.maximum(pos, 0)], 0.0) if qrel.size else np.zeros(pos.size)
-    docs = rkeys
+    hr = run.row_hash() if whole_run and rkeys is run.docs else None
+    rows, qpos = _lookup(qkeys, qseg, rkeys, seg, hr)
+    n = seg.size
+    judged = np.zeros(n, dtype=bool)
+    judged[rows] = True
+    labels = np.zeros(n, dtype=np.float64)
+    labels[rows] = qrel[qpos]
 
     removed = 0
     if unjudged == "removed" and not judged.all():
         keep = judged
         removed = int(keep.size - keep.sum())
-        docs, scores, labels, judged, seg = docs[keep], scores[keep], labels[keep], judged[keep], seg[keep]
+        rkeys, score, labels, judged, seg = rkeys[keep], score[keep], labels[keep], judged[keep], seg[keep]
         offsets = np.zeros(nq + 1, dtype=np.int64)
         np.cumsum(np.bincount(seg, minlength=nq), out=offsets[1:])
+        plan = _rank_plan(seg, score, scores)
+    elif whole_run:
+        plan = run.memo(("rank", scores), lambda: _rank_plan(seg, score, scores))
+    else:
+        plan = _rank_plan(seg, score, scores)
 
     # --- rank: score descending; ties by policy
-    n = scores.size
-    if n > 1:
-        same_q = seg[1:] == seg[:-1]
-        if not np.all(~same_q | (scores[1:] <= scores[:-1])):
-            order = np.lexsort((-scores, seg))  # stable: ties stay in input order
-            docs, scores, labels, judged = docs[order], scores[order], labels[order], judged[order]
-            same_q = seg[1:] == seg[:-1]
-        tie_next = same_q & (scores[1:] == scores[:-1])
-    else:
-        tie_next = np.zeros(0, dtype=bool)
+    order, group, sizes = plan
+    if order is not None:
+        labels, judged = labels[order], judged[order]
     tie_group = None
-    if tie_next.any():
-        group = np.empty(n, dtype=np.int64)
-        group[0] = 0
-        np.logical_not(tie_next, out=group[1:], casting="unsafe")
-        np.cumsum(group, out=group)
+    if group is not None:
         if ties == "average":
             tie_group = group
         elif ties != "input":
             # Only groups holding a judged document can change a metric: the order of unjudged
             # documents among themselves is invisible. Sort just those groups' rows.
-            sizes = np.bincount(group)
             matters = np.zeros(sizes.size, dtype=bool)
             matters[group[judged]] = True
             matters &= sizes > 1
             sub = np.flatnonzero(matters[group])
             g = group[sub]
-            d = docs[sub]
+            d = rkeys[sub if order is None else order[sub]]
             lab = labels[sub]
             desc = idkeys.lex_order_columns(d, descending=True)
             if ties == "docid_desc":
@@ -128,13 +137,53 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
             src = sub[o]  # tied rows move among themselves only
             labels[sub], judged[sub] = labels[src], judged[src]
 
-    # --- ideal: judged grades of each query, best first
-    iorder = np.lexsort((-qrel, qseg))
-    ideal_labels = qrel[iorder]
-
     for a in (offsets, labels, judged, qoffsets, ideal_labels):
         a.setflags(write=False)
-    return JudgedRankings(query_ids, offsets, labels, judged, tie_group, qoffsets, ideal_labels, removed)
+    return JudgedRankings(query_ids, offsets, labels, judged, tie_group, qoffsets, ideal_labels, removed,
+                          plan_index)
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def _descending_within(qrels: Qrels) -> np.ndarray:
+    """The qrels grades sorted descending within each query's segment."""
+    return qrels.values[np.lexsort((-qrels.values, qrels.segment))]
+
+
+def _rank_plan(seg: np.ndarray, score: np.ndarray, precision: str):
+    """How the rows of CSR segments ``seg`` rank by ``score`` (descending), before ties are broken.
+
+    Returns (order or None when the rows already are in score order, tie-group id of each ranked
+    row or None when no two adjacent rows of a query tie, size of each tie group). Depends on the
+    run alone, so a whole-run evaluation memoises it on the Run."""
+    if precision == "float32":  # compared as C floats, as trec_eval <= 9.0.7 and pytrec_eval do
+        score = score.astype(np.float32)
+    n = score.size
+    if n < 2:
+        return None, None, None
+    same_q = seg[1:] == seg[:-1]
+    order = None
+    descending = score[1:] <= score[:-1]
+    descending |= ~same_q
+    if not descending.all():
+        order = np.lexsort((-score, seg))  # stable: ties stay in input order
+        score = score[order]
+    del descending
+    tie_next = score[1:] == score[:-1]
+    tie_next &= same_q
+    if not tie_next.any():
+        return order, None, None
+    group = np.empty(n, dtype=np.int64)
+    group[0] = 0
+    np.logical_not(tie_next, out=group[1:], casting="unsafe")
+    np.cumsum(group, out=group)
+    sizes = np.bincount(group)
+    for a in (group, sizes) + (() if order is None else (order,)):
+        a.setflags(write=False)
+    return order, group, sizes
 
 
 def _comparable_keys(run: Run, rdocs: np.ndarray, qrels: Qrels, qdocs: np.ndarray):
@@ -151,16 +200,19 @@ def _comparable_keys(run: Run, rdocs: np.ndarray, qrels: Qrels, qdocs: np.ndarra
             vocab.codes_of(q_str).astype(np.uint64).reshape(-1, 1))
 
 
-def _lookup(qkeys: np.ndarray, qseg: np.ndarray, rkeys: np.ndarray, rseg: np.ndarray) -> np.ndarray:
-    """For each run row, the index of the qrels row with the same (query, doc), or -1.
+def _lookup(qkeys: np.ndarray, qseg: np.ndarray, rkeys: np.ndarray, rseg: np.ndarray, hr=None):
+    """The run rows whose (query, doc) has a qrels row, and the index of that qrels row.
 
     A hash probe finds a candidate for every row; every candidate is verified exactly. A row whose
-    candidate fails verification (a hash collision, astronomically rare) is looked up exactly."""
+    candidate fails verification (a hash collision, astronomically rare) is looked up exactly.
+    ``hr`` is ``idkeys.mix(rkeys, rseg)`` when the caller has it (a Run memoises it)."""
     n = rkeys.shape[0]
+    empty = np.zeros(0, dtype=np.int64)
     if n == 0 or qkeys.shape[0] == 0:
-        return np.full(n, -1, dtype=np.int64)
+        return empty, empty
     hq = idkeys.mix(qkeys, qseg)
-    hr = idkeys.mix(rkeys, rseg)
+    if hr is None:
+        hr = idkeys.mix(rkeys, rseg)
     # Most ranked documents are unjudged: a bitmap of the judged hashes' top bits rules most of
     # them out with one byte lookup, so only candidates go through the (slower) exact probe.
     bits = int(min(26, max(16, (8 * qkeys.shape[0]).bit_length())))
@@ -182,12 +234,13 @@ def _lookup(qkeys: np.ndarray, qseg: np.ndarray, rkeys: np.ndarray, rseg: np.nda
     hit = pos >= 0
     rows, ph = cand[hit], pos[hit]
     good = (qseg[ph] == rseg[rows]) & idkeys.rows_equal(qkeys[ph], rkeys[rows])
-    out = np.full(n, -1, dtype=np.int64)
-    out[rows[good]] = ph[good]
     bad = rows[~good]
+    rows, ph = rows[good], ph[good]
     if bad.size:
-        out[bad] = _exact_lookup(qkeys, qseg, rkeys[bad], rseg[bad])
-    return out
+        found = _exact_lookup(qkeys, qseg, rkeys[bad], rseg[bad])
+        ok = found >= 0
+        rows, ph = np.concatenate([rows, bad[ok]]), np.concatenate([ph, found[ok]])
+    return rows, ph
 
 
 def _exact_lookup(qkeys, qseg, rkeys, rseg) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Qrels and Run: columnar, validated once, read-only after construction.
 
-Both store one CSR segment per query (queries in id order). Qrels rows are sorted by doc id
-inside a query. Run rows keep their *input order* inside a query (needed for the 'input' tie
+Both store one CSR segment per query, queries in order of first appearance (``query_ids``
+lists them in that order; evaluation results are in sorted id order). Qrels rows keep their input
+order inside a query. Run rows keep their *input order* inside a query (needed for the 'input' tie
 policy); ranking by score happens at alignment time, where the tie policy is known.
 """
 from __future__ import annotations
@@ -24,6 +25,11 @@ def _freeze(*arrays):
         a.setflags(write=False)
 
 
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
 def _exact_duplicate_rows(qcodes, keys):
     """Sorted-order view of rows grouped by (query, doc): (order, starts of groups, group id)."""
     order = np.lexsort([*idkeys.lex_order_columns(keys), qcodes])
@@ -32,12 +38,14 @@ def _exact_duplicate_rows(qcodes, keys):
     return order, same
 
 
-def _find_duplicates(qcodes, keys):
+def _find_duplicates(qcodes, keys, h=None):
     """Indices (into the rows) of every row whose (query, doc) occurs more than once, or an empty array.
 
     Sorting one 64-bit hash per row (numpy's vectorised sort) proves there is no repeat in the
-    common case; only rows whose hash repeats are then compared exactly."""
-    h = idkeys.mix(keys, qcodes)
+    common case; only rows whose hash repeats are then compared exactly. ``h`` is that hash
+    (``idkeys.mix(keys, qcodes)``) when the caller has it."""
+    if h is None:
+        h = idkeys.mix(keys, qcodes)
     sh = np.sort(h)
     rep_mask = sh[1:] == sh[:-1]
     if not rep_mask.any():
@@ -49,11 +57,11 @@ def _find_duplicates(qcodes, keys):
     return np.sort(cand[order[dup_sorted]])
 
 
-def _resolve_duplicates(qcodes, keys, values, policy: str, what: str, row_numbers, source, describe):
+def _resolve_duplicates(qcodes, keys, values, policy: str, what: str, row_numbers, source, describe, h=None):
     """Find repeated (query, doc) pairs. Returns (keep-mask or None, number dropped)."""
     if policy not in DUPLICATE_POLICIES:
         raise InvalidParameterError(f"duplicates must be one of {DUPLICATE_POLICIES}, got {policy!r}")
-    rows = _find_duplicates(qcodes, keys)
+    rows = _find_duplicates(qcodes, keys, h)
     if rows.size == 0:
         return None, 0
     order, same = _exact_duplicate_rows(qcodes[rows], keys[rows])
@@ -102,10 +110,24 @@ class _Collection:
     source: str | None = None
     duplicates_dropped: int = 0
     extra: Mapping = field(default_factory=dict)
+    # derived arrays that depend only on this collection (row hashes, rank order); never copied
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def n_queries(self) -> int:
         return self.offsets.size - 1
+
+    def memo(self, key, make):
+        """``make()``, computed once per collection (the collection is immutable)."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            value = self._memo[key] = make()
+            return value
+
+    def row_hash(self) -> np.ndarray:
+        """``idkeys.mix(doc_keys, query code)`` of every row: the hash the join probes with."""
+        return self.memo("row_hash", lambda: _frozen(idkeys.mix(self.doc_keys, self.segment)))
 
     @property
     def query_ids(self) -> np.ndarray:
@@ -153,7 +175,9 @@ class _Collection:
     def _build(cls, query_ids, doc_ids, values, *, duplicates: str, what: str, source=None,
                row_numbers=None, value_name: str, sort_docs: bool):
         values = np.asarray(values, dtype=np.float64).ravel()
-        qvocab, qcodes = intern(query_ids)
+        # queries numbered by first appearance: a file listing each query's rows together (in
+        # any query order) is stored as read, with no permutation of its rows
+        qvocab, qcodes = intern(query_ids, order="appearance")
         keys = idkeys.pack(doc_ids)
         dvocab = None
         if keys is None:  # some id longer than idkeys can pack: fall back to a sorted vocabulary
@@ -174,9 +198,10 @@ class _Collection:
             line = row_numbers[i] if row_numbers is not None else None
             raise ParseError(f"{value_name} is {values[i]!r} for query {q!r}, doc {d!r}", path=source, line=line,
                              expected=f"a {'finite number' if value_name == 'relevance' else 'number (not NaN)'}")
-        keep, dropped = _resolve_duplicates(qcodes, keys, values, duplicates, what, row_numbers, source, describe)
+        h = idkeys.mix(keys, qcodes)
+        keep, dropped = _resolve_duplicates(qcodes, keys, values, duplicates, what, row_numbers, source, describe, h)
         if keep is not None:
-            qcodes, keys, values = qcodes[keep], keys[keep], values[keep]
+            qcodes, keys, values, h = qcodes[keep], keys[keep], values[keep], h[keep]
         counts = np.bincount(qcodes, minlength=len(qvocab))
         offsets = np.zeros(len(qvocab) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
@@ -187,10 +212,12 @@ class _Collection:
         else:
             order = np.argsort(qcodes, kind="stable")
         if order is not None:
-            keys, values = keys[order], values[order]
+            keys, values, h = keys[order], values[order], h[order]
         keys = np.ascontiguousarray(keys)
-        _freeze(offsets, keys, values)
-        return cls(qvocab, keys, dvocab, offsets, values, source, dropped)
+        _freeze(offsets, keys, values, h)
+        out = cls(qvocab, keys, dvocab, offsets, values, source, dropped)
+        out._memo["row_hash"] = h  # the duplicate check's hash is the join's probe: keep it
+        return out
 
 
 class Qrels(_Collection):

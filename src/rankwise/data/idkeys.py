@@ -9,12 +9,15 @@ hashing and sorting a vocabulary of millions of distinct doc ids.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 MAX_WORDS = 4
 # _BYTE_MASKS[k] keeps the first k bytes of a big-endian word
 _BYTE_MASKS = np.array([0] + [((1 << (8 * k)) - 1) << (64 - 8 * k) for k in range(1, 9)], dtype=np.uint64)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+_LITTLE = sys.byteorder == "little"
 
 
 def _arrow_string_parts(arr):
@@ -33,13 +36,15 @@ def _arrow_string_parts(arr):
     return offsets, data
 
 
-def _gather_words(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, nw: int) -> np.ndarray:
+def _gather_words(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, nw: int,
+                  out: np.ndarray | None = None) -> np.ndarray:
     """(n, nw) big-endian words of each id's bytes (NUL-padded): data[starts[j]:starts[j]+lengths[j]].
 
     The byte buffer is viewed as unaligned big-endian uint64s with a one-byte stride, so word w
     of every id is one integer gather at starts + 8w; bytes past the id's end are shifted out."""
     n = starts.size
-    out = np.zeros((n, nw), dtype=np.uint64)
+    if out is None:
+        out = np.zeros((n, nw), dtype=np.uint64)
     if n == 0:
         return out
     near_end = starts > data.size - 8 * nw  # reads there would run past the buffer
@@ -53,16 +58,25 @@ def _gather_words(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, nw:
         rows = np.flatnonzero(~near_end)
         out[rows] = _gather_words(data, starts[rows], lengths[rows], nw)
         return out
-    words = np.ndarray(shape=(data.size - 7,), dtype=">u8", buffer=data, strides=(1,))
-    keep = np.empty(n, dtype=np.int64)
+    # native-order view: gather, then swap bytes in place (cheaper than gathering big-endian)
+    words = np.ndarray(shape=(data.size - 7,), dtype=np.uint64, buffer=data, strides=(1,))
+    shortest = int(lengths.min())
+    keep = None
     for w in range(nw):
+        col = out[:, w]
+        v = words[starts if w == 0 else starts + 8 * w]
+        if _LITTLE:
+            v.byteswap(inplace=True)
+        if shortest >= 8 * (w + 1):  # every id fills this word: nothing to mask
+            col[...] = v
+            continue
         # bytes of this word that belong to the id (0..8); the rest of the 8-byte read is masked off
+        if keep is None:
+            keep = np.empty(n, dtype=np.int64)
         np.subtract(lengths, 8 * w, out=keep)
         np.minimum(keep, 8, out=keep)
         np.maximum(keep, 0, out=keep)
-        v = words[starts + 8 * w].astype(np.uint64)
-        v &= _BYTE_MASKS[keep]
-        out[:, w] = v
+        np.bitwise_and(v, _BYTE_MASKS[keep], out=col)
     return out
 
 
@@ -85,8 +99,14 @@ def pack(ids) -> np.ndarray | None:
         if width > 8 * MAX_WORDS:
             return None
         nw = max(1, -(-width // 8))
-        keys = [_gather_words(data, offsets[:-1], ln, nw) for (offsets, data), ln in zip(parts, lengths)]
-        return keys[0] if len(keys) == 1 else np.concatenate(keys)
+        if len(parts) == 1:
+            return _gather_words(parts[0][1], parts[0][0][:-1], lengths[0], nw)
+        out = np.empty((sum(ln.size for ln in lengths), nw), dtype=np.uint64)
+        at = 0
+        for (offsets, data), ln in zip(parts, lengths):
+            _gather_words(data, offsets[:-1], ln, nw, out=out[at:at + ln.size])
+            at += ln.size
+        return out
     else:
         arr = np.asarray(ids)
         if arr.dtype.kind == "U":
@@ -125,14 +145,27 @@ def unpack(keys: np.ndarray) -> np.ndarray:
 
 def mix(keys: np.ndarray, salt: np.ndarray | None = None) -> np.ndarray:
     """A 64-bit hash of each key row (and of ``salt``, e.g. a query code). Exact for one word
-    without salt; otherwise collisions are possible and every use verifies matches exactly."""
+    without salt; otherwise collisions are possible and every use verifies matches exactly.
+
+    Computed in place on one work array (this runs over every row of a run, twice per evaluation
+    before it was cached, so temporaries matter)."""
+    h = np.array(keys[:, 0], dtype=np.uint64, copy=True)
+    tmp = np.empty_like(h)
     with np.errstate(over="ignore"):
-        h = keys[:, 0].copy()
         for w in range(1, keys.shape[1]):
-            h = (h ^ (h >> np.uint64(29))) * _MIX + keys[:, w]
+            np.right_shift(h, np.uint64(29), out=tmp)
+            h ^= tmp
+            h *= _MIX
+            h += keys[:, w]
         if salt is not None:
-            h = (h ^ (h >> np.uint64(31))) * _MIX + salt.astype(np.uint64)
-            h ^= h >> np.uint64(33)
+            salt = np.asarray(salt)
+            salt = salt.view(np.uint64) if salt.dtype in (np.int64, np.uint64) else salt.astype(np.uint64)
+            np.right_shift(h, np.uint64(31), out=tmp)
+            h ^= tmp
+            h *= _MIX
+            h += salt
+            np.right_shift(h, np.uint64(33), out=tmp)
+            h ^= tmp
     return h
 
 

@@ -1,13 +1,17 @@
 """Interning of string ids to integer codes.
 
-Codes are positions in the *sorted* list of distinct ids, so comparing codes compares ids in
-Unicode code-point order, which equals UTF-8 byte order (what trec_eval's strcmp uses to break
-score ties). Interning uses pyarrow's hash tables when pyarrow is installed (it is much faster
-on millions of ids) and numpy otherwise; both give identical vocabularies and codes.
+By default codes are positions in the *sorted* list of distinct ids, so comparing codes compares
+ids in Unicode code-point order, which equals UTF-8 byte order (what trec_eval's strcmp uses to
+break score ties). ``intern(..., order="appearance")`` numbers ids by first appearance instead:
+query ids use it, so a file whose queries come in blocks (in any order, e.g. 1, 2, ..., 10) is
+stored as it was read, without a permutation of every row. Interning uses pyarrow's hash tables
+when pyarrow is installed (much faster on millions of ids) and numpy otherwise; both give
+identical vocabularies and codes.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -27,22 +31,29 @@ def _as_str_array(ids) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """Sorted distinct ids; ``ids[code]`` is the id of a code."""
+    """Distinct ids; ``ids[code]`` is the id of a code. Sorted unless built in appearance order."""
 
     ids: np.ndarray
+    is_sorted: bool = True
 
     def __len__(self) -> int:
         return int(self.ids.size)
+
+    @cached_property
+    def _sorter(self) -> np.ndarray | None:
+        return None if self.is_sorted else np.argsort(self.ids, kind="stable")
 
     def codes_of(self, values) -> np.ndarray:
         """Codes of ``values`` in this vocabulary, -1 where a value is absent."""
         values = _as_str_array(values)
         if self.ids.size == 0 or values.size == 0:
             return np.full(values.shape, -1, dtype=np.int64)
-        pos = np.searchsorted(self.ids, values)
-        pos_c = np.minimum(pos, self.ids.size - 1)
-        found = self.ids[pos_c] == values
-        return np.where(found, pos_c, -1).astype(np.int64)
+        sorter = self._sorter
+        ids = self.ids if sorter is None else self.ids[sorter]
+        pos = np.minimum(np.searchsorted(ids, values), ids.size - 1)
+        found = ids[pos] == values
+        codes = pos if sorter is None else sorter[pos]
+        return np.where(found, codes, -1).astype(np.int64)
 
     @classmethod
     def from_ids(cls, ids) -> "Vocabulary":
@@ -51,26 +62,59 @@ class Vocabulary:
         return cls(arr)
 
 
-def intern(values) -> tuple[Vocabulary, np.ndarray]:
+def intern(values, order: str = "sorted") -> tuple[Vocabulary, np.ndarray]:
     """Return the vocabulary of ``values`` and the int64 code of every value.
 
     ``values`` may be a numpy array, a sequence, or a pyarrow (Chunked)Array of strings.
+    ``order``: "sorted" (codes follow the ids' byte order) or "appearance" (codes follow first
+    appearance). Runs and qrels list each query's rows together, so only the first value of every
+    run of equal values is interned and its code repeated (one string comparison per row instead
+    of a hash probe); the result is the same for any order of the values.
     """
+    if order not in ("sorted", "appearance"):
+        raise ValueError(f"order must be 'sorted' or 'appearance', got {order!r}")
     try:
         import pyarrow as pa
     except ImportError:  # numpy path
         pa = None
     if pa is not None and isinstance(values, (pa.Array, pa.ChunkedArray)):
-        return _intern_arrow(values)
-    arr = _as_str_array(values)
+        return _run_lengths_arrow(values, order)
+    arr = _as_str_array(values).ravel()
+    heads = _run_heads(arr[1:] != arr[:-1], arr.size)
+    if heads is not None:
+        vocab, head_codes = _intern_numpy(arr[heads], pa, order)
+        return vocab, np.repeat(head_codes, np.diff(np.append(heads, arr.size)))
+    return _intern_numpy(arr, pa, order)
+
+
+def _run_heads(differs: np.ndarray, n: int) -> np.ndarray | None:
+    """Start index of every run of equal values, or None when runs are too short to pay."""
+    if n < 2:
+        return None
+    heads = np.flatnonzero(differs)
+    if heads.size > n // 4:
+        return None
+    heads += 1
+    return np.concatenate(([0], heads))
+
+
+def _intern_numpy(arr: np.ndarray, pa, order: str) -> tuple[Vocabulary, np.ndarray]:
     if pa is not None and arr.size > 200_000:
-        return _intern_arrow(pa.array(arr))
-    ids, inverse = np.unique(arr, return_inverse=True)
+        return _intern_arrow(pa.array(arr), order)
+    if order == "sorted":
+        ids, inverse = np.unique(arr, return_inverse=True)
+        codes = inverse.astype(np.int64).ravel()
+    else:
+        uniq, first, inverse = np.unique(arr, return_index=True, return_inverse=True)
+        by_appearance = np.argsort(first, kind="stable")
+        rank_of = np.empty(uniq.size, dtype=np.int64)
+        rank_of[by_appearance] = np.arange(uniq.size, dtype=np.int64)
+        ids, codes = uniq[by_appearance], rank_of[inverse.ravel()]
     ids.setflags(write=False)
-    return Vocabulary(ids), inverse.astype(np.int64).ravel()
+    return Vocabulary(ids, order == "sorted"), codes
 
 
-def _intern_arrow(values) -> tuple[Vocabulary, np.ndarray]:
+def _run_lengths_arrow(values, order: str) -> tuple[Vocabulary, np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -80,13 +124,37 @@ def _intern_arrow(values) -> tuple[Vocabulary, np.ndarray]:
         values = values.combine_chunks()
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
         values = pc.cast(values, pa.string())
-    encoded = pc.dictionary_encode(values)
+    n = len(values)
+    if n >= 2:
+        differs = to_numpy(pc.indices_nonzero(pc.not_equal(values.slice(1), values.slice(0, n - 1))))
+        if differs.size <= n // 4:
+            heads = np.concatenate(([0], differs.astype(np.int64) + 1))
+            vocab, head_codes = _intern_arrow(values.take(pa.array(heads)), order)
+            return vocab, np.repeat(head_codes, np.diff(np.append(heads, n)))
+    return _intern_arrow(values, order)
+
+
+def _intern_arrow(values, order: str = "sorted") -> tuple[Vocabulary, np.ndarray]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from rankwise.data.arrow_views import to_numpy
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        values = pc.cast(values, pa.string())
+    encoded = pc.dictionary_encode(values)  # dictionary in order of first appearance
     dictionary = encoded.dictionary
-    order = to_numpy(pc.sort_indices(dictionary)).astype(np.int64)
-    rank_of = np.empty(order.size, dtype=np.int64)
-    rank_of[order] = np.arange(order.size, dtype=np.int64)
-    codes = rank_of[to_numpy(encoded.indices, fill=0)]
+    codes = to_numpy(encoded.indices, fill=0).astype(np.int64)
     # to_pylist, not to_numpy: pyarrow's object conversion imports pandas (0.5 s of start-up)
-    ids = np.array(dictionary.to_pylist(), dtype=str)[order]
+    ids = np.array(dictionary.to_pylist(), dtype=str)
+    if ids.size == 0:
+        ids = np.zeros(0, dtype="U1")
+    if order == "sorted":
+        by_id = to_numpy(pc.sort_indices(dictionary)).astype(np.int64)
+        rank_of = np.empty(by_id.size, dtype=np.int64)
+        rank_of[by_id] = np.arange(by_id.size, dtype=np.int64)
+        codes, ids = rank_of[codes], ids[by_id]
     ids.setflags(write=False)
-    return Vocabulary(ids), codes
+    return Vocabulary(ids, order == "sorted"), codes

@@ -38,8 +38,8 @@ def query_plan(qrels: Qrels, run: Run, conv: Convention):
     """Which queries are evaluated, and which are set aside and why."""
     qa, ra = qrels.query_ids, run.query_ids
     in_both = np.intersect1d(qa, ra, assume_unique=True)
-    only_qrels = np.setdiff1d(qa, ra, assume_unique=True)
-    only_run = np.setdiff1d(ra, qa, assume_unique=True)
+    only_qrels = np.sort(np.setdiff1d(qa, ra, assume_unique=True))
+    only_run = np.sort(np.setdiff1d(ra, qa, assume_unique=True))
     parts, set_aside = [in_both], {}
     if only_qrels.size:
         if conv.missing_in_run == "error":
@@ -111,8 +111,10 @@ def _compute(ctx: EvalContext, rm) -> np.ndarray:
         policy = p["no_relevant"]
         if policy == "error":
             raise DataError(f"{str(rm)}: {int(no_rel.sum())} queries have no relevant document: "
-                            f"{_preview(ctx.jr.query_ids[no_rel])}. Set no_relevant='zero' or 'nan'.")
+                            f"{_preview(np.sort(ctx.jr.query_ids[no_rel]))}. Set no_relevant='zero' or 'nan'.")
         v = v.copy()
         v[no_rel] = 0.0 if policy == "zero" else np.nan
+    if ctx.jr.plan_index is not None:  # aligned in the run's storage order: back to sorted ids
+        v = v[ctx.jr.plan_index]
     v.setflags(write=False)
     return v

@@ -118,7 +118,7 @@ def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=
         raise DataError(f"{path}: the lines of query {str(uniq[counts > 1][0])!r} are not contiguous; "
                         "streaming needs each query's lines together. Sort the file by query "
                         "(e.g. sort -s -k1,1) or evaluate it in memory.")
-    missing = np.setdiff1d(qrels.query_ids, uniq, assume_unique=True)
+    missing = np.sort(np.setdiff1d(qrels.query_ids, uniq, assume_unique=True))
     set_aside = {}
     if missing.size:
         if conv.missing_in_run == "error":
