@@ -113,6 +113,11 @@ def test_missing_score_is_an_error_naming_line_user_and_item(toy):
     # an unscored positive under 'worst' sits at -inf with the other unscored candidates (a tie)
     r = sampled_ranks(np.array([2]), np.array([2]), np.array([[1, 5, 0]]), run, n_items=6, missing="worst")
     assert r.missing_positives == 1 and r.greater.tolist() == [2] and r.tied.tolist() == [1]
+    # a run that scores none of the candidates at all
+    other = Run.from_arrays(["7"], ["1"], [1.0])
+    r = sampled_ranks_ncf(split, other, missing="worst")
+    # all tied at -inf, pessimistic: 1 + 4 tied, and 1 + 3 on line 2 (its own copy is left out)
+    assert r.missing_scores == 15 and r.ranks.ranks.tolist() == [5, 4, 5] and r.run_rows_unused == 1
     with pytest.raises(InvalidParameterError, match="Run sources only"):
         sampled_ranks_ncf(split, split_scores(), missing="worst")
 

@@ -385,10 +385,10 @@ class _RunSource(_Counts):
         if self.keys.size:
             at = np.minimum(np.searchsorted(self.keys, k), self.keys.size - 1)
             found = self.keys[at] == k
-        else:
-            at, found = np.zeros(k.shape, dtype=np.int64), np.zeros(k.shape, dtype=bool)
-        self.used[at[found]] = True
-        out = np.where(found, self.values[at], -np.inf)
+            self.used[at[found]] = True
+            out = np.where(found, self.values[at], -np.inf)
+        else:  # no run row names a test user and a listed item
+            found, out = np.zeros(k.shape, dtype=bool), np.full(k.shape, -np.inf)
         if not found.all():
             lost = ~found
             if self.policy == "error":
