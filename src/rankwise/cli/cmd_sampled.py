@@ -9,7 +9,8 @@ import warnings
 
 import numpy as np
 
-from rankwise.errors import RankwiseError
+from rankwise.errors import InvalidParameterError, RankwiseError
+from rankwise.sampled.from_scores import DEFAULT_TIES, MISSING, NO_REPEATS_NOTE, SELF_NEGATIVES, TIES
 
 _FORMATS = ("table", "json", "csv")
 
@@ -21,10 +22,31 @@ def register(subparsers) -> None:
 
     est = actions.add_parser("estimate", help="estimate exact metrics from sampled ranks",
                              description="Read 'query rank [n_items]' lines (rank = position of the relevant "
-                                         "item among itself and m sampled negatives) and estimate exact metrics.")
-    est.add_argument("path", help="file of 'query sampled_rank [n_items]' lines (space, tab or comma separated)")
-    est.add_argument("-m", "--negatives", type=int, required=True, dest="m", help="sampled negatives per query")
-    est.add_argument("--n-items", type=int, help="catalogue size when the file has no n_items column")
+                                         "item among itself and m sampled negatives), or rank each held-out item "
+                                         "of NCF files (--ncf PREFIX) among its listed negatives by the scores of "
+                                         "a run (--scores RUN_FILE), and estimate exact metrics.")
+    est.add_argument("path", nargs="?", help="file of 'query sampled_rank [n_items]' lines (space, tab or comma "
+                                             "separated); or give --ncf and --scores instead")
+    est.add_argument("--ncf", metavar="PREFIX", help="NCF files PREFIX.test.rating, PREFIX.test.negative and, when "
+                                                     "present, PREFIX.train.rating (e.g. data/ml-1m)")
+    est.add_argument("--scores", metavar="RUN_FILE", help="with --ncf: TREC run scoring (user, item) pairs, ids = "
+                                                          "the NCF integer codes")
+    est.add_argument("--ties", choices=TIES, default=DEFAULT_TIES,
+                     help=f"with --ncf: negatives scored like the held-out item (default {DEFAULT_TIES}: it loses "
+                          "every tie)")
+    est.add_argument("--tie-seed", type=int, default=None, help="with --ties random: the seed of the tie order")
+    est.add_argument("--missing", choices=MISSING, default="error",
+                     help="with --ncf: a candidate the run does not score is an error (default), or 'worst': "
+                          "ranked last, and counted")
+    est.add_argument("--self-negatives", choices=SELF_NEGATIVES, default="ignore",
+                     help="with --ncf: a negative equal to the held-out item is left out of the comparison "
+                          "(default), counted as a tie, or an error")
+    est.add_argument("-m", "--negatives", type=int, default=None, dest="m",
+                     help="sampled negatives per query (required with PATH; with --ncf read from the file)")
+    est.add_argument("--n-items", type=int,
+                     help="with PATH: catalogue size when the file has no n_items column; with --ncf: the total "
+                          "item count (default: from the files), less each user's training items when "
+                          "PREFIX.train.rating exists")
     est.add_argument("--metrics", default="Recall@10,NDCG@10,AP", help="comma-separated (default Recall@10,NDCG@10,AP)")
     est.add_argument("--estimator", default=None, help="estimator (default: the library default); see --agreement")
     est.add_argument("--agreement", action="store_true", help="run every estimator and print them side by side")
@@ -72,32 +94,64 @@ def _emit(rows: list[dict], fmt: str, meta: dict) -> None:
             print(f"note: {note}")
 
 
+def _sampled_ranks(args):
+    """(ranks, m, notes, meta) from PATH or from --ncf/--scores."""
+    if (args.path is None) == (args.ncf is None):
+        raise InvalidParameterError("give either PATH (a file of sampled ranks) or --ncf PREFIX with --scores RUN_FILE")
+    if args.path is not None:
+        for flag, value in (("--scores", args.scores), ("--tie-seed", args.tie_seed)):
+            if value is not None:
+                raise InvalidParameterError(f"{flag} applies to --ncf only (PATH already holds sampled ranks)")
+        if args.m is None:
+            raise InvalidParameterError("PATH needs -m/--negatives (the number of sampled negatives per query)")
+        # the optional third column is the query's full catalogue size n_q, as in `simulate`
+        from rankwise.io.sampled_ranks import read_ranks
+        return read_ranks(args.path, args.n_items), args.m, [], {"path": args.path}
+    if args.scores is None:
+        raise InvalidParameterError("--ncf needs --scores RUN_FILE (a TREC run scoring the test lines' candidates)")
+    from rankwise.data.collections import Run
+    from rankwise.experiments.datasets import load_ncf
+    from rankwise.sampled import sampled_ranks_ncf
+    split = load_ncf(args.ncf)
+    m = split.negatives.shape[1]
+    if args.m is not None and args.m != m:
+        raise InvalidParameterError(f"-m {args.m} but {args.ncf}.test.negative lists {m} negatives per line")
+    sr = sampled_ranks_ncf(split, Run.read(args.scores), n_items=args.n_items, ties=args.ties, seed=args.tie_seed,
+                           missing=args.missing, self_negatives=args.self_negatives)
+    counts = {k: getattr(sr, k) for k in ("self_negatives", "repeated_negatives", "missing_scores",
+                                          "missing_positives", "train_negatives", "run_rows_unused",
+                                          "run_rows_not_codes")}
+    meta = {"ncf": args.ncf, "scores": args.scores, "lines": sr.n_lines, "ties": sr.ties,
+            "self_negatives_policy": args.self_negatives, "missing_policy": args.missing, "counts": counts}
+    # the hint to sample without replacement is noise once the user asked for it
+    notes = [x for x in sr.notes if not (args.without_replacement and x.startswith(NO_REPEATS_NOTE))]
+    return sr.ranks, m, notes, meta
+
+
 def _estimate(args) -> int:
-    from rankwise.io.sampled_ranks import read_ranks
     from rankwise.sampled import DEFAULT_ESTIMATOR, agreement, estimate
     try:
-        # the optional third column is the query's full catalogue size n_q, as in `simulate`
-        ranks = read_ranks(args.path, args.n_items)
+        ranks, m, notes, meta = _sampled_ranks(args)
         n_items = ranks.n_items
         metrics = _metrics(args.metrics)
         opts = dict(replacement=not args.without_replacement, bootstrap=args.bootstrap,
                     confidence=args.confidence, seed=args.seed)
-        rows, notes = [], []
+        rows = []
         if args.agreement:
-            table = agreement(ranks, n_items, args.m, metrics, **opts)
+            table = agreement(ranks, n_items, m, metrics, **opts)
             for est_name, per_metric in table.items():
                 for name, e in per_metric.items():
                     rows.append(_row(e))
         else:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                res = estimate(ranks, n_items, args.m, metrics, estimator=args.estimator or DEFAULT_ESTIMATOR, **opts)
-            notes = list(res.notes) + [str(w.message) for w in caught]
+                res = estimate(ranks, n_items, m, metrics, estimator=args.estimator or DEFAULT_ESTIMATOR, **opts)
+            notes += list(res.notes) + [str(w.message) for w in caught]
             rows = [_row(e) for e in res.estimates.values()]
     except (RankwiseError, OSError) as exc:
         print(f"rankwise sampled estimate: {exc}", file=sys.stderr)
         return 2
-    _emit(rows, args.format, {"m": args.m, "path": args.path, "notes": notes})
+    _emit(rows, args.format, {"m": m, **meta, "notes": notes})
     return 0
 
 

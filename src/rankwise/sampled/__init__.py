@@ -5,11 +5,14 @@
 * :func:`simulate` / :func:`simulate_items` - seeded sampled evaluation from exact ranks / full rankings.
 * :func:`estimate` - corrected estimates of the exact metric from sampled ranks, with bootstrap CIs.
 * :func:`agreement` - all estimators side by side.
+* :func:`sampled_ranks` / :func:`sampled_ranks_ncf` - sampled ranks (1 + m protocol, NCF files) from a
+  run, a score matrix, factors or a scoring callable, with an explicit tie policy.
 """
 from rankwise.sampled.distribution import ExpectedSampled, expected_curve, expected_sampled, rank_distribution
 from rankwise.sampled.estimate import (DEFAULT_ESTIMATOR, ESTIMATORS, EstimateResult, MetricEstimate,
                                        SampledMetricWarning, agreement, estimate,
                                        estimate_repetitions)
+from rankwise.sampled.from_scores import DEFAULT_TIES, SampledRanks, sampled_ranks, sampled_ranks_ncf
 from rankwise.sampled.metric import RankMetric, parse_metric
 from rankwise.sampled.simulate import simulate, simulate_items
 
@@ -19,4 +22,5 @@ __all__ = [
     "estimate", "estimate_repetitions", "agreement", "EstimateResult", "MetricEstimate", "SampledMetricWarning",
     "DEFAULT_ESTIMATOR", "ESTIMATORS",
     "RankMetric", "parse_metric",
+    "sampled_ranks", "sampled_ranks_ncf", "SampledRanks", "DEFAULT_TIES",
 ]

@@ -143,7 +143,9 @@ def _items(sampled, n_items, m: int) -> _Items:
     pos = within_query_position(offsets)
     nrel = lengths[seg]
     if np.any(ranks != np.round(ranks)):
-        raise DataError("sampled ranks must be whole numbers (1 = the relevant item beat every sampled negative)")
+        raise DataError("sampled ranks must be whole numbers (1 = the relevant item beat every sampled negative); "
+                        "tie-averaged ranks (ties='average') are expectations, not sampled ranks: use "
+                        "ties='pessimistic' or a seeded ties='random'")
     reduced = ranks.astype(np.int64) - (pos - 1)
     bad = (reduced < 1) | (reduced > m + 1)
     if np.any(bad):
