@@ -220,8 +220,8 @@ def _lookup(qkeys: np.ndarray, qseg: np.ndarray, rkeys: np.ndarray, rseg: np.nda
     bits = int(min(25, max(16, (8 * qkeys.shape[0]).bit_length())))
     mask = np.uint64((1 << bits) - 1)
     table = np.zeros(1 << bits, dtype=bool)
-    table[(hq & mask).astype(np.intp)] = True
-    cand = np.flatnonzero(table[(hr & mask).astype(np.intp)])
+    table[np.bitwise_and(hq, mask).view(np.intp)] = True  # masked: < 2**63, so the view is exact
+    cand = np.flatnonzero(np.take(table, np.bitwise_and(hr, mask).view(np.intp)))
     hc = hr[cand]
     try:
         import pyarrow.compute as pc
