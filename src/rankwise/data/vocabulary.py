@@ -118,7 +118,7 @@ def _run_lengths_arrow(values, order: str) -> tuple[Vocabulary, np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from rankwise.data.arrow_views import to_numpy
+    from rankwise.data.arrow_views import from_numpy, to_numpy
 
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
@@ -129,7 +129,8 @@ def _run_lengths_arrow(values, order: str) -> tuple[Vocabulary, np.ndarray]:
         differs = to_numpy(pc.indices_nonzero(pc.not_equal(values.slice(1), values.slice(0, n - 1))))
         if differs.size <= n // 4:
             heads = np.concatenate(([0], differs.astype(np.int64) + 1))
-            vocab, head_codes = _intern_arrow(values.take(pa.array(heads)), order)
+            # from_numpy, not pa.array: pa.array imports pandas (half a second of start-up)
+            vocab, head_codes = _intern_arrow(values.take(from_numpy(heads)), order)
             return vocab, np.repeat(head_codes, np.diff(np.append(heads, n)))
     return _intern_arrow(values, order)
 
