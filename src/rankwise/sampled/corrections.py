@@ -86,6 +86,20 @@ def table_bias_variance(G, c, h, gamma: float) -> np.ndarray:
     return vecs[:, keep] @ ((vecs[:, keep].T @ h) / vals[keep])
 
 
+def table_minimal_error(G, h, G_uniform, c_uniform, n: int, gamma: float) -> np.ndarray:
+    """Li et al. (AAAI 2023)'s minimal-error table ("MN"): W^-1 h with
+
+        W = sum_r p(r) P_r P_r^T + gamma * sum_r (diag(P_r) - P_r P_r^T)
+
+    i.e. A^T D A + gamma (diag(A^T 1) - A^T A) with A[r, j] = p(r~ = j+1 | r) and D = diag(prior).
+    The second term is the summed Bernoulli variance of the sampled rank indicators, unweighted by
+    the prior (their code takes gamma = 1/H, H the number of test items).  ``G``, ``h``: moments under
+    the prior; ``G_uniform``, ``c_uniform``: moments under the uniform prior (A^T A / n, A^T 1 / n).
+    """
+    W = G + (gamma * n) * (np.diag(c_uniform) - G_uniform)
+    return np.linalg.solve(W, h)
+
+
 def table_constrained(G, c, h, lower: float, upper: float) -> np.ndarray:
     """Least squares (eq. 21) with T non-increasing in r~ and inside [lower, upper].
 
@@ -171,3 +185,93 @@ def fit_rank_distribution(L: np.ndarray, counts: np.ndarray, width: np.ndarray, 
         if it % 25 == 24 and np.max(np.abs(pi - before)) < tol:
             break
     return pi
+
+
+def fit_rank_distribution_mes(L: np.ndarray, counts: np.ndarray, width: np.ndarray, *, gamma: float = 0.01,
+                              scale: float | None = None, init: np.ndarray | None = None, tol: float = 1e-24,
+                              max_iter: int = 200) -> np.ndarray:
+    """Li et al. (AAAI 2023)'s maximum-entropy rank distribution ("MES"), batched over rows of ``counts``.
+
+    Minimises over the probability simplex of rank bins, for each histogram row with frequencies f,
+
+        F(pi) = s * sum_j f_j ((L^T pi)_j - f_j)^2  +  gamma * sum_b pi_b log(pi_b / w_b)
+
+    with ``s = scale`` (their n = m + 1 = number of sampled ranks by default) and w the bin widths:
+    a squared distance between the model's and the observed sampled-rank distribution, weighted by
+    the observed frequencies, minus gamma times the entropy over *ranks* (pi spread uniformly within
+    a bin; with single-rank bins this is exactly their objective, which they solve with cvxpy).  This
+    is a different objective from :func:`fit_rank_distribution` with ``entropy > 0`` (Jin et al.'s
+    likelihood, tempered).  F is strictly convex, so the minimiser is unique and interior (pi > 0).
+
+    Solved by Newton's method with the equality constraint sum(pi) = 1 eliminated through its
+    multiplier, backtracking (Armijo) and a fraction-to-boundary rule keeping pi > 0.  The Hessian
+    2 s L diag(f) L^T + gamma diag(1 / pi) is handled in the variables pi^(1/2)-scaled, where it is
+    gamma I plus a rank-(m+1) term (Woodbury when m+1 < number of bins).  Stops once the squared
+    Newton decrement is below ``tol`` (quadratic convergence: pi is then accurate to ~ sqrt(tol /
+    gamma)).
+    """
+    if gamma <= 0:
+        raise ValueError("gamma must be positive (the entropy term makes the problem strictly convex)")
+    counts = np.atleast_2d(np.asarray(counts, dtype=np.float64))
+    B, k = counts.shape
+    nb = L.shape[0]
+    s = float(k if scale is None else scale)
+    total = counts.sum(axis=1, keepdims=True)
+    f = counts / np.where(total > 0, total, 1.0)
+    empty = total[:, 0] == 0
+    logw = np.log(width)
+    uniform = width / width.sum()
+    pi = np.tile(uniform, (B, 1)) if init is None else np.atleast_2d(np.asarray(init, dtype=np.float64)).copy()
+    pi = np.maximum(pi, 1e-300)
+    pi /= pi.sum(axis=1, keepdims=True)
+    U = L[None, :, :] * np.sqrt(2.0 * s * f)[:, None, :]  # (B, nb, k): data Hessian = U U^T
+
+    active = ~empty
+    for _ in range(max_iter):
+        if not np.any(active):
+            break
+        idx = np.flatnonzero(active)
+        p = pi[idx]
+        r = p @ L - f[idx]
+        grad = 2.0 * s * (f[idx] * r) @ L.T + gamma * (np.log(p) - logw + 1.0)
+        sq = np.sqrt(p)
+        V = sq[:, :, None] * U[idx]  # scaled Hessian = gamma I + V V^T
+        rhs = np.stack([sq * grad, sq], axis=-1)  # (b, nb, 2)
+        if k < nb:
+            small = np.einsum("bik,bil->bkl", V, V) + gamma * np.eye(k)
+            t = np.linalg.solve(small, np.einsum("bik,bic->bkc", V, rhs))
+            z = (rhs - V @ t) / gamma
+        else:
+            z = np.linalg.solve(np.einsum("bik,bjk->bij", V, V) + gamma * np.eye(nb), rhs)
+        a = sq * z[..., 0]  # H^-1 grad
+        b = sq * z[..., 1]  # H^-1 1
+        d = -a + (a.sum(axis=1) / b.sum(axis=1))[:, None] * b  # Newton step on {sum(pi) = 1}
+        dec = -np.sum(grad * d, axis=1)  # squared Newton decrement
+        finished = dec <= tol
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(d < 0, -p / d, np.inf)
+        step = np.minimum(1.0, 0.99 * ratio.min(axis=1))
+        # Armijo backtracking; in the quadratic region (tiny decrement) rounding makes F's decrease
+        # unmeasurable, and the full (feasible) Newton step is taken
+        search = (dec > 1e-10) & ~finished
+        if np.any(search):
+            f0 = _mes_objective_rows(p[search], L, f[idx][search], s, gamma, logw)
+            ts = step[search]
+            for _ in range(60):
+                trial = p[search] + ts[:, None] * d[search]
+                ok = _mes_objective_rows(trial, L, f[idx][search], s, gamma, logw) <= f0 - 0.25 * ts * dec[search]
+                if np.all(ok):
+                    break
+                ts = np.where(ok, ts, 0.5 * ts)
+            step[search] = ts
+        step = np.where(finished, 0.0, step)
+        new = np.maximum(p + step[:, None] * d, 1e-300)
+        pi[idx] = new / new.sum(axis=1, keepdims=True)
+        active[idx[finished]] = False
+    pi[empty] = uniform
+    return pi
+
+
+def _mes_objective_rows(p, L, f, s, gamma, logw):
+    r = p @ L - f
+    return s * np.sum(f * r * r, axis=1) + gamma * np.sum(p * (np.log(p) - logw), axis=1)
