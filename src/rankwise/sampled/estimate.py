@@ -47,9 +47,16 @@ from rankwise.sampled import corrections as cx
 from rankwise.sampled.distribution import check_sampling
 from rankwise.sampled.metric import RankMetric, parse_metrics
 
-TABLE_ESTIMATORS = ("naive", "rank_floor", "rank_interp", "ls", "cls", "bv", "posterior_mean", "min_error")
-DISTRIBUTION_ESTIMATORS = ("mle", "maxent")
+TABLE_ESTIMATORS = ("naive", "rank_floor", "rank_interp", "ls", "cls", "bv", "posterior_mean", "min_error",
+                    "bv_mle", "bv_mes", "mn")
+DISTRIBUTION_ESTIMATORS = ("mle", "maxent", "mes")
 ESTIMATORS = TABLE_ESTIMATORS + DISTRIBUTION_ESTIMATORS
+#: table estimators whose prior p(r) is a rank distribution fitted to the data (unless ``prior`` is given);
+#: ``min_error`` is the older name of ``bv_mle``
+FITTED_PRIOR_ESTIMATORS = ("min_error", "bv_mle", "bv_mes", "mn")
+#: the keyword an estimator's parameter may be given by, e.g. ``mle(steps=100)`` or ``bv(gamma=0.01)``
+_PARAMETER_NAMES = {"bv": "gamma", "maxent": "eta", "min_error": "gamma", "bv_mle": "gamma", "bv_mes": "gamma",
+                    "mn": "gamma", "mes": "gamma", "mle": "steps"}
 
 #: The default, chosen by benchmarks/bench_sampled.py: lowest mean relative error of Recall@10, NDCG@10
 #: and AP on the selection shapes (0.107 vs 0.125 for min_error), confirmed on held-out shapes
@@ -90,25 +97,48 @@ class EstimateResult:
         return {k: v.value for k, v in self.estimates.items()}
 
 
-_SPEC = re.compile(r"^\s*([a-z_]+)\s*(?:\(\s*([0-9.eE+-]+)\s*\))?\s*$")
+_SPEC = re.compile(r"^\s*([a-z_]+)\s*(?:\(\s*(?:([a-z_]+)\s*=\s*)?([0-9.eE+-]+)\s*\))?\s*$")
 
 
 def parse_estimator(spec: str) -> tuple[str, float | None]:
-    """``"bv(0.1)"`` -> ("bv", 0.1); ``"cls"`` -> ("cls", None)."""
+    """``"bv(0.1)"`` -> ("bv", 0.1); ``"cls"`` -> ("cls", None); ``"mle(steps=100)"`` -> ("mle", 100.0).
+
+    The parameter may be named by its keyword (``gamma``, ``eta`` or ``steps``, see
+    ``_PARAMETER_NAMES``).  ``mle`` without ``steps`` iterates EM to convergence; ``mn`` without
+    gamma uses 1/H (H = the number of test items), as Li et al.'s code does.
+    """
     match = _SPEC.match(spec.lower()) if isinstance(spec, str) else None
+    try:
+        value = float(match.group(3)) if match and match.group(3) is not None else None
+    except ValueError:
+        match = None
     if not match or match.group(1) not in ESTIMATORS:
         raise InvalidParameterError(f"unknown estimator {spec!r}; choose one of {', '.join(ESTIMATORS)} "
-                                    "(bv, min_error and maxent take a parameter, e.g. 'bv(0.01)')")
-    name, arg = match.group(1), match.group(2)
-    value = float(arg) if arg is not None else None
+                                    "(bv, bv_mle, bv_mes, mn, mes, min_error and maxent take a parameter, e.g. "
+                                    "'bv(0.01)'; mle takes a step count, e.g. 'mle(steps=100)')")
+    name, keyword = match.group(1), match.group(2)
+    if keyword is not None and keyword != _PARAMETER_NAMES.get(name):
+        raise InvalidParameterError(f"estimator {name!r} has no parameter {keyword!r} (got {spec!r})")
     if name == "bv":
         value = 0.1 if value is None else value
         if not 0.0 <= value <= 1.0:
             raise InvalidParameterError(f"bv gamma must lie in [0, 1], got {value}")
     elif name == "maxent":
         value = 0.01 if value is None else value
-    elif name == "min_error":
+    elif name in ("min_error", "bv_mle", "bv_mes"):
         value = 0.01 if value is None else value
+        if not 0.0 <= value <= 1.0:
+            raise InvalidParameterError(f"{name} gamma must lie in [0, 1], got {value}")
+    elif name == "mes":
+        value = 0.01 if value is None else value
+        if not value > 0.0:
+            raise InvalidParameterError(f"mes gamma must be positive, got {value}")
+    elif name == "mn":
+        if value is not None and not value >= 0.0:
+            raise InvalidParameterError(f"mn gamma must be non-negative, got {value}")
+    elif name == "mle":
+        if value is not None and (value != round(value) or value < 1):
+            raise InvalidParameterError(f"mle steps must be a positive whole number, got {value}")
     elif value is not None:
         raise InvalidParameterError(f"estimator {name!r} takes no parameter (got {spec!r})")
     return name, value
@@ -251,7 +281,7 @@ def _table_for(name, param, target, size, m, replacement, moments, group_items):
         return cx.table_naive(target, size, m)
     if name in ("rank_floor", "rank_interp"):
         return cx.table_rank_estimate(target, size, m, interpolate=name == "rank_interp")
-    G, c, h = moments
+    G, c, h = moments[:3]
     if name == "ls":
         return cx.table_bias_variance(G, c, h, 0.0)
     if name == "cls":
@@ -260,9 +290,13 @@ def _table_for(name, param, target, size, m, replacement, moments, group_items):
         return cx.table_bias_variance(G, c, h, param)
     if name == "posterior_mean":
         return cx.table_bias_variance(G, c, h, 1.0)
-    if name == "min_error":
+    if name in ("min_error", "bv_mle", "bv_mes"):
         gamma = param if param is not None else 1.0 / max(group_items, 1)
         return cx.table_bias_variance(G, c, h, gamma)
+    if name == "mn":
+        gamma = param if param is not None else 1.0 / max(group_items, 1)
+        G_uniform, c_uniform = moments[3:5]
+        return cx.table_minimal_error(G, h, G_uniform, c_uniform, size, gamma)
     raise AssertionError(name)  # pragma: no cover - parse_estimator guards the names
 
 
@@ -277,7 +311,7 @@ def _table_estimates(name, param, items, metrics, m, replacement, nodes, item_w,
     span = np.log(nodes[hi]) - np.log(nodes[lo])
     w_hi = np.where(span > 0, (np.log(items.size) - np.log(nodes[lo])) / np.where(span > 0, span, 1.0), 1.0)
     per_item = {mt.name: np.zeros(items.query.size) for mt in metrics}
-    needs_moments = name in ("ls", "cls", "bv", "posterior_mean", "min_error")
+    needs_moments = name in ("ls", "cls", "bv", "posterior_mean") + FITTED_PRIOR_ESTIMATORS
     for node_idx, size in enumerate(nodes):
         touch = (lo == node_idx) | (hi == node_idx)
         if not np.any(touch):
@@ -288,13 +322,14 @@ def _table_estimates(name, param, items, metrics, m, replacement, nodes, item_w,
                    for t in node_kinds for mt in metrics}
         if needs_moments:
             node_prior = None
-            if name == "min_error":
-                node_prior = _adaptive_prior(items.reduced[touch], int(size), m, replacement)
-            elif prior is not None:
+            if prior is not None:
                 node_prior = np.asarray(prior, dtype=np.float64)
                 if node_prior.size != size:
                     raise InvalidParameterError(f"prior must have one entry per true rank (n={size}), got {node_prior.size}")
                 node_prior = node_prior / node_prior.sum()
+            elif name in FITTED_PRIOR_ESTIMATORS:
+                node_prior = _adaptive_prior(items.reduced[touch], int(size), m, replacement,
+                                             fit="mes" if name in ("bv_mes", "mn") else "mle")
             if node_prior is None:
                 specs = tuple((mt.name, int(kinds[t][0]), int(kinds[t][1])) for t, mt_name in targets
                               for mt in metrics if mt.name == mt_name)
@@ -302,11 +337,12 @@ def _table_estimates(name, param, items, metrics, m, replacement, nodes, item_w,
             else:
                 G, c, hs = cx.moments(list(targets.values()), int(size), m, replacement, node_prior)
             hmap = dict(zip(targets.keys(), hs))
+            extra = _uniform_moments((), int(size), m, replacement)[:2] if name == "mn" else ()
         for (t, mname), target in targets.items():
             sel = touch & (item_kind == t)
-            moment = (G, c, hmap[(t, mname)]) if needs_moments else None
+            moment = (G, c, hmap[(t, mname)], *extra) if needs_moments else None
             key = None
-            if name != "min_error" and prior is None:  # data-independent table: reuse across calls
+            if name not in FITTED_PRIOR_ESTIMATORS and prior is None:  # data-independent table: reuse across calls
                 key = (name, param, mname, int(kinds[t][0]), int(kinds[t][1]), int(size), m, replacement)
             table = _TABLES.get(key) if key is not None else None
             if table is None:
@@ -343,11 +379,16 @@ def _bins_and_likelihood(size, m, replacement):
     return edges, L
 
 
-def _adaptive_prior(reduced, size, m, replacement):
-    """Prior on true ranks from the data: the MLE rank distribution spread uniformly within bins."""
+def _adaptive_prior(reduced, size, m, replacement, fit="mle"):
+    """Prior on true ranks from the data: the rank distribution fitted by MLE (EM, ``fit="mle"``) or
+    by Li et al.'s MES (``fit="mes"``, gamma 0.01), spread uniformly within bins."""
     edges, L = _bins_and_likelihood(size, m, replacement)
     counts = np.bincount(reduced - 1, minlength=m + 1)
     width = np.diff(edges).astype(np.float64)
+    if fit == "mes":  # strictly positive (entropy term): no floor needed, and none is added
+        pi = cx.fit_rank_distribution_mes(L, counts, width, gamma=0.01)[0]
+        prior = np.repeat(pi / width, np.diff(edges))
+        return prior / prior.sum()
     pi = cx.fit_rank_distribution(L, counts, width)[0]
     prior = np.repeat(pi / width, np.diff(edges))
     # a floor keeps every rank possible so the posterior of an unseen sampled rank is defined
@@ -379,7 +420,11 @@ def _distribution_estimates(name, param, items, metrics, m, replacement, nodes, 
             cols = idx[items.reduced[idx] == j + 1]
             if cols.size:
                 hist[:, j] = onehot_rows[:, cols].sum(axis=1)
-        if not warm_start:
+        if name == "mes":  # Newton from the uniform start: warm starts would not change the optimum
+            pi = cx.fit_rank_distribution_mes(L, hist, width, gamma=param)
+        elif name == "mle" and param is not None:  # a fixed number of EM steps from the uniform start
+            pi = cx.fit_rank_distribution(L, hist, width, iterations=int(param), tol=0.0)
+        elif not warm_start:
             pi = cx.fit_rank_distribution(L, hist, width, entropy=entropy, iterations=1000)
         else:
             pi0 = cx.fit_rank_distribution(L, hist[:1], width, entropy=entropy, iterations=1000)
@@ -426,7 +471,7 @@ def estimate_repetitions(samples, n_items, m: int, metrics=("Recall@10", "NDCG@1
     reps = len(samples)
     if reps == 0:
         return {mt.name: np.zeros(0) for mt in metrics}
-    if name == "min_error":
+    if name in FITTED_PRIOR_ESTIMATORS:
         out = {mt.name: np.empty(reps) for mt in metrics}
         for k, s in enumerate(samples):
             vals = estimate(s, n_items, m, metrics, estimator=estimator, replacement=replacement, bootstrap=0,
