@@ -246,7 +246,10 @@ def fit_rank_distribution_mes(L: np.ndarray, counts: np.ndarray, width: np.ndarr
         a = sq * z[..., 0]  # H^-1 grad
         b = sq * z[..., 1]  # H^-1 1
         d = -a + (a.sum(axis=1) / b.sum(axis=1))[:, None] * b  # Newton step on {sum(pi) = 1}
-        dec = -np.sum(grad * d, axis=1)  # squared Newton decrement
+        # squared Newton decrement d^T H d, in the scaled variables y = d / sqrt(pi): nonnegative and free
+        # of the cancellation in -grad . d (grad carries the constraint's multiplier, d sums to zero)
+        y = d / sq
+        dec = gamma * np.sum(y * y, axis=1) + np.sum(np.einsum("bik,bi->bk", V, y) ** 2, axis=1)
         finished = dec <= tol
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(d < 0, -p / d, np.inf)
