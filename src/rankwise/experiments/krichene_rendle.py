@@ -51,8 +51,9 @@ PAIRS = (("X", "Y"), ("X", "Z"), ("Y", "Z"))
 #: paper's gammas (Table 3-4), the parameterised rank-distribution estimators at their defaults
 CORRECTIONS = ("rank_floor", "rank_interp", "ls", "cls", "bv(1)", "bv(0.1)", "bv(0.01)", "bv(0.001)",
                "posterior_mean", "min_error(0.01)", "mle", "maxent(0.01)")
-#: estimators that refit a rank distribution per repetition (batched EM, or a loop for min_error)
-FITTED = ("min_error", "mle", "maxent")
+#: estimators that refit a rank distribution per repetition (batched EM or Newton, or a loop for the
+#: fitted-prior tables min_error/bv_mle, bv_mes and mn)
+FITTED = ("min_error", "mle", "maxent", "mes", "bv_mle", "bv_mes", "mn")
 FIGURE6_M = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000)
 
 

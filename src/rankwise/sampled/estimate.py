@@ -17,14 +17,28 @@ Estimators (``estimator=``):
 * ``ls``: least squares with a prior (eq. 21-23; minimum-norm solution, oscillates).
 * ``cls``: ``ls`` constrained to be non-increasing in r~ and inside the metric's range.
 * ``bv(gamma)``: bias^2 + gamma * variance (eq. 25); ``bv(1)`` = ``posterior_mean`` (eq. 26).
-* ``mle``: rank distribution by maximum likelihood, EM (Jin et al., AAAI 2021), on rank bins.
+* ``mle``: rank distribution by maximum likelihood, EM (Jin et al., AAAI 2021), on rank bins,
+  iterated to convergence; ``mle(steps=k)``: exactly k EM steps from the uniform start (Li et al.'s
+  AAAI 2023 code uses 100).
 * ``maxent(eta)``: rank distribution by entropy-penalised likelihood (our reading of Jin et al.'s
-  MES; their public code uses a squared-distance data term solved with cvxpy/MOSEK).
-* ``min_error(gamma)``: the structure of Li et al.'s (AAAI 2023) public "BV_MES" code: a BV table
-  (gamma = 0.01) whose prior p(r) is the rank distribution fitted to the same data (here by MLE,
-  theirs by MES) instead of the uniform prior.  Checked in tests/sampled/test_aaai23_reference.py:
-  ``bv(0.01)`` with their MES prior reproduces BV_MES; the different prior moves min_error by up
-  to 0.02; their "MN_MES" (gamma = 1/H, prior-free variance) is not this estimator.
+  MES idea: EM tempered toward the uniform distribution).
+* ``mes(gamma)``: Li et al.'s (AAAI 2023) maximum-entropy rank distribution, the objective of their
+  public code: minimise (m+1) sum_j f_j (model_j - f_j)^2 - gamma * entropy over the simplex (f the
+  observed sampled-rank frequencies), solved by Newton's method (numpy only); default gamma 0.01.
+  A different objective from ``maxent``.
+* ``bv_mes(gamma)`` / ``bv_mle(gamma)``: a BV table (eq. 25, default gamma 0.01) whose prior p(r) is
+  the rank distribution fitted to the same data by ``mes(0.01)`` / by ``mle`` (plus a 1e-3/n floor).
+  ``bv_mes`` is Li et al.'s "BV_MES".  ``min_error(gamma)`` is the older name of ``bv_mle``, kept as
+  an alias with the same results; despite the name it is *not* the paper's minimal-error estimator.
+* ``mn(gamma)``: Li et al.'s minimal-error estimator ("MN_MES" in their code), the table
+  (A^T D A + gamma (diag(A^T 1) - A^T A))^-1 A^T D M with D = diag(p(r)), p the ``mes(0.01)`` fit, and
+  gamma = 1/H (H = the number of test items) unless given.
+
+The fitted-prior estimators (``bv_mes``, ``bv_mle``/``min_error``, ``mn``) use ``prior`` instead of a
+fit when it is given.  Li et al. fit the prior once per data set (MES averaged over repeated
+samplings); to reproduce that, pass the averaged fit as ``prior``.  All four of their estimators are
+checked against their code in tests/sampled/test_aaai23_reference.py (MES within 1e-5 of Clarabel,
+the others to float32 precision given their prior).
 
 Different N are handled without one dense table per distinct value: when there are more than
 ``max_groups`` distinct N, tables are computed on a geometric grid of N and interpolated
@@ -464,7 +478,8 @@ def estimate_repetitions(samples, n_items, m: int, metrics=("Recall@10", "NDCG@1
     estimator=estimator, bootstrap=0).values`` for each sample (tested), but batched: table
     estimators look every repetition up in one pass; rank-distribution estimators run one batched
     EM per catalogue-size node, each repetition fitted from the uniform start as a single call
-    would.  ``min_error`` fits a data-dependent prior per repetition and loops (slow).
+    would.  Fitted-prior table estimators (``min_error``/``bv_mle``, ``bv_mes``, ``mn``) fit a
+    data-dependent prior per repetition and loop (slow).
     """
     name, param = parse_estimator(estimator)
     metrics = parse_metrics(metrics)
