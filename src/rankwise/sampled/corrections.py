@@ -238,11 +238,11 @@ def fit_rank_distribution_mes(L: np.ndarray, counts: np.ndarray, width: np.ndarr
         V = sq[:, :, None] * U[idx]  # scaled Hessian = gamma I + V V^T
         rhs = np.stack([sq * grad, sq], axis=-1)  # (b, nb, 2)
         if k < nb:
-            small = np.einsum("bik,bil->bkl", V, V) + gamma * np.eye(k)
-            t = np.linalg.solve(small, np.einsum("bik,bic->bkc", V, rhs))
+            small = np.matmul(V.transpose(0, 2, 1), V) + gamma * np.eye(k)
+            t = np.linalg.solve(small, np.matmul(V.transpose(0, 2, 1), rhs))
             z = (rhs - V @ t) / gamma
         else:
-            z = np.linalg.solve(np.einsum("bik,bjk->bij", V, V) + gamma * np.eye(nb), rhs)
+            z = np.linalg.solve(np.matmul(V, V.transpose(0, 2, 1)) + gamma * np.eye(nb), rhs)
         a = sq * z[..., 0]  # H^-1 grad
         b = sq * z[..., 1]  # H^-1 1
         d = -a + (a.sum(axis=1) / b.sum(axis=1))[:, None] * b  # Newton step on {sum(pi) = 1}

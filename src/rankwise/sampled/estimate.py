@@ -434,8 +434,11 @@ def _distribution_estimates(name, param, items, metrics, m, replacement, nodes, 
             cols = idx[items.reduced[idx] == j + 1]
             if cols.size:
                 hist[:, j] = onehot_rows[:, cols].sum(axis=1)
-        if name == "mes":  # Newton from the uniform start: warm starts would not change the optimum
-            pi = cx.fit_rank_distribution_mes(L, hist, width, gamma=param)
+        if name == "mes":  # a unique optimum: the warm start (bootstrap rows from row 0) only saves steps
+            pi = cx.fit_rank_distribution_mes(L, hist[:1], width, gamma=param)
+            if hist.shape[0] > 1:
+                init = np.repeat(pi, hist.shape[0] - 1, axis=0) if warm_start else None
+                pi = np.vstack([pi, cx.fit_rank_distribution_mes(L, hist[1:], width, gamma=param, init=init)])
         elif name == "mle" and param is not None:  # a fixed number of EM steps from the uniform start
             pi = cx.fit_rank_distribution(L, hist, width, iterations=int(param), tol=0.0)
         elif not warm_start:
