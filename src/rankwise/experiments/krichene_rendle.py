@@ -29,7 +29,7 @@ import json
 import os
 import time
 import warnings
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -81,27 +81,50 @@ def _single_thread_blas():
     return threadpool_limits(1)
 
 
+class _Clock:
+    """Wall seconds (``wall``) and CPU seconds of this process (``cpu``) per named phase.
+
+    The machine these runs are timed on is shared, so wall time moves with the neighbours' load;
+    CPU time (all threads of this process) is the comparable number.
+    """
+
+    def __init__(self, wall=None, cpu=None):
+        self.wall = {} if wall is None else wall
+        self.cpu = {} if cpu is None else cpu
+
+    @contextmanager
+    def __call__(self, key):
+        w, c = time.perf_counter(), time.process_time()
+        try:
+            yield
+        finally:
+            self.wall[key] = time.perf_counter() - w
+            self.cpu[key] = time.process_time() - c
+
+
+def _clock(timings, cpu_timings=None) -> _Clock:
+    return timings if isinstance(timings, _Clock) else _Clock(timings, cpu_timings)
+
+
 def exact_ranks(split, *, seed: int = 0, ties: str = "random", backend: str = "numpy", timings=None) -> dict:
-    """Train X, Y, Z on ``split.train`` and rank each held-out item over the full catalogue."""
-    timings = {} if timings is None else timings
+    """Train X, Y, Z on ``split.train`` and rank each held-out item over the full catalogue.
+
+    ``timings``: a dict (wall seconds per phase are written into it) or a ``_Clock``."""
+    clock = _clock(timings)
     options = dict(ties=ties, backend=backend, dtype="float64", other_relevant="compete")
     if ties == "random":
         options["seed"] = seed
     out = {}
-    t = time.perf_counter()
-    x = recommender_x(seed=seed).fit(split.train)
-    timings["fit_X"] = time.perf_counter() - t
-    t = time.perf_counter()
-    out["X"] = ranks_from_factors(x.user_factors, x.item_factors, split.train, split.heldout, **options)
-    timings["rank_X"] = time.perf_counter() - t
+    with clock("fit_X"):
+        x = recommender_x(seed=seed).fit(split.train)
+    with clock("rank_X"):
+        out["X"] = ranks_from_factors(x.user_factors, x.item_factors, split.train, split.heldout, **options)
     for name, model in (("Y", recommender_y()), ("Z", recommender_z())):
-        t = time.perf_counter()
-        model.fit(split.train)
-        timings[f"fit_{name}"] = time.perf_counter() - t
-        t = time.perf_counter()
-        out[name] = ranks_from_callable(model.score, split.n_users, split.n_items, split.train, split.heldout,
-                                        **options)
-        timings[f"rank_{name}"] = time.perf_counter() - t
+        with clock(f"fit_{name}"):
+            model.fit(split.train)
+        with clock(f"rank_{name}"):
+            out[name] = ranks_from_callable(model.score, split.n_users, split.n_items, split.train, split.heldout,
+                                            **options)
         del model  # Y holds an items x items similarity
     return out
 
@@ -124,35 +147,24 @@ def _pairwise(values: dict, exact: dict) -> dict:
 
 def evaluate(ranks: dict, *, repetitions: int = 100, m: int = 100, seed: int = 0, fit_repetitions: int | None = 5,
              estimators=CORRECTIONS, timings=None) -> dict:
-    """Tables 3-4 from exact ranks (system -> RelevantRanks over the same users)."""
-    timings = {} if timings is None else timings
+    """Tables 3-4 from exact ranks (system -> RelevantRanks over the same users).
+
+    ``timings``: a dict (wall seconds per phase are written into it) or a ``_Clock``."""
+    clock = _clock(timings)
     metrics = parse_metrics(METRICS)
     exact = {s: {mt.name: float(np.nanmean(mt.per_query(ranks[s]))) for mt in metrics} for s in SYSTEMS}
     n_items = ranks["X"].n_items
-    t = time.perf_counter()
-    sims = simulate({s: ranks[s] for s in SYSTEMS}, m, replacement=True, repetitions=repetitions, seed=seed)
-    timings["simulate"] = time.perf_counter() - t
-    t = time.perf_counter()
-    sampled, naive = {}, {}
-    for s in SYSTEMS:
-        expected = expected_sampled(ranks[s], m, metrics, replacement=True)
-        stacked = RelevantRanks(np.arange(repetitions * ranks[s].n_queries + 1),
-                                np.concatenate([rep[s].ranks for rep in sims]), m + 1)
-        naive[s], sampled[s] = {}, {}
-        for mt in metrics:
-            values = np.nanmean(mt.per_query(stacked).reshape(repetitions, -1), axis=1)
-            naive[s][mt.name] = values
-            sampled[s][mt.name] = {**_mean_std(values), "expected": expected[mt.name].mean,
-                                   "expected_std": expected[mt.name].std_of_mean}
-    timings["sampled"] = time.perf_counter() - t
+    with clock("simulate"):
+        sims = simulate({s: ranks[s] for s in SYSTEMS}, m, replacement=True, repetitions=repetitions, seed=seed)
+    with clock("sampled"):
+        sampled, naive = _sampled_block(ranks, sims, metrics, repetitions, m)
     corrected, pairwise, out_of, notes = {}, {"sampled": _pairwise(naive, exact)}, {"sampled": repetitions}, []
     for est in estimators:
         name, _ = parse_estimator(est)
         reps = repetitions if name not in FITTED or fit_repetitions is None else min(repetitions, fit_repetitions)
-        t = time.perf_counter()
-        values = {s: estimate_repetitions([rep[s] for rep in sims[:reps]], n_items, m, METRICS, estimator=est)
-                  for s in SYSTEMS}
-        timings[f"estimate_{est}"] = time.perf_counter() - t
+        with clock(f"estimate_{est}"):
+            values = {s: estimate_repetitions([rep[s] for rep in sims[:reps]], n_items, m, METRICS, estimator=est)
+                      for s in SYSTEMS}
         corrected[est] = {s: {mt: {**_mean_std(values[s][mt]), "repetitions": reps} for mt in METRICS}
                           for s in SYSTEMS}
         pairwise[est] = _pairwise(values, exact)
@@ -165,29 +177,44 @@ def evaluate(ranks: dict, *, repetitions: int = 100, m: int = 100, seed: int = 0
             "pairwise_out_of": out_of, "notes": notes}
 
 
+def _sampled_block(ranks, sims, metrics, repetitions, m):
+    """The naive sampled metric per repetition and its mean, std and exact expectation."""
+    sampled, naive = {}, {}
+    for s in SYSTEMS:
+        expected = expected_sampled(ranks[s], m, metrics, replacement=True)
+        stacked = RelevantRanks(np.arange(repetitions * ranks[s].n_queries + 1),
+                                np.concatenate([rep[s].ranks for rep in sims]), m + 1)
+        naive[s], sampled[s] = {}, {}
+        for mt in metrics:
+            values = np.nanmean(mt.per_query(stacked).reshape(repetitions, -1), axis=1)
+            naive[s][mt.name] = values
+            sampled[s][mt.name] = {**_mean_std(values), "expected": expected[mt.name].mean,
+                                   "expected_std": expected[mt.name].std_of_mean}
+    return sampled, naive
+
+
 def run(data, *, dataset: str = "auto", repetitions: int = 100, m: int = 100, seed: int = 0,
         fit_repetitions: int | None = 5, ties: str = "random", backend: str = "numpy", out=None,
         figures: bool = True, estimators=CORRECTIONS) -> dict:
     """The whole reproduction; writes figure5/figure6 PNGs into ``out`` (default: current dir)."""
-    start = time.perf_counter()
-    timings = {}
+    start, start_cpu = time.perf_counter(), time.process_time()
+    clock = _Clock()
     name = detect_dataset(data) if dataset == "auto" else dataset
-    t = time.perf_counter()
-    split = load_movielens(name, path=data, threshold=None)
-    timings["load"] = time.perf_counter() - t
+    with clock("load"):
+        split = load_movielens(name, path=data, threshold=None)
     with _single_thread_blas():
-        ranks = exact_ranks(split, seed=seed, ties=ties, backend=backend, timings=timings)
+        ranks = exact_ranks(split, seed=seed, ties=ties, backend=backend, timings=clock)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SampledMetricWarning)
             result = evaluate(ranks, repetitions=repetitions, m=m, seed=seed, fit_repetitions=fit_repetitions,
-                              estimators=estimators, timings=timings)
+                              estimators=estimators, timings=clock)
         files = []
         if figures:
-            t = time.perf_counter()
-            files = write_figures(ranks, result["exact"], m, Path(out) if out is not None else Path.cwd(), name)
-            timings["figures"] = time.perf_counter() - t
+            with clock("figures"):
+                files = write_figures(ranks, result["exact"], m, Path(out) if out is not None else Path.cwd(), name)
     tied = {s: float(np.mean(ranks[s].ranks != np.floor(ranks[s].ranks))) for s in SYSTEMS}
-    timings["total"] = time.perf_counter() - start
+    clock.wall["total"] = time.perf_counter() - start
+    clock.cpu["total"] = time.process_time() - start_cpu
     return {
         "dataset": name, "n_users": int(split.n_users), "n_items": int(split.n_items),
         "n_train": int(split.train.nnz), "n_heldout": int(split.heldout_users.size),
@@ -197,7 +224,9 @@ def run(data, *, dataset: str = "auto", repetitions: int = 100, m: int = 100, se
         "fractional_ranks": tied, "m": m, "replacement": True, "repetitions": repetitions, "seed": seed,
         "estimators": list(estimators), "available_estimators": list(ESTIMATORS),
         "median_rank": {s: float(np.median(ranks[s].ranks)) for s in SYSTEMS},
-        **result, "figures": [str(f) for f in files], "timings_s": {k: round(v, 3) for k, v in timings.items()},
+        **result, "figures": [str(f) for f in files],
+        "timings_s": {k: round(v, 3) for k, v in clock.wall.items()},
+        "cpu_s": {k: round(v, 3) for k, v in clock.cpu.items()},
     }
 
 
