@@ -110,7 +110,8 @@ def test_estimate_repetitions_matches_single_calls():
         for k, s in enumerate(sims):
             one = estimate(s, n, 30, ("Recall@10", "AP"), estimator=est, bootstrap=0).values
             for mt in one:
-                assert batch[mt][k] == pytest.approx(one[mt], rel=1e-3, abs=1e-9)
+                # rank-distribution fits stop per row, as a one-sample call: equal up to rounding
+                assert batch[mt][k] == pytest.approx(one[mt], rel=1e-10, abs=1e-13)
 
 
 def test_cli_table(data, tmp_path, capsys):

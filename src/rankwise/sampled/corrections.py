@@ -147,6 +147,35 @@ def bin_likelihood(edges: np.ndarray, n: int, m: int, replacement: bool, block_r
     return L / width[:, None]
 
 
+def bin_moments(edges: np.ndarray, n: int, m: int, replacement: bool, curves=(), block_rows: int = BLOCK_ROWS):
+    """Per-bin pieces of :func:`moments` for priors that are constant within each rank bin.
+
+    Returns (G_b, c_b, [h_b per curve]) with G_b[b] = sum_{r in b} P_r P_r^T, c_b[b] = sum_{r in b}
+    P_r and h_b[b] = sum_{r in b} P_r curve(r), so that for a prior equal to a_b on every rank of
+    bin b, ``moments`` = (a @ G_b, a @ c_b, a @ h_b): one small product per prior instead of a
+    pass over all n ranks (the same sums, in a different order: equal up to rounding).
+    """
+    nb, k = edges.size - 1, m + 1
+    G = np.zeros((nb, k, k))
+    c = np.zeros((nb, k))
+    hs = [np.zeros((nb, k)) for _ in curves]
+    for r, P in iter_blocks(n, m, replacement=replacement, block_rows=block_rows):
+        b = np.searchsorted(edges, r, side="right") - 1
+        starts = np.flatnonzero(np.diff(b, prepend=-1))
+        ends = np.append(starts[1:], b.size)
+        bins = b[starts]
+        c[bins] += np.add.reduceat(P, starts, axis=0)
+        for h, curve in zip(hs, curves):
+            h[bins] += np.add.reduceat(P * curve(r)[:, None], starts, axis=0)
+        single = ends - starts == 1
+        if np.any(single):  # exact top ranks: one outer product per bin, all at once
+            rows = starts[single]
+            G[bins[single]] += P[rows, :, None] * P[rows, None, :]
+        for s0, e0, bb in zip(starts[~single], ends[~single], bins[~single]):
+            G[bb] += P[s0:e0].T @ P[s0:e0]
+    return G, c, hs
+
+
 def bin_means(curve: Callable, edges: np.ndarray) -> np.ndarray:
     r = np.arange(edges[0], edges[-1], dtype=np.float64)
     vals = curve(r)
@@ -156,13 +185,21 @@ def bin_means(curve: Callable, edges: np.ndarray) -> np.ndarray:
 
 
 def fit_rank_distribution(L: np.ndarray, counts: np.ndarray, width: np.ndarray, *, entropy: float = 0.0,
-                          iterations: int = 300, init: np.ndarray | None = None, tol: float = 1e-6) -> np.ndarray:
+                          iterations: int = 300, init: np.ndarray | None = None, tol: float = 1e-6,
+                          per_row: bool = False) -> np.ndarray:
     """Distribution over rank bins from sampled-rank histograms, batched over rows of ``counts``.
 
     ``entropy = 0``: maximum likelihood by EM (Jin et al. 2021, MLE).  ``entropy > 0``: the EM
     step is tempered toward the uniform distribution over *ranks* (pi_b proportional to bin
     width), i.e. a maximum-entropy-penalised likelihood; this is our reading of their MES idea,
     with a likelihood instead of a squared-distance data term.
+
+    Stopping: every 25 iterations, a row has converged when it moved less than ``tol`` (max abs)
+    since the last check.  By default the batch runs until *every* row has converged (rows that
+    converged early keep iterating).  ``per_row=True`` freezes each row at its own convergence,
+    so each row gets exactly the iterations a one-row call would give it and the result does
+    not depend on which other rows share the batch (up to the rounding of the matrix products);
+    converged rows also stop costing work.
     """
     counts = np.atleast_2d(np.asarray(counts, dtype=np.float64))
     total = counts.sum(axis=1, keepdims=True)
@@ -171,20 +208,47 @@ def fit_rank_distribution(L: np.ndarray, counts: np.ndarray, width: np.ndarray, 
     pi = np.tile(uniform, (counts.shape[0], 1)) if init is None else np.atleast_2d(init).copy()
     empty = total[:, 0] == 0  # e.g. a bootstrap replicate that drew no query of this group
     pi[empty] = uniform
+    if per_row:
+        return _fit_per_row(L, freq, pi, empty, uniform, entropy, iterations, tol)
     for it in range(iterations):
         if it % 25 == 0:
             before = pi.copy()
-        mix = pi @ L  # (B, m+1) model probability of each sampled rank
-        ratio = np.divide(freq, mix, out=np.zeros_like(freq), where=mix > 0)
-        pi = pi * (ratio @ L.T)
-        if entropy > 0:
-            pi = np.exp((1.0 - entropy) * np.log(np.maximum(pi, 1e-300)) + entropy * np.log(uniform))
-        pi[empty] = uniform
-        pi /= pi.sum(axis=1, keepdims=True)
+        pi = _em_step(L, freq, pi, empty, uniform, entropy)
         # EM creeps along flat directions of the likelihood; stop once the distribution stops moving
         if it % 25 == 24 and np.max(np.abs(pi - before)) < tol:
             break
     return pi
+
+
+def _em_step(L, freq, pi, empty, uniform, entropy):
+    mix = pi @ L  # (B, m+1) model probability of each sampled rank
+    ratio = np.divide(freq, mix, out=np.zeros_like(freq), where=mix > 0)
+    pi = pi * (ratio @ L.T)
+    if entropy > 0:
+        pi = np.exp((1.0 - entropy) * np.log(np.maximum(pi, 1e-300)) + entropy * np.log(uniform))
+    pi[empty] = uniform
+    pi /= pi.sum(axis=1, keepdims=True)
+    return pi
+
+
+def _fit_per_row(L, freq, pi, empty, uniform, entropy, iterations, tol):
+    """EM with each row stopped at its own convergence; the batch shrinks as rows converge."""
+    out = pi.copy()
+    rows = np.arange(pi.shape[0])
+    for it in range(iterations):
+        if it % 25 == 0:
+            before = pi.copy()
+        pi = _em_step(L, freq, pi, empty, uniform, entropy)
+        if it % 25 == 24:
+            done = np.max(np.abs(pi - before), axis=1) < tol
+            if np.any(done):
+                out[rows[done]] = pi[done]
+                keep = ~done
+                pi, freq, empty, rows = pi[keep], freq[keep], empty[keep], rows[keep]
+                if rows.size == 0:
+                    return out
+    out[rows] = pi
+    return out
 
 
 def fit_rank_distribution_mes(L: np.ndarray, counts: np.ndarray, width: np.ndarray, *, gamma: float = 0.01,
