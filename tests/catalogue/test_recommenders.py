@@ -106,3 +106,54 @@ def test_item_cf_dense_and_sparse_similarity_agree(q, k, kp, monkeypatch):
     monkeypatch.setattr(rec, "DENSE_SIMILARITY_LIMIT", 0)
     sparse = ItemCF(q=q, k=k, k_prime=kp).fit(x).similarity.toarray()
     np.testing.assert_allclose(dense, sparse, atol=1e-12)
+
+
+def _old_dense_s1(x, q, kp):
+    """s' of the dense path as it was computed before float32 co-counts and the unmasked divide:
+    float64 co-counts, sqrt(n_i n_j) with a masked divide, the same power and top-k' selection."""
+    import rankwise.experiments.recommenders as rec
+    x = rec._binary(x)
+    n_i = np.asarray(x.sum(axis=0)).ravel()
+    s = np.asarray(x.T.tocsr() @ x.toarray())
+    np.fill_diagonal(s, 0.0)
+    norm = np.sqrt(n_i[:, None] * n_i[None, :])
+    np.divide(s, norm, out=s, where=norm > 0)
+    rec._power_inplace(s, q)
+    if kp is not None:
+        keep = np.zeros_like(s, dtype=bool)
+        for i in range(s.shape[0]):
+            order = sorted(np.flatnonzero(s[i] > 0), key=lambda j: (-s[i, j], j))[:kp]
+            keep[i, order] = True
+        s = np.where(keep, s, 0.0)
+    return s
+
+
+@pytest.mark.parametrize("q,kp", [(3, None), (1, 10), (1, 2), (2, 1)])
+def test_dense_item_cf_is_bit_identical_to_float64_cocounts(q, kp):
+    # float32 co-counts are exact integers; an item nobody trained on (column 5) and duplicated
+    # columns (exactly tied similarities for the top-k' tie rule) are the edge cases
+    rng = np.random.default_rng(8)
+    dense = (rng.random((40, 30)) < 0.25).astype(float)
+    dense[:, 5] = 0.0
+    dense[:, 7] = dense[:, 3]
+    dense[:, 9] = dense[:, 3]
+    x = sp.csr_matrix(dense)
+    model = ItemCF(q=q, k_prime=kp).fit(x)
+    got = model._s1.toarray() if sp.issparse(model._s1) else model._s1
+    want = _old_dense_s1(x, q, kp)
+    np.testing.assert_array_equal(got, want)
+    denom = np.asarray(sp.csr_matrix(want).sum(axis=1)).ravel() if sp.issparse(model._s1) else want.sum(axis=1)
+    np.testing.assert_array_equal(model._inv_denom, np.divide(1.0, denom, out=np.zeros_like(denom), where=denom > 0))
+
+
+def test_top_k_positive_selects_like_a_sort():
+    from rankwise.experiments.recommenders import _top_k_positive
+    rng = np.random.default_rng(9)
+    s = rng.integers(-2, 5, size=(50, 40)).astype(float) / 4  # many ties, zeros and negatives
+    for k in (1, 3, 10, 39, 40):
+        r, c = _top_k_positive(s, k)
+        want = set()
+        for i in range(s.shape[0]):
+            order = sorted(np.flatnonzero(s[i] > 0), key=lambda j: (-s[i, j], j))[:k]
+            want |= {(i, j) for j in order}
+        assert set(zip(r.tolist(), c.tolist())) == want

@@ -96,6 +96,11 @@ DENSE_TRAIN_LIMIT = 1 << 26
 DENSE_SIMILARITY_LIMIT = 1 << 27
 
 
+def n_users_fit_float32(x) -> bool:
+    """Whether co-counts of the binary matrix ``x`` (at most n_users) are exact in float32."""
+    return x.shape[0] < (1 << 24)
+
+
 def _power_inplace(a: np.ndarray, q: float) -> None:
     if q == 1:
         return
@@ -117,7 +122,10 @@ def _top_k_positive(s: np.ndarray, k: int):
     if k >= n:
         return np.nonzero(s > 0)
     kth = np.partition(s, n - k, axis=1)[:, n - k]
-    r, c = np.nonzero((s >= kth[:, None]) & (s > 0))  # row-major: columns ascending in each row
+    # s >= kth and s > 0 in one comparison: s > 0 is s >= the smallest positive double
+    threshold = np.maximum(kth, np.nextafter(0.0, 1.0))
+    flat = np.flatnonzero(s >= threshold[:, None])  # row-major: columns ascending in each row
+    r, c = np.divmod(flat, n)
     v = s[r, c]
     gt = v > kth[r]
     need = k - np.bincount(r[gt], minlength=s.shape[0])
@@ -180,8 +188,13 @@ class ItemCF:
         """
         n_items = x.shape[1]
         n_i = np.asarray(x.sum(axis=0)).ravel()
-        xd = x.toarray()
-        xt = x.T.tocsr()
+        # co-counts in float32: integer sums below 2^24 are exact, so the float64 values are the
+        # same as a float64 product's, for ~2.5x less memory traffic in the sparse-dense product
+        xd = x.toarray().astype(np.float32) if n_users_fit_float32(x) else x.toarray()
+        xt = x.T.tocsr().astype(xd.dtype)
+        # sqrt(n_i n_j) with items of no training user counted as 1: their co-counts are 0, and
+        # 0 / 1 = 0 is what the masked divide left there, so one plain divide does the same
+        n_pos = np.maximum(n_i, 1.0)
         keep_dense = self.k is not None or self.k_prime is None
         s1 = np.empty((n_items, n_items)) if keep_dense else None
         col_keep = None if self.k is None else np.zeros((n_items, n_items), dtype=bool)
@@ -189,12 +202,13 @@ class ItemCF:
         step = max(1, (1 << 21) // max(1, n_items))  # 16 MiB blocks: reused by malloc, not re-faulted
         for r0 in range(0, n_items, step):
             r1 = min(n_items, r0 + step)
-            sb = np.asarray(xt[r0:r1] @ xd)
+            sb = np.asarray(xt[r0:r1] @ xd).astype(np.float64, copy=False)
             sb[np.arange(r1 - r0), np.arange(r0, r1)] = 0.0
             # eq. 27 as c_ij / sqrt(n_i n_j), rounded exactly as the sparse path and the definition:
             # equal similarities stay exactly equal (k-NN ties) and s_ij == s_ji bit for bit
-            norm = np.sqrt(n_i[r0:r1, None] * n_i[None, :])
-            np.divide(sb, norm, out=sb, where=norm > 0)
+            norm = n_pos[r0:r1, None] * n_pos[None, :]
+            np.sqrt(norm, out=norm)
+            np.divide(sb, norm, out=sb)
             _power_inplace(sb, self.q)
             if self.k is not None:
                 r, c = _top_k_positive(sb, self.k)
