@@ -95,3 +95,20 @@ def test_toy_main_prints_json(capsys):
     toy.add_arguments(parser)
     assert toy.main(parser.parse_args(["--repetitions", "20", "--format", "json"])) == 0
     assert json.loads(capsys.readouterr().out)["exact"]["C"]["Recall@10"] == pytest.approx(0.2)
+
+
+def test_binom_ppf_equals_scipy_stats():
+    """simulate's common-random-number draws use binom_ppf in place of scipy.stats.binom.ppf."""
+    from scipy.stats import binom
+
+    from rankwise.sampled.simulate import binom_ppf
+    rng = np.random.default_rng(11)
+    size = 200_000
+    q = rng.random(size)
+    q[:20], q[20:40] = 0.0, 1.0
+    n = rng.integers(0, 150, size).astype(float)
+    n[40:50], n[50:60] = 2.5, -1.0
+    p = rng.random(size)
+    p[60:80], p[80:100], p[100:110], p[110:120] = 0.0, 1.0, 1.5, np.nan
+    np.testing.assert_array_equal(binom_ppf(q, n, p), binom.ppf(q, n, p))
+    assert binom_ppf(0.3, 10, 0.5).shape == ()
