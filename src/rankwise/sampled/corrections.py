@@ -167,10 +167,10 @@ def bin_moments(edges: np.ndarray, n: int, m: int, replacement: bool, curves=(),
         c[bins] += np.add.reduceat(P, starts, axis=0)
         for h, curve in zip(hs, curves):
             h[bins] += np.add.reduceat(P * curve(r)[:, None], starts, axis=0)
-        single = ends - starts == 1
-        if np.any(single):  # exact top ranks: one outer product per bin, all at once
-            rows = starts[single]
-            G[bins[single]] += P[rows, :, None] * P[rows, None, :]
+        single = edges[bins + 1] - edges[bins] == 1  # one-rank bins (a wider bin can show one row at a block edge)
+        if np.any(single):  # exact top ranks: one outer product per bin, all at once; a one-rank
+            rows = starts[single]  # bin lies in one block, so it is set, not accumulated
+            G[bins[single]] = P[rows, :, None] * P[rows, None, :]
         for s0, e0, bb in zip(starts[~single], ends[~single], bins[~single]):
             G[bb] += P[s0:e0].T @ P[s0:e0]
     return G, c, hs
@@ -232,7 +232,14 @@ def _em_step(L, freq, pi, empty, uniform, entropy):
 
 
 def _fit_per_row(L, freq, pi, empty, uniform, entropy, iterations, tol):
-    """EM with each row stopped at its own convergence; the batch shrinks as rows converge."""
+    """EM with each row stopped at its own convergence; the batch shrinks as rows converge.
+
+    Only sampled ranks observed in some row enter the products: elsewhere freq = 0, so the ratio
+    is 0 and the column adds nothing to ``ratio @ L.T`` (the same sums without their zero terms;
+    a few nodes of few items observe a handful of the m+1 sampled ranks)."""
+    seen = np.flatnonzero(np.any(freq > 0, axis=0))
+    if seen.size < freq.shape[1]:
+        L, freq = np.ascontiguousarray(L[:, seen]), np.ascontiguousarray(freq[:, seen])
     out = pi.copy()
     rows = np.arange(pi.shape[0])
     for it in range(iterations):
