@@ -157,9 +157,13 @@ def expected_sampled(ranks, m: int, metrics=("AUC",), *, n_items=None, replaceme
     for start in range(0, rr.ranks.size, block_rows):
         sl = slice(start, start + block_rows)
         p = rank_distribution(reduced_rank[sl], n_neg[sl] + 1.0, m, replacement=replacement)
-        sampled_rank = j[None, :] + pos[sl, None]
+        # an item's sampled-metric values depend only on (position, |R|): evaluate them once per
+        # distinct pair and gather (one relevant item per query: one row for the whole block)
+        kinds, kind_of = np.unique(np.stack([pos[sl], nrel[sl]]), axis=1, return_inverse=True)
+        kind_of = kind_of.ravel()
+        k_pos, k_nrel = kinds[0][:, None], kinds[1][:, None]
         for mt in metrics:
-            vals = mt.item_values(sampled_rank, pos[sl, None], nrel[sl, None], m + nrel[sl, None])
+            vals = mt.item_values(j[None, :] + k_pos, k_pos, k_nrel, m + k_nrel)[kind_of]
             mean_i = np.sum(p * vals, axis=1)
             var_i = np.maximum(np.sum(p * vals ** 2, axis=1) - mean_i ** 2, 0.0)
             sums[mt.name][0][:] += np.bincount(seg[sl], weights=mean_i, minlength=rr.n_queries)
