@@ -157,3 +157,19 @@ def test_top_k_positive_selects_like_a_sort():
             order = sorted(np.flatnonzero(s[i] > 0), key=lambda j: (-s[i, j], j))[:k]
             want |= {(i, j) for j in order}
         assert set(zip(r.tolist(), c.tolist())) == want
+
+
+def test_kth_positive_equals_partition_where_positive():
+    from rankwise.experiments.recommenders import _kth_positive
+    rng = np.random.default_rng(10)
+    for trial in range(150):
+        rows, n = int(rng.integers(1, 30)), int(rng.integers(2, 400))
+        k = int(rng.integers(1, n))
+        if trial % 3 == 0:
+            s = rng.integers(-2, 6, size=(rows, n)) / 4.0  # ties everywhere
+        elif trial % 3 == 1:
+            s = np.where(rng.random((rows, n)) < 0.05, rng.random((rows, n)), 0.0)  # rows with < k positives
+        else:
+            s = rng.random((rows, n)) - 0.3
+        want = np.partition(s, n - k, axis=1)[:, n - k]
+        np.testing.assert_array_equal(_kth_positive(s, k), np.where(want > 0, want, 0.0))

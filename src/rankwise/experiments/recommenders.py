@@ -112,6 +112,34 @@ def _power_inplace(a: np.ndarray, q: float) -> None:
     np.power(a, q, out=a)
 
 
+def _kth_positive(s: np.ndarray, k: int) -> np.ndarray:
+    """Per row, the k-th largest value where it is positive, else 0 (k < s.shape[1]).
+
+    What the selection below needs of ``np.partition(s, n - k, axis=1)[:, n - k]`` (only its
+    sign when the row has fewer than k positive entries), without partitioning whole rows: the
+    k-th largest of the maxima of >= k column chunks is a lower bound t of the k-th value (k
+    chunks hold an entry >= t), so the k-th value is the k-th largest of the few entries >= t.
+    """
+    rows, n = s.shape
+    chunks = min(n, 8 * k)
+    if chunks < k or rows == 0:
+        kth = np.partition(s, n - k, axis=1)[:, n - k]
+        return np.where(kth > 0, kth, 0.0)
+    bounds = np.linspace(0, n, chunks + 1).astype(np.int64)[:-1]
+    maxima = np.maximum.reduceat(s, bounds, axis=1)
+    low = np.partition(maxima, chunks - k, axis=1)[:, chunks - k]
+    low = np.maximum(low, np.nextafter(0.0, 1.0))  # only positive entries matter
+    r, c = np.divmod(np.flatnonzero(s >= low[:, None]), n)
+    v = s[r, c]
+    order = np.lexsort((-v, r))  # by row, values descending
+    counts = np.bincount(r, minlength=rows)
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    kth = np.zeros(rows)
+    enough = counts >= k  # else fewer than k positive entries: the k-th value is not positive
+    kth[enough] = v[order[start[enough] + k - 1]]
+    return kth
+
+
 def _top_k_positive(s: np.ndarray, k: int):
     """(row, col) of the k largest positive entries of each row, ties towards the lower column.
 
@@ -121,7 +149,7 @@ def _top_k_positive(s: np.ndarray, k: int):
     n = s.shape[1]
     if k >= n:
         return np.nonzero(s > 0)
-    kth = np.partition(s, n - k, axis=1)[:, n - k]
+    kth = _kth_positive(s, k)
     # s >= kth and s > 0 in one comparison: s > 0 is s >= the smallest positive double
     threshold = np.maximum(kth, np.nextafter(0.0, 1.0))
     flat = np.flatnonzero(s >= threshold[:, None])  # row-major: columns ascending in each row
