@@ -421,12 +421,30 @@ def _uniform_moments(specs, size, m, replacement):
     return G, c, hs
 
 
-@lru_cache(maxsize=32)
-def _bins_and_likelihood(size, m, replacement):
+_LIKELIHOODS: dict = {}
+
+
+def _bins_and_likelihood(size, m, replacement, bin_sums=None):
+    """Rank bins of 1..size and their sampled-rank likelihood L (cached: data independent).
+
+    ``bin_sums``: the per-bin sums of p(r~ | r) when a caller already has them (``bin_moments``'s
+    c_b): L is then c_b / width, the same doubles ``bin_likelihood`` computes, without a second
+    pass over all ranks.
+    """
+    key = (int(size), int(m), bool(replacement))
+    hit = _LIKELIHOODS.get(key)
+    if hit is not None:
+        return hit
     edges = cx.rank_bins(size)
-    L = cx.bin_likelihood(edges, size, m, replacement)
+    if bin_sums is None:
+        L = cx.bin_likelihood(edges, size, m, replacement)
+    else:
+        L = bin_sums / np.diff(edges).astype(np.float64)[:, None]
     edges.setflags(write=False)
     L.setflags(write=False)
+    if len(_LIKELIHOODS) >= 32:
+        _LIKELIHOODS.clear()
+    _LIKELIHOODS[key] = (edges, L)
     return edges, L
 
 
@@ -558,9 +576,13 @@ def estimate_repetitions(samples, n_items, m: int, metrics=("Recall@10", "NDCG@1
     return out if named else out[None]
 
 
+@lru_cache(maxsize=2)
 def _repetition_weights(reps: int, n: int) -> np.ndarray:
+    """(reps, reps * n) indicators of each repetition's items; kept for the next system/estimator
+    (the same matrix for every table estimator of a run: 49 MB at 100 x 610)."""
     item_w = np.zeros((reps, reps * n))
     item_w[np.repeat(np.arange(reps), n), np.arange(reps * n)] = 1.0
+    item_w.setflags(write=False)
     return item_w
 
 
@@ -658,7 +680,9 @@ def _fitted_prior_rows(name, param, items, reduced, metrics, m, replacement, nod
         node_kinds = np.unique(item_kind[touch])
         keys = [(t, mt.name) for t in node_kinds for mt in metrics]
         targets = [_target(mt, int(kinds[t][0]), int(kinds[t][1]), size, m) for t in node_kinds for mt in metrics]
-        edges, L = _bins_and_likelihood(size, m, replacement)
+        edges = cx.rank_bins(size)
+        Gb, cb, hbs = cx.bin_moments(edges, size, m, replacement, [t.true_curve for t in targets])
+        edges, L = _bins_and_likelihood(size, m, replacement, bin_sums=cb)
         width = np.diff(edges).astype(np.float64)
         hist = _row_histograms(reduced[:, touch], m)
         if name in ("bv_mes", "mn"):  # MES prior: strictly positive, no floor (as _adaptive_prior)
@@ -669,7 +693,6 @@ def _fitted_prior_rows(name, param, items, reduced, metrics, m, replacement, nod
             prior = np.repeat(pi / width, np.diff(edges), axis=1) + 1e-3 / size  # as _adaptive_prior, per row
         prior = prior / prior.sum(axis=1, keepdims=True)
         a = prior[:, edges[:-1] - 1]  # (rows, bins): the prior's value on each bin
-        Gb, cb, hbs = cx.bin_moments(edges, size, m, replacement, [t.true_curve for t in targets])
         k = m + 1
         G = (a @ Gb.reshape(Gb.shape[0], k * k)).reshape(rows, k, k)
         c = a @ cb
