@@ -173,3 +173,30 @@ def test_kth_positive_equals_partition_where_positive():
             s = rng.random((rows, n)) - 0.3
         want = np.partition(s, n - k, axis=1)[:, n - k]
         np.testing.assert_array_equal(_kth_positive(s, k), np.where(want > 0, want, 0.0))
+
+
+@pytest.mark.parametrize("q", [1, 3])
+def test_streamed_all_neighbour_fit_equals_the_full_similarity(q, monkeypatch):
+    """k = k' = None with no more users than items: predictions accumulated block by block without
+    the items x items matrix are the same doubles as X @ s' (and s' is built on demand)."""
+    import rankwise.experiments.recommenders as rec
+    rng = np.random.default_rng(12)
+    dense = (rng.random((25, 60)) < 0.2).astype(float)
+    dense[:, 4] = 0.0
+    dense[3] = 0.0  # a user without training items
+    x = sp.csr_matrix(dense)
+    monkeypatch.setattr(rec, "DENSE_SIMILARITY_LIMIT", 1 << 27)
+    streamed = ItemCF(q=q).fit(x)
+    assert streamed._num is not None and streamed._sim_t is None
+    monkeypatch.setattr(rec, "_csr_matvecs", None)
+    full = ItemCF(q=q).fit(x)
+    assert full._num is None and full._sim_t is not None
+    users = np.arange(25)
+    np.testing.assert_array_equal(streamed.score(users), full.score(users))
+    np.testing.assert_array_equal(streamed.score(users[::-3]), full.score(users[::-3]))
+    np.testing.assert_array_equal(streamed._inv_denom, full._inv_denom)
+    np.testing.assert_array_equal(streamed.similarity.toarray(), full.similarity.toarray())
+    new = sp.csr_matrix((rng.random((1, 60)) < 0.2).astype(float))
+    for model in (streamed, full):  # another user: scored from s', built on demand
+        model._x = sp.vstack([model._x, new]).tocsr()
+    np.testing.assert_array_equal(streamed.score([25]), full.score([25]))

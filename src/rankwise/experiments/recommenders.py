@@ -30,6 +30,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from rankwise.catalogue.backends import NumpyBackend
+
+try:  # y += A @ X for CSR A and dense X, accumulating into y: the kernel behind scipy's csr @ dense
+    from scipy.sparse._sparsetools import csr_matvecs as _csr_matvecs
+except ImportError:  # pragma: no cover - other scipy layouts: the full similarity is kept instead
+    _csr_matvecs = None
 from rankwise.catalogue.scorers import CallableScorer, FactorScorer
 from rankwise.errors import DataError, InvalidParameterError
 
@@ -181,6 +186,7 @@ class ItemCF:
     def fit(self, train) -> "ItemCF":
         x = _binary(train)
         self._x = x
+        self._num = self._num_x = None
         n_users, n_items = x.shape
         if n_users * n_items <= DENSE_TRAIN_LIMIT and n_items * n_items <= DENSE_SIMILARITY_LIMIT:
             self._fit_dense(x)
@@ -198,35 +204,28 @@ class ItemCF:
     def similarity(self) -> sp.csr_matrix:
         """s'' of eq. 29 as a CSR matrix (items x items); built on first access on the dense path."""
         if self._similarity is None:
+            if self._s1 is None:
+                self._dense_similarity()
             s1 = sp.csr_matrix(self._s1)
             norms = np.sqrt(np.asarray(s1.multiply(s1).sum(axis=1)).ravel())
             scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
             self._similarity = (sp.diags(scale) @ s1).tocsr()
         return self._similarity
 
-    def _fit_dense(self, x) -> None:
-        """eq. 27-28 with dense co-count blocks; predictions by eq. 30 straight from s'.
+    def _sharpened_blocks(self, x):
+        """Row blocks (r0, r1, s) of eq. 27 over the dense co-counts, diagonal zeroed.
 
-        Co-counts X[:, block]^T X are a sparse-times-dense product (exact: integer sums in
-        float64), several times faster than sparse-times-sparse. The row normalisation of eq. 29
-        cancels out of eq. 30 exactly, so predictions use s' and its row sums; ``similarity``
-        still returns s'' on request. Only when column neighbours (k) are restricted is the full
-        items x items matrix needed before selection; with k' alone each block is reduced to its
-        row top-k' at once.
+        Co-counts X[:, block]^T X are a sparse-times-dense product, several times faster than
+        sparse-times-sparse, and exact: integer sums, here in float32 (exact below 2^24, so the
+        float64 values are the same as a float64 product's, for ~2.5x less memory traffic).
         """
         n_items = x.shape[1]
         n_i = np.asarray(x.sum(axis=0)).ravel()
-        # co-counts in float32: integer sums below 2^24 are exact, so the float64 values are the
-        # same as a float64 product's, for ~2.5x less memory traffic in the sparse-dense product
-        xd = x.toarray().astype(np.float32) if n_users_fit_float32(x) else x.toarray()
+        xd = x.astype(np.float32).toarray() if n_users_fit_float32(x) else x.toarray()
         xt = x.T.tocsr().astype(xd.dtype)
         # sqrt(n_i n_j) with items of no training user counted as 1: their co-counts are 0, and
-        # 0 / 1 = 0 is what the masked divide left there, so one plain divide does the same
+        # 0 / 1 = 0 is what a divide masked to n_i n_j > 0 leaves there, in one plain divide
         n_pos = np.maximum(n_i, 1.0)
-        keep_dense = self.k is not None or self.k_prime is None
-        s1 = np.empty((n_items, n_items)) if keep_dense else None
-        col_keep = None if self.k is None else np.zeros((n_items, n_items), dtype=bool)
-        rows, cols, vals = [], [], []
         step = max(1, (1 << 21) // max(1, n_items))  # 16 MiB blocks: reused by malloc, not re-faulted
         for r0 in range(0, n_items, step):
             r1 = min(n_items, r0 + step)
@@ -238,6 +237,26 @@ class ItemCF:
             np.sqrt(norm, out=norm)
             np.divide(sb, norm, out=sb)
             _power_inplace(sb, self.q)
+            yield r0, r1, sb
+
+    def _fit_dense(self, x) -> None:
+        """eq. 27-28 with dense co-count blocks; predictions by eq. 30 straight from s'.
+
+        The row normalisation of eq. 29 cancels out of eq. 30 exactly, so predictions use s' and
+        its row sums; ``similarity`` still returns s'' on request. Only when column neighbours
+        (k) are restricted is the full items x items matrix needed before selection; with k'
+        alone each block is reduced to its row top-k' at once; with neither (recommender Y) the
+        blocks go straight into the training users' predictions (:meth:`_fit_dense_streamed`).
+        """
+        n_users, n_items = x.shape
+        if self.k is None and self.k_prime is None and _csr_matvecs is not None and n_users <= n_items:
+            self._fit_dense_streamed(x)
+            return
+        keep_dense = self.k is not None or self.k_prime is None
+        s1 = np.empty((n_items, n_items)) if keep_dense else None
+        col_keep = None if self.k is None else np.zeros((n_items, n_items), dtype=bool)
+        rows, cols, vals = [], [], []
+        for r0, r1, sb in self._sharpened_blocks(x):
             if self.k is not None:
                 r, c = _top_k_positive(sb, self.k)
                 col_keep[r + r0, c] = True
@@ -268,6 +287,34 @@ class ItemCF:
             self._sim_t = np.ascontiguousarray(s1.T)
         else:
             self._sim_t = sp.csr_matrix(s1).T.tocsr()
+
+    def _fit_dense_streamed(self, x) -> None:
+        """All neighbours (k = k' = None): the training users' numerators of eq. 30, block by block.
+
+        s' is symmetric, so the numerators are X @ s' and row j of s' is all a block needs:
+        ``num += X[:, block] @ s'[block]``, accumulated by scipy's CSR kernel in place, adds the
+        same terms in the same order (each user's items ascending) as X @ s' did, so the
+        predictions are the same doubles; the items x items matrix (0.76 GB for ml-latest-small,
+        and as many page faults) is never held. ``score`` of other users builds it on demand.
+        """
+        n_users, n_items = x.shape
+        num = np.zeros((n_users, n_items))
+        denom = np.empty(n_items)
+        for r0, r1, sb in self._sharpened_blocks(x):
+            denom[r0:r1] = sb.sum(axis=1)  # the same row sums as s'.sum(axis=1)
+            xb = x[:, r0:r1]  # columns stay ascending within each row
+            _csr_matvecs(n_users, r1 - r0, n_items, xb.indptr, xb.indices, xb.data, sb.ravel(), num.ravel())
+        self._num, self._num_x = num, x
+        self._s1 = self._sim_t = self._similarity = None
+        self._inv_denom = np.divide(1.0, denom, out=np.zeros_like(denom), where=denom > 0)
+
+    def _dense_similarity(self) -> None:
+        """s' of a streamed fit, built when something other than the training users' scores is asked."""
+        x = self._num_x
+        s1 = np.empty((x.shape[1], x.shape[1]))
+        for r0, r1, sb in self._sharpened_blocks(x):
+            s1[r0:r1] = sb
+        self._s1 = self._sim_t = s1  # symmetric: its own transpose
 
     def _sharpen(self, cb, n_i, r0, r1):
         """eq. 27 on a block of co-count rows r0:r1 (the diagonal is zeroed: no self-neighbour)."""
@@ -307,7 +354,12 @@ class ItemCF:
 
     def score(self, users) -> np.ndarray:
         """eq. 30 for a block of users: (sum_{j in H_u} s''_ij) / (sum_j s''_ij), shape (b, n_items)."""
-        num = self._x[np.asarray(users)] @ self._sim_t
+        users = np.asarray(users)
+        if self._num is not None and self._x is self._num_x:
+            return self._num[users] * self._inv_denom  # streamed fit: the numerators of every training user
+        if self._sim_t is None:
+            self._dense_similarity()
+        num = self._x[users] @ self._sim_t
         num = num.toarray() if sp.issparse(num) else np.asarray(num)
         return num * self._inv_denom
 
