@@ -13,6 +13,7 @@ Probabilities are computed in log space because (1-p)^m underflows for ranks nea
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterator
 
 import numpy as np
@@ -78,10 +79,34 @@ def rank_distribution(r, n, m: int, *, replacement: bool = True) -> np.ndarray:
     return np.where(valid, np.exp(np.where(valid, logp, 0.0)), 0.0)
 
 
+#: full-range blocks up to this many entries (8 MB) are kept for the next caller (see iter_blocks)
+CACHED_ENTRIES = 1 << 20
+
+
+@lru_cache(maxsize=8)
+def _full_range_blocks(n: int, m: int, replacement: bool, block_rows: int) -> tuple:
+    blocks = []
+    for start in range(1, n + 1, block_rows):
+        r = np.arange(start, min(start + block_rows, n + 1), dtype=np.float64)
+        P = rank_distribution(r, n, m, replacement=replacement)
+        r.setflags(write=False)
+        P.setflags(write=False)
+        blocks.append((r, P))
+    return tuple(blocks)
+
+
 def iter_blocks(n: int, m: int, *, replacement: bool = True, block_rows: int = BLOCK_ROWS,
                 ranks: np.ndarray | None = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Yield ``(r_block, p(r~ | r_block))`` covering r = 1..n (or the given ranks) in row blocks."""
+    """Yield ``(r_block, p(r~ | r_block))`` covering r = 1..n (or the given ranks) in row blocks.
+
+    Over the full range r = 1..n the blocks depend only on (n, m, replacement); when they hold at
+    most ``CACHED_ENTRIES`` entries they are kept (read-only) for the next caller: the table
+    estimators' moments and min_error's per-bin moments pass over the same catalogue-size nodes.
+    """
     if ranks is None:
+        if int(n) * (m + 1) <= CACHED_ENTRIES:
+            yield from _full_range_blocks(int(n), int(m), bool(replacement), int(block_rows))
+            return
         for start in range(1, int(n) + 1, block_rows):
             r = np.arange(start, min(start + block_rows, int(n) + 1), dtype=np.float64)
             yield r, rank_distribution(r, n, m, replacement=replacement)
