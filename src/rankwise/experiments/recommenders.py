@@ -354,14 +354,16 @@ class ItemCF:
 
     def score(self, users) -> np.ndarray:
         """eq. 30 for a block of users: (sum_{j in H_u} s''_ij) / (sum_j s''_ij), shape (b, n_items)."""
-        users = np.asarray(users)
+        users = np.atleast_1d(np.asarray(users))  # an index array: rows are copied, never views
         if self._num is not None and self._x is self._num_x:
-            return self._num[users] * self._inv_denom  # streamed fit: the numerators of every training user
-        if self._sim_t is None:
-            self._dense_similarity()
-        num = self._x[users] @ self._sim_t
-        num = num.toarray() if sp.issparse(num) else np.asarray(num)
-        return num * self._inv_denom
+            num = self._num[users]  # streamed fit: the numerators of every training user (a copy)
+        else:
+            if self._sim_t is None:
+                self._dense_similarity()
+            num = self._x[users] @ self._sim_t
+            num = num.toarray() if sp.issparse(num) else np.asarray(num)  # a fresh product either way
+        num *= self._inv_denom  # in place: one fresh (users x items) array fewer, same products
+        return num
 
     def scorer(self) -> CallableScorer:
         return CallableScorer(self.score, *self._x.shape)
