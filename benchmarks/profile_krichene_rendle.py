@@ -25,6 +25,7 @@ GROUPS = (  # phase table rows: label -> JSON keys summed
     ("train X (iALS)", ("fit_X",)),
     ("train Y (item CF q=3)", ("fit_Y",)),
     ("train Z (item CF q=1, k'=10)", ("fit_Z",)),
+    ("train Y + Z (one co-count pass)", ("fit_YZ",)),
     ("exact ranks X, Y, Z", ("rank_X", "rank_Y", "rank_Z")),
     ("simulation (100 reps)", ("simulate",)),
     ("naive sampled + expectation", ("sampled",)),

@@ -200,3 +200,19 @@ def test_streamed_all_neighbour_fit_equals_the_full_similarity(q, monkeypatch):
     for model in (streamed, full):  # another user: scored from s', built on demand
         model._x = sp.vstack([model._x, new]).tocsr()
     np.testing.assert_array_equal(streamed.score([25]), full.score([25]))
+
+
+def test_fit_item_cf_together_equals_separate_fits():
+    """Y and Z fitted from one co-count pass are the models their own fit() gives, bit for bit."""
+    from rankwise.experiments.recommenders import fit_item_cf
+    rng = np.random.default_rng(13)
+    for shape in ((20, 50), (50, 20)):  # streamed Y (users <= items) and kept-matrix Y
+        x = sp.csr_matrix((rng.random(shape) < 0.25).astype(float))
+        specs = (dict(q=3), dict(q=1, k_prime=3), dict(q=2, k=2, k_prime=4), dict(q=1.5))
+        together = fit_item_cf([ItemCF(**kw) for kw in specs], x)
+        for kw, model in zip(specs, together):
+            alone = ItemCF(**kw).fit(x)
+            users = np.arange(shape[0])
+            np.testing.assert_array_equal(model.score(users), alone.score(users))
+            np.testing.assert_array_equal(model._inv_denom, alone._inv_denom)
+            np.testing.assert_array_equal(model.similarity.toarray(), alone.similarity.toarray())

@@ -38,7 +38,7 @@ from rankwise.catalogue import ranks_from_callable, ranks_from_factors
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import DataError
 from rankwise.experiments.datasets import load_movielens
-from rankwise.experiments.recommenders import recommender_x, recommender_y, recommender_z
+from rankwise.experiments.recommenders import fit_item_cf, recommender_x, recommender_y, recommender_z
 from rankwise.sampled.distribution import expected_sampled
 from rankwise.sampled.estimate import ESTIMATORS, SampledMetricWarning, estimate_repetitions, parse_estimator
 from rankwise.sampled.metric import parse_metrics
@@ -119,13 +119,15 @@ def exact_ranks(split, *, seed: int = 0, ties: str = "random", backend: str = "n
         x = recommender_x(seed=seed).fit(split.train)
     with clock("rank_X"):
         out["X"] = ranks_from_factors(x.user_factors, x.item_factors, split.train, split.heldout, **options)
-    for name, model in (("Y", recommender_y()), ("Z", recommender_z())):
-        with clock(f"fit_{name}"):
-            model.fit(split.train)
+    models = {"Y": recommender_y(), "Z": recommender_z()}
+    with clock("fit_YZ"):  # Y and Z differ only in q and k': one pass over the co-counts feeds both
+        fit_item_cf(list(models.values()), split.train)
+    for name in ("Y", "Z"):
+        model = models.pop(name)
         with clock(f"rank_{name}"):
             out[name] = ranks_from_callable(model.score, split.n_users, split.n_items, split.train, split.heldout,
                                             **options)
-        del model  # Y holds an items x items similarity
+        del model  # Y holds every training user's predictions
     return out
 
 

@@ -184,21 +184,21 @@ class ItemCF:
         self.q, self.k, self.k_prime, self.dense_above = q, k, k_prime, dense_above
 
     def fit(self, train) -> "ItemCF":
-        x = _binary(train)
-        self._x = x
-        self._num = self._num_x = None
-        n_users, n_items = x.shape
-        if n_users * n_items <= DENSE_TRAIN_LIMIT and n_items * n_items <= DENSE_SIMILARITY_LIMIT:
-            self._fit_dense(x)
-        else:
-            s2 = self._similarity_sparse(x)
-            self._similarity = s2
-            denom = np.asarray(s2.sum(axis=1)).ravel()
-            self._inv_denom = np.divide(1.0, denom, out=np.zeros_like(denom), where=denom > 0)
-            sim_t = s2.T.tocsr()
-            dense = sim_t.nnz > self.dense_above * max(1, sim_t.shape[0] * sim_t.shape[1])
-            self._sim_t = sim_t.toarray() if dense else sim_t
+        fit_item_cf([self], train)
         return self
+
+    def _dense_fits(self, x) -> bool:
+        n_users, n_items = x.shape
+        return n_users * n_items <= DENSE_TRAIN_LIMIT and n_items * n_items <= DENSE_SIMILARITY_LIMIT
+
+    def _fit_sparse(self, x) -> None:
+        s2 = self._similarity_sparse(x)
+        self._similarity = s2
+        denom = np.asarray(s2.sum(axis=1)).ravel()
+        self._inv_denom = np.divide(1.0, denom, out=np.zeros_like(denom), where=denom > 0)
+        sim_t = s2.T.tocsr()
+        dense = sim_t.nnz > self.dense_above * max(1, sim_t.shape[0] * sim_t.shape[1])
+        self._sim_t = sim_t.toarray() if dense else sim_t
 
     @property
     def similarity(self) -> sp.csr_matrix:
@@ -212,108 +212,28 @@ class ItemCF:
             self._similarity = (sp.diags(scale) @ s1).tocsr()
         return self._similarity
 
-    def _sharpened_blocks(self, x):
-        """Row blocks (r0, r1, s) of eq. 27 over the dense co-counts, diagonal zeroed.
+    def _dense_sink(self, x):
+        """Receives the blocks of s' (this model's q applied) of a dense fit: take(r0, r1, s), finish().
 
-        Co-counts X[:, block]^T X are a sparse-times-dense product, several times faster than
-        sparse-times-sparse, and exact: integer sums, here in float32 (exact below 2^24, so the
-        float64 values are the same as a float64 product's, for ~2.5x less memory traffic).
-        """
-        n_items = x.shape[1]
-        n_i = np.asarray(x.sum(axis=0)).ravel()
-        xd = x.astype(np.float32).toarray() if n_users_fit_float32(x) else x.toarray()
-        xt = x.T.tocsr().astype(xd.dtype)
-        # sqrt(n_i n_j) with items of no training user counted as 1: their co-counts are 0, and
-        # 0 / 1 = 0 is what a divide masked to n_i n_j > 0 leaves there, in one plain divide
-        n_pos = np.maximum(n_i, 1.0)
-        step = max(1, (1 << 21) // max(1, n_items))  # 16 MiB blocks: reused by malloc, not re-faulted
-        for r0 in range(0, n_items, step):
-            r1 = min(n_items, r0 + step)
-            sb = np.asarray(xt[r0:r1] @ xd).astype(np.float64, copy=False)
-            sb[np.arange(r1 - r0), np.arange(r0, r1)] = 0.0
-            # eq. 27 as c_ij / sqrt(n_i n_j), rounded exactly as the sparse path and the definition:
-            # equal similarities stay exactly equal (k-NN ties) and s_ij == s_ji bit for bit
-            norm = n_pos[r0:r1, None] * n_pos[None, :]
-            np.sqrt(norm, out=norm)
-            np.divide(sb, norm, out=sb)
-            _power_inplace(sb, self.q)
-            yield r0, r1, sb
-
-    def _fit_dense(self, x) -> None:
-        """eq. 27-28 with dense co-count blocks; predictions by eq. 30 straight from s'.
-
-        The row normalisation of eq. 29 cancels out of eq. 30 exactly, so predictions use s' and
-        its row sums; ``similarity`` still returns s'' on request. Only when column neighbours
-        (k) are restricted is the full items x items matrix needed before selection; with k'
-        alone each block is reduced to its row top-k' at once; with neither (recommender Y) the
-        blocks go straight into the training users' predictions (:meth:`_fit_dense_streamed`).
+        eq. 27-28 with dense co-count blocks; predictions by eq. 30 straight from s'. The row
+        normalisation of eq. 29 cancels out of eq. 30 exactly, so predictions use s' and its row
+        sums; ``similarity`` still returns s'' on request. Only when column neighbours (k) are
+        restricted is the full items x items matrix needed before selection; with k' alone each
+        block is reduced to its row top-k' at once; with neither (recommender Y) the blocks go
+        straight into the training users' predictions (:class:`_StreamedFit`). Sinks only read
+        the blocks they are given.
         """
         n_users, n_items = x.shape
         if self.k is None and self.k_prime is None and _csr_matvecs is not None and n_users <= n_items:
-            self._fit_dense_streamed(x)
-            return
-        keep_dense = self.k is not None or self.k_prime is None
-        s1 = np.empty((n_items, n_items)) if keep_dense else None
-        col_keep = None if self.k is None else np.zeros((n_items, n_items), dtype=bool)
-        rows, cols, vals = [], [], []
-        for r0, r1, sb in self._sharpened_blocks(x):
-            if self.k is not None:
-                r, c = _top_k_positive(sb, self.k)
-                col_keep[r + r0, c] = True
-            if self.k_prime is not None:
-                r, c = _top_k_positive(sb, self.k_prime)
-                if keep_dense:
-                    kept = np.zeros_like(sb)
-                    kept[r, c] = sb[r, c]
-                    sb = kept
-                else:
-                    rows.append(r + r0), cols.append(c), vals.append(sb[r, c])
-                    continue
-            s1[r0:r1] = sb
-        if col_keep is not None:
-            s1 *= col_keep.T  # eq. 28: i in N_k(j), row j's top-k read at the transposed position
-        if s1 is None:
-            s1 = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                               shape=(n_items, n_items))
-        self._s1 = s1
-        self._similarity = None
-        denom = np.asarray(s1.sum(axis=1)).ravel()
-        self._inv_denom = np.divide(1.0, denom, out=np.zeros_like(denom), where=denom > 0)
-        if sp.issparse(s1):
-            self._sim_t = s1.T.tocsr()
-        elif self.k is None and self.k_prime is None:
-            self._sim_t = s1  # eq. 27 is symmetric bit for bit, so s' is its own transpose
-        elif np.count_nonzero(s1) > self.dense_above * max(1, s1.size):
-            self._sim_t = np.ascontiguousarray(s1.T)
-        else:
-            self._sim_t = sp.csr_matrix(s1).T.tocsr()
-
-    def _fit_dense_streamed(self, x) -> None:
-        """All neighbours (k = k' = None): the training users' numerators of eq. 30, block by block.
-
-        s' is symmetric, so the numerators are X @ s' and row j of s' is all a block needs:
-        ``num += X[:, block] @ s'[block]``, accumulated by scipy's CSR kernel in place, adds the
-        same terms in the same order (each user's items ascending) as X @ s' did, so the
-        predictions are the same doubles; the items x items matrix (0.76 GB for ml-latest-small,
-        and as many page faults) is never held. ``score`` of other users builds it on demand.
-        """
-        n_users, n_items = x.shape
-        num = np.zeros((n_users, n_items))
-        denom = np.empty(n_items)
-        for r0, r1, sb in self._sharpened_blocks(x):
-            denom[r0:r1] = sb.sum(axis=1)  # the same row sums as s'.sum(axis=1)
-            xb = x[:, r0:r1]  # columns stay ascending within each row
-            _csr_matvecs(n_users, r1 - r0, n_items, xb.indptr, xb.indices, xb.data, sb.ravel(), num.ravel())
-        self._num, self._num_x = num, x
-        self._s1 = self._sim_t = self._similarity = None
-        self._inv_denom = np.divide(1.0, denom, out=np.zeros_like(denom), where=denom > 0)
+            return _StreamedFit(self, x)
+        return _DenseFit(self, x)
 
     def _dense_similarity(self) -> None:
         """s' of a streamed fit, built when something other than the training users' scores is asked."""
         x = self._num_x
         s1 = np.empty((x.shape[1], x.shape[1]))
-        for r0, r1, sb in self._sharpened_blocks(x):
-            s1[r0:r1] = sb
+        for r0, r1, base in _cosine_blocks(x):
+            s1[r0:r1] = _powered(base, self.q, in_place=True)
         self._s1 = self._sim_t = s1  # symmetric: its own transpose
 
     def _sharpen(self, cb, n_i, r0, r1):
@@ -367,6 +287,154 @@ class ItemCF:
 
     def scorer(self) -> CallableScorer:
         return CallableScorer(self.score, *self._x.shape)
+
+
+class _DenseFit:
+    """Dense-path fit of one ItemCF model from row blocks of its s' (see ItemCF._dense_sink)."""
+
+    def __init__(self, model, x):
+        self.model, self.n_items = model, x.shape[1]
+        n_items = self.n_items
+        self.keep_dense = model.k is not None or model.k_prime is None
+        self.s1 = np.empty((n_items, n_items)) if self.keep_dense else None
+        self.col_keep = None if model.k is None else np.zeros((n_items, n_items), dtype=bool)
+        self.rows, self.cols, self.vals = [], [], []
+
+    def take(self, r0, r1, sb) -> None:
+        model = self.model
+        if model.k is not None:
+            r, c = _top_k_positive(sb, model.k)
+            self.col_keep[r + r0, c] = True
+        if model.k_prime is not None:
+            r, c = _top_k_positive(sb, model.k_prime)
+            if self.keep_dense:
+                kept = np.zeros_like(sb)
+                kept[r, c] = sb[r, c]
+                sb = kept
+            else:
+                self.rows.append(r + r0), self.cols.append(c), self.vals.append(sb[r, c])
+                return
+        self.s1[r0:r1] = sb
+
+    def finish(self) -> None:
+        model, s1, n_items = self.model, self.s1, self.n_items
+        if self.col_keep is not None:
+            s1 *= self.col_keep.T  # eq. 28: i in N_k(j), row j's top-k read at the transposed position
+        if s1 is None:
+            s1 = sp.csr_matrix((np.concatenate(self.vals), (np.concatenate(self.rows), np.concatenate(self.cols))),
+                               shape=(n_items, n_items))
+        model._s1 = s1
+        model._similarity = None
+        denom = np.asarray(s1.sum(axis=1)).ravel()
+        model._inv_denom = np.divide(1.0, denom, out=np.zeros_like(denom), where=denom > 0)
+        if sp.issparse(s1):
+            model._sim_t = s1.T.tocsr()
+        elif model.k is None and model.k_prime is None:
+            model._sim_t = s1  # eq. 27 is symmetric bit for bit, so s' is its own transpose
+        elif np.count_nonzero(s1) > model.dense_above * max(1, s1.size):
+            model._sim_t = np.ascontiguousarray(s1.T)
+        else:
+            model._sim_t = sp.csr_matrix(s1).T.tocsr()
+
+
+class _StreamedFit:
+    """All neighbours (k = k' = None): the training users' numerators of eq. 30, block by block.
+
+    s' is symmetric, so the numerators are X @ s' and row j of s' is all a block needs:
+    ``num += X[:, block] @ s'[block]``, accumulated by scipy's CSR kernel in place, adds the same
+    terms in the same order (each user's items ascending) as X @ s' did, so the predictions are
+    the same doubles; the items x items matrix (0.76 GB for ml-latest-small, and as many page
+    faults) is never held. ``score`` of other users builds it on demand.
+    """
+
+    def __init__(self, model, x):
+        self.model, self.x = model, x
+        self.num = np.zeros(x.shape)
+        self.denom = np.empty(x.shape[1])
+
+    def take(self, r0, r1, sb) -> None:
+        self.denom[r0:r1] = sb.sum(axis=1)  # the same row sums as s'.sum(axis=1)
+        xb = self.x[:, r0:r1]  # columns stay ascending within each row
+        _csr_matvecs(self.x.shape[0], r1 - r0, self.x.shape[1], xb.indptr, xb.indices, xb.data, sb.ravel(),
+                     self.num.ravel())
+
+    def finish(self) -> None:
+        model, denom = self.model, self.denom
+        model._num, model._num_x = self.num, self.x
+        model._s1 = model._sim_t = model._similarity = None
+        model._inv_denom = np.divide(1.0, denom, out=np.zeros_like(denom), where=denom > 0)
+
+
+def _cosine_blocks(x):
+    """Row blocks (r0, r1, c_ij / sqrt(n_i n_j)) of eq. 27 before the power q, diagonal zeroed.
+
+    Co-counts X[:, block]^T X are a sparse-times-dense product, several times faster than
+    sparse-times-sparse, and exact: integer sums, here in float32 (exact below 2^24, so the
+    float64 values are the same as a float64 product's, for ~2.5x less memory traffic).
+    """
+    n_items = x.shape[1]
+    n_i = np.asarray(x.sum(axis=0)).ravel()
+    xd = x.astype(np.float32).toarray() if n_users_fit_float32(x) else x.toarray()
+    xt = x.T.tocsr().astype(xd.dtype)
+    # sqrt(n_i n_j) with items of no training user counted as 1: their co-counts are 0, and
+    # 0 / 1 = 0 is what a divide masked to n_i n_j > 0 leaves there, in one plain divide
+    n_pos = np.maximum(n_i, 1.0)
+    step = max(1, (1 << 21) // max(1, n_items))  # 16 MiB blocks: reused by malloc, not re-faulted
+    for r0 in range(0, n_items, step):
+        r1 = min(n_items, r0 + step)
+        sb = np.asarray(xt[r0:r1] @ xd).astype(np.float64, copy=False)
+        sb[np.arange(r1 - r0), np.arange(r0, r1)] = 0.0
+        # eq. 27 as c_ij / sqrt(n_i n_j), rounded exactly as the sparse path and the definition:
+        # equal similarities stay exactly equal (k-NN ties) and s_ij == s_ji bit for bit
+        norm = n_pos[r0:r1, None] * n_pos[None, :]
+        np.sqrt(norm, out=norm)
+        np.divide(sb, norm, out=sb)
+        yield r0, r1, sb
+
+
+def _powered(base: np.ndarray, q: float, in_place: bool) -> np.ndarray:
+    """base ** q as ``_power_inplace`` computes it; a new array unless ``in_place`` (or q = 1)."""
+    if q == 1:
+        return base
+    if in_place:
+        _power_inplace(base, q)
+        return base
+    if q == int(q) and 2 <= q <= 4:  # ((a * a) * a) * a: the products _power_inplace takes, in its order
+        out = base * base
+        for _ in range(int(q) - 2):
+            out *= base
+        return out
+    return np.power(base, q)
+
+
+def fit_item_cf(models, train) -> list:
+    """Fit ItemCF models on the same training matrix; dense-path models share one co-count pass.
+
+    Each model ends up exactly as its own ``fit(train)`` leaves it (same doubles): eq. 27 before
+    the power q is computed once per block and each model takes its power of it (Y and Z of the
+    Krichene-Rendle setup differ only in q and k'), which saves the second sparse-dense co-count
+    product and normalisation.
+    """
+    models = list(models)
+    x = _binary(train)
+    dense = []
+    for model in models:
+        model._x = x
+        model._num = model._num_x = None
+        if model._dense_fits(x):
+            dense.append(model)
+        else:
+            model._fit_sparse(x)
+    if dense:
+        # models that power the block in place go last; the very last may reuse the block itself
+        dense.sort(key=lambda mdl: mdl.q != 1)
+        sinks = [model._dense_sink(x) for model in dense]
+        for r0, r1, base in _cosine_blocks(x):
+            for i, (model, sink) in enumerate(zip(dense, sinks)):
+                sink.take(r0, r1, _powered(base, model.q, in_place=i == len(dense) - 1))
+        for sink in sinks:
+            sink.finish()
+    return models
 
 
 class Popularity:
