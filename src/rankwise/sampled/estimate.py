@@ -465,9 +465,9 @@ def _adaptive_prior(reduced, size, m, replacement, fit="mle"):
     return prior / prior.sum()
 
 
-def _distribution_estimates(name, param, items, metrics, m, replacement, nodes, item_w, warm_start=True):
-    """Rows of ``item_w``: bootstrap replicates warm-started from row 0 (``warm_start``), or
-    independent data sets, each fitted from the uniform start."""
+def _distribution_estimates(name, param, items, metrics, m, replacement, nodes, item_w):
+    """Rows of ``item_w``: the data (row 0, from the uniform start) and bootstrap replicates
+    warm-started from it.  Independent samples go through ``_distribution_rows``."""
     entropy = 0.0 if name == "mle" else param
     near = np.abs(np.log(items.size)[:, None] - np.log(nodes)[None, :]).argmin(axis=1)
     kinds, item_kind = _kinds(items.pos, items.nrel)
@@ -490,12 +490,10 @@ def _distribution_estimates(name, param, items, metrics, m, replacement, nodes, 
         if name == "mes":  # a unique optimum: the warm start (bootstrap rows from row 0) only saves steps
             pi = cx.fit_rank_distribution_mes(L, hist[:1], width, gamma=param)
             if hist.shape[0] > 1:
-                init = np.repeat(pi, hist.shape[0] - 1, axis=0) if warm_start else None
+                init = np.repeat(pi, hist.shape[0] - 1, axis=0)
                 pi = np.vstack([pi, cx.fit_rank_distribution_mes(L, hist[1:], width, gamma=param, init=init)])
         elif name == "mle" and param is not None:  # a fixed number of EM steps from the uniform start
             pi = cx.fit_rank_distribution(L, hist, width, iterations=int(param), tol=0.0)
-        elif not warm_start:
-            pi = cx.fit_rank_distribution(L, hist, width, entropy=entropy, iterations=1000)
         else:
             pi0 = cx.fit_rank_distribution(L, hist[:1], width, entropy=entropy, iterations=1000)
             pi = np.vstack([pi0, cx.fit_rank_distribution(L, hist[1:], width, entropy=entropy, iterations=150,
