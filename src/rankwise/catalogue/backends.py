@@ -12,6 +12,7 @@ import numpy as np
 from rankwise.errors import InvalidParameterError, require
 
 DTYPES = ("float32", "float64")
+_HAS_BITWISE_COUNT = hasattr(np, "bitwise_count")  # numpy >= 2.0
 
 
 def check_dtype(dtype) -> str:
@@ -53,11 +54,16 @@ class NumpyBackend:
         """Per row of ``s[rows]`` (all rows if None): number of entries ``op`` the row's target."""
         block = s if rows is None else s[rows]
         t = np.asarray(target, dtype=self.dtype)[:, None]
-        if self._buf is None or self._buf.size < block.size:
-            self._buf = np.empty(block.size, dtype=bool)
-        # reusing one mask buffer avoids page-faulting a fresh bool array per block
-        buf = self._buf[: block.size].reshape(block.shape)
-        {"gt": np.greater, "ge": np.greater_equal, "eq": np.equal}[op](block, t, out=buf)
+        r, n = block.shape
+        width = -(-n // 8) * 8  # mask rows padded to whole 64-bit words (the padding stays False)
+        if self._buf is None or self._buf.shape[1] != width or self._buf.shape[0] < r:
+            # reusing one mask buffer avoids page-faulting a fresh bool array per block
+            self._buf = np.zeros((r, width), dtype=bool)
+        buf = self._buf[:r]
+        {"gt": np.greater, "ge": np.greater_equal, "eq": np.equal}[op](block, t, out=buf[:, :n])
+        if _HAS_BITWISE_COUNT:  # a bool is one byte, 0 or 1: popcount of 8 of them at a time
+            words = buf.view(np.uint64)
+            return np.bitwise_count(words).sum(axis=1, dtype=np.int64)
         return np.count_nonzero(buf, axis=1).astype(np.int64)
 
     def top_k_select(self, s, k: int):
