@@ -5,6 +5,7 @@ This is the one sort and one join of an evaluation (house rule 6); it is done on
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -216,18 +217,29 @@ def _lookup(qkeys: np.ndarray, qseg: np.ndarray, rkeys: np.ndarray, rseg: np.nda
     if n == 0 or qkeys.shape[0] == 0:
         return empty, empty
     hq = idkeys.mix(qkeys, qseg)
-    if hr is None:
-        hr = idkeys.mix(rkeys, rseg)
+    hr = idkeys.mix(rkeys, rseg) if hr is None else np.ascontiguousarray(hr, dtype=np.uint64)
     # Most ranked documents are unjudged: a bitmap of the judged hashes' low bits rules most of
-    # them out with one byte lookup, so only candidates go through the (slower) exact probe. Low
-    # bits, because the query code is mixed into them (the top bits mostly reflect the doc id, so
-    # a doc judged for any query would pass: twice the candidates on the benchmark).
+    # them out with one lookup, so only candidates go through the (slower) exact probe. Low bits,
+    # because the query code is mixed into them (the top bits mostly reflect the doc id, so a doc
+    # judged for any query would pass: twice the candidates on the benchmark). The bitmap is
+    # bit-packed (8 MB at 2**26 bits): a byte table of that many slots would not stay in cache.
     if bits is None:  # (tests pass tiny tables, where most rows share a slot)
-        bits = int(min(25, max(16, (8 * qkeys.shape[0]).bit_length())))
+        bits = int(min(26, max(16, (16 * qkeys.shape[0]).bit_length())))
     mask = np.uint64((1 << bits) - 1)
-    table = np.zeros(1 << bits, dtype=bool)
-    table[np.bitwise_and(hq, mask).view(np.intp)] = True  # masked: < 2**63, so the view is exact
-    cand = np.flatnonzero(np.take(table, np.bitwise_and(hr, mask).view(np.intp)))
+    slots = np.zeros(1 << max(bits, 3), dtype=bool)
+    slots[np.bitwise_and(hq, mask).view(np.intp)] = True  # masked: < 2**63, so the view is exact
+    packed = np.packbits(slots, bitorder="little")
+    del slots
+    # the slot's bit within its byte: the hash's low 3 bits, read from its lowest byte in place
+    low = hr.view(np.uint8)[::8] if sys.byteorder == "little" else hr.view(np.uint8)[7::8]
+    bit = np.bitwise_and(low, np.uint8(7 & int(mask)))
+    byte = np.bitwise_and(hr, mask)  # the slot, then its byte
+    byte >>= np.uint64(3)
+    flag = np.take(packed, byte.view(np.intp))
+    del byte
+    flag >>= bit
+    flag &= np.uint8(1)
+    cand = np.flatnonzero(flag)
     hc = hr[cand]
     try:
         import pyarrow.compute as pc
