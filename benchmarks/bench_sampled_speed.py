@@ -8,7 +8,6 @@ of each and the relative difference of the estimates.
 """
 import time, resource, numpy as np
 from rankwise.sampled import estimate
-from rankwise.sampled.distribution import rank_distribution
 rng=np.random.default_rng(0)
 # 300 distinct n_q, m=100
 sizes=rng.choice(np.arange(3300, 3700), size=300, replace=False)
