@@ -143,30 +143,40 @@ def unpack(keys: np.ndarray) -> np.ndarray:
     return np.char.decode(raw, "utf-8")
 
 
+_MIX_CHUNK = 1 << 18  # rows per step of mix(): its work arrays stay in cache
+
+
 def mix(keys: np.ndarray, salt: np.ndarray | None = None) -> np.ndarray:
     """A 64-bit hash of each key row (and of ``salt``, e.g. a query code). Exact for one word
     without salt; otherwise collisions are possible and every use verifies matches exactly.
 
-    Computed in place on one work array (this runs over every row of a run, twice per evaluation
-    before it was cached, so temporaries matter)."""
-    h = np.array(keys[:, 0], dtype=np.uint64, copy=True)
-    tmp = np.empty_like(h)
+    Computed in place, a cache-sized chunk of rows at a time (this runs over every row of a run:
+    one output array and one small work array, instead of a fresh full-size temporary per step)."""
+    n = keys.shape[0]
+    out = np.empty(n, dtype=np.uint64)
+    if salt is not None:
+        salt = np.asarray(salt)
+        if salt.dtype not in (np.int64, np.uint64):
+            salt = salt.astype(np.int64)
+    tmp = np.empty(min(n, _MIX_CHUNK), dtype=np.uint64)
     with np.errstate(over="ignore"):
-        for w in range(1, keys.shape[1]):
-            np.right_shift(h, np.uint64(29), out=tmp)
-            h ^= tmp
-            h *= _MIX
-            h += keys[:, w]
-        if salt is not None:
-            salt = np.asarray(salt)
-            salt = salt.view(np.uint64) if salt.dtype in (np.int64, np.uint64) else salt.astype(np.uint64)
-            np.right_shift(h, np.uint64(31), out=tmp)
-            h ^= tmp
-            h *= _MIX
-            h += salt
-            np.right_shift(h, np.uint64(33), out=tmp)
-            h ^= tmp
-    return h
+        for a in range(0, n, _MIX_CHUNK):
+            b = min(n, a + _MIX_CHUNK)
+            h, t = out[a:b], tmp[:b - a]
+            h[...] = keys[a:b, 0]
+            for w in range(1, keys.shape[1]):
+                np.right_shift(h, np.uint64(29), out=t)
+                h ^= t
+                h *= _MIX
+                h += keys[a:b, w]
+            if salt is not None:
+                np.right_shift(h, np.uint64(31), out=t)
+                h ^= t
+                h *= _MIX
+                h += salt[a:b].view(np.uint64)
+                np.right_shift(h, np.uint64(33), out=t)
+                h ^= t
+    return out
 
 
 def lex_order_columns(keys: np.ndarray, descending: bool = False) -> list[np.ndarray]:
