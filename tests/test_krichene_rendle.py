@@ -121,3 +121,16 @@ def test_cli_table(data, tmp_path, capsys):
     assert rc == 0
     out = capsys.readouterr().out
     assert "Table 3" in out and "Table 4" in out
+
+
+def test_estimator_list_option():
+    import pytest
+
+    from rankwise.errors import RankwiseError
+    from rankwise.experiments import krichene_rendle as kr
+
+    assert kr._estimators(None) == kr.CORRECTIONS
+    assert kr._estimators("all") == kr.CORRECTIONS + kr.LI_2023
+    assert kr._estimators(" rank_interp, mn ") == ("rank_interp", "mn")
+    with pytest.raises(RankwiseError):
+        kr._estimators("rank_interp,nonsense")
