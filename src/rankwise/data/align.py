@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rankwise.data import idkeys
-from rankwise.data.collections import Qrels, Run
+from rankwise.data.collections import Qrels, Run, _frozen
 from rankwise.kernels.segments import segment_ids
 
 
@@ -142,11 +142,6 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
         a.setflags(write=False)
     return JudgedRankings(query_ids, offsets, labels, judged, tie_group, qoffsets, ideal_labels, removed,
                           plan_index)
-
-
-def _frozen(a: np.ndarray) -> np.ndarray:
-    a.setflags(write=False)
-    return a
 
 
 def _descending_within(qrels: Qrels) -> np.ndarray:
