@@ -62,7 +62,7 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
             query_ids = run.query_ids
         ridx, offsets = None, run.offsets.copy()
         docs, score = run.docs, run.scores
-        seg = run.memo("segment", lambda: _frozen(segment_ids(run.offsets)))
+        seg = run.segment
     else:
         ridx, offsets = _gather(run.offsets, rq)
         docs, score = run.docs[ridx], run.scores[ridx]

@@ -142,7 +142,8 @@ class _Collection:
 
     @property
     def segment(self) -> np.ndarray:
-        return segment_ids(self.offsets)
+        """Query code of every row (read-only; computed once)."""
+        return self.memo("segment", lambda: _frozen(segment_ids(self.offsets)))
 
     def doc_ids(self, rows=None) -> np.ndarray:
         """The doc id strings of ``rows`` (all rows by default)."""
@@ -217,6 +218,7 @@ class _Collection:
         _freeze(offsets, keys, values, h)
         out = cls(qvocab, keys, dvocab, offsets, values, source, dropped)
         out._memo["row_hash"] = h  # the duplicate check's hash is the join's probe: keep it
+        out._memo["segment"] = _frozen(qcodes if order is None else qcodes[order])  # rows' query codes
         return out
 
 
