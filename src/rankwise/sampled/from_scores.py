@@ -58,6 +58,7 @@ from typing import Callable
 
 import numpy as np
 
+from rankwise.catalogue.ties import ranks_from_counts
 from rankwise.data.collections import Run
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import DataError, InvalidParameterError
@@ -442,15 +443,11 @@ def _decimal_codes_from_bytes(mat: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------------------- ranks
 
 def _ranks(ties, greater, tied, seed):
-    g = greater.astype(np.float64)
-    if ties == "optimistic":
-        return 1.0 + g
-    if ties == "pessimistic":
-        return 1.0 + g + tied
-    if ties == "average":
-        return 1.0 + g + tied / 2.0
+    if ties != "random":  # the full-catalogue module's definitions of the deterministic policies
+        return ranks_from_counts(ties, greater, tied, None, None, False, None)
+    # one held-out item per line: a uniform position among its tied negatives, drawn per line
     u = np.random.default_rng(seed).random(greater.size)
-    return 1.0 + g + np.floor(u * (tied + 1))
+    return 1.0 + greater.astype(np.float64) + np.floor(u * (tied + 1))
 
 
 def _notes(n, m, ties, self_lines, self_policy, repeated, source, per_user_n, train_neg, n_q, tied):
