@@ -465,21 +465,36 @@ def _adaptive_prior(reduced, size, m, replacement, fit="mle"):
     return prior / prior.sum()
 
 
-def _distribution_estimates(name, param, items, metrics, m, replacement, nodes, item_w):
-    """Rows of ``item_w``: the data (row 0, from the uniform start) and bootstrap replicates
-    warm-started from it.  Independent samples go through ``_distribution_rows``."""
-    entropy = 0.0 if name == "mle" else param
+def _node_fits(items, nodes, m, replacement):
+    """Per catalogue-size node holding items: (items of the node, size, bin edges, bin likelihood,
+    bin widths). Every item goes to the node nearest its n_q on a log scale."""
     near = np.abs(np.log(items.size)[:, None] - np.log(nodes)[None, :]).argmin(axis=1)
-    kinds, item_kind = _kinds(items.pos, items.nrel)
-    totals = {mt.name: np.zeros(item_w.shape[0]) for mt in metrics}
-    onehot_rows = item_w  # (B+1, items)
     for node_idx, size in enumerate(nodes):
         sel = near == node_idx
         if not np.any(sel):
             continue
         size = int(size)
         edges, L = _bins_and_likelihood(size, m, replacement)
-        width = np.diff(edges).astype(np.float64)
+        yield sel, size, edges, L, np.diff(edges).astype(np.float64)
+
+
+def _add_expected(totals, pi, sel, kinds, item_kind, weight_of, metrics, size, m, edges):
+    """totals[metric] += weight_of(items of a kind) * E_pi[metric] for each kind of item in ``sel``."""
+    for t in np.unique(item_kind[sel]):
+        w = weight_of(sel & (item_kind == t))
+        for mt in metrics:
+            target = _target(mt, int(kinds[t][0]), int(kinds[t][1]), size, m)
+            totals[mt.name] += w * (pi @ cx.bin_means(target.true_curve, edges))
+
+
+def _distribution_estimates(name, param, items, metrics, m, replacement, nodes, item_w):
+    """Rows of ``item_w``: the data (row 0, from the uniform start) and bootstrap replicates
+    warm-started from it.  Independent samples go through ``_distribution_rows``."""
+    entropy = 0.0 if name == "mle" else param
+    kinds, item_kind = _kinds(items.pos, items.nrel)
+    totals = {mt.name: np.zeros(item_w.shape[0]) for mt in metrics}
+    onehot_rows = item_w  # (B+1, items)
+    for sel, size, edges, L, width in _node_fits(items, nodes, m, replacement):
         # histogram of reduced sampled ranks in each bootstrap replicate
         hist = np.zeros((item_w.shape[0], m + 1))
         idx = np.flatnonzero(sel)
@@ -499,13 +514,8 @@ def _distribution_estimates(name, param, items, metrics, m, replacement, nodes, 
             pi = np.vstack([pi0, cx.fit_rank_distribution(L, hist[1:], width, entropy=entropy, iterations=150,
                                                           init=np.repeat(pi0, hist.shape[0] - 1, axis=0))]) \
                 if hist.shape[0] > 1 else pi0
-        for t in np.unique(item_kind[sel]):
-            members = np.flatnonzero(sel & (item_kind == t))
-            count_w = item_w[:, members].sum(axis=1)
-            for mt in metrics:
-                target = _target(mt, int(kinds[t][0]), int(kinds[t][1]), size, m)
-                gbar = cx.bin_means(target.true_curve, edges)
-                totals[mt.name] += count_w * (pi @ gbar)
+        _add_expected(totals, pi, sel, kinds, item_kind, lambda members: item_w[:, members].sum(axis=1),
+                      metrics, size, m, edges)
     return totals, None
 
 
@@ -630,16 +640,9 @@ def _distribution_rows(name, param, items, reduced, metrics, m, replacement, nod
     ``_distribution_estimates`` fits a single sample; ``mle(steps=k)`` runs k steps on every row.
     """
     entropy = 0.0 if name == "mle" else param
-    near = np.abs(np.log(items.size)[:, None] - np.log(nodes)[None, :]).argmin(axis=1)
     kinds, item_kind = _kinds(items.pos, items.nrel)
     totals = {mt.name: np.zeros(reduced.shape[0]) for mt in metrics}
-    for node_idx, size in enumerate(nodes):
-        sel = near == node_idx
-        if not np.any(sel):
-            continue
-        size = int(size)
-        edges, L = _bins_and_likelihood(size, m, replacement)
-        width = np.diff(edges).astype(np.float64)
+    for sel, size, edges, L, width in _node_fits(items, nodes, m, replacement):
         hist = _row_histograms(reduced[:, sel], m)
         if name == "mes":
             pi = cx.fit_rank_distribution_mes(L, hist, width, gamma=param)
@@ -647,12 +650,9 @@ def _distribution_rows(name, param, items, reduced, metrics, m, replacement, nod
             pi = cx.fit_rank_distribution(L, hist, width, iterations=int(param), tol=0.0, per_row=True)
         else:
             pi = cx.fit_rank_distribution(L, hist, width, entropy=entropy, iterations=1000, per_row=True)
-        for t in np.unique(item_kind[sel]):
-            count = float(np.count_nonzero(sel & (item_kind == t)))  # the kind's items in every row
-            for mt in metrics:
-                target = _target(mt, int(kinds[t][0]), int(kinds[t][1]), size, m)
-                gbar = cx.bin_means(target.true_curve, edges)
-                totals[mt.name] += count * (pi @ gbar)
+        # every row holds the same items: a kind weighs its item count
+        _add_expected(totals, pi, sel, kinds, item_kind, lambda members: float(np.count_nonzero(members)),
+                      metrics, size, m, edges)
     return totals
 
 
