@@ -40,7 +40,7 @@ def test_long_ids_fall_back_to_a_vocabulary_and_still_join():
 
 def test_join_survives_forced_hash_collisions(monkeypatch):
     """Make every key hash to the same value: the exact fallback must still find every label."""
-    monkeypatch.setattr(idkeys, "mix", lambda keys, salt=None: np.zeros(keys.shape[0], dtype=np.uint64))
+    monkeypatch.setattr(idkeys, "mix", lambda keys, salt=None, codes=None: np.zeros(keys.shape[0], dtype=np.uint64))
     qrels = {"q1": {"a": 1, "b": 2, "c": 0}, "q2": {"a": 3}}
     run = {"q1": {"a": 1.0, "b": 3.0, "z": 2.0}, "q2": {"a": 1.0, "b": 2.0}}
     res = rw.evaluate(qrels, run, ["DCG", "P@3"], convention="trec_eval")

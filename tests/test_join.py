@@ -37,7 +37,7 @@ def test_lookup_matches_a_dict(seed, bits, nq, nr, words, pool, collide):
     if collide:  # a deliberately bad hash: every row the same, so only exact checks can decide
         hr = np.zeros(nr, dtype=np.uint64)
         real_mix = idkeys.mix
-        idkeys.mix = lambda k, s=None: np.zeros(k.shape[0], dtype=np.uint64)
+        idkeys.mix = lambda k, s=None, codes=None: np.zeros(k.shape[0], dtype=np.uint64)
         try:
             rows, ph = _lookup(qkeys, qseg, rkeys, rseg, hr, bits=bits)
         finally:

@@ -125,9 +125,18 @@ class _Collection:
             value = self._memo[key] = make()
             return value
 
+    @property
+    def query_salt(self) -> np.ndarray:
+        """One hash salt per query, a function of its id alone (``idkeys.id_salts``)."""
+        return self.memo("query_salt", lambda: _frozen(idkeys.id_salts(self.query_vocab.ids)))
+
     def row_hash(self) -> np.ndarray:
-        """``idkeys.mix(doc_keys, query code)`` of every row: the hash the join probes with."""
-        return self.memo("row_hash", lambda: _frozen(idkeys.mix(self.doc_keys, self.segment)))
+        """The hash of every row's (query id, doc key): ``idkeys.mix(doc_keys, query_salt, codes=segment)``.
+
+        It depends on the ids alone, not on how this collection numbers its queries, so a Run's
+        and a Qrels' hashes of the same (query, doc) are equal when their doc keys are packed ids
+        (``doc_vocab is None``). The join probes with it."""
+        return self.memo("row_hash", lambda: _frozen(idkeys.mix(self.doc_keys, self.query_salt, codes=self.segment)))
 
     @property
     def query_ids(self) -> np.ndarray:
@@ -199,7 +208,8 @@ class _Collection:
             line = row_numbers[i] if row_numbers is not None else None
             raise ParseError(f"{value_name} is {values[i]!r} for query {q!r}, doc {d!r}", path=source, line=line,
                              expected=f"a {'finite number' if value_name == 'relevance' else 'number (not NaN)'}")
-        h = idkeys.mix(keys, qcodes)
+        qsalt = _frozen(idkeys.id_salts(qvocab.ids))
+        h = idkeys.mix(keys, qsalt, codes=qcodes)  # = row_hash(): kept below
         keep, dropped = _resolve_duplicates(qcodes, keys, values, duplicates, what, row_numbers, source, describe, h)
         if keep is not None:
             qcodes, keys, values, h = qcodes[keep], keys[keep], values[keep], h[keep]
@@ -217,6 +227,7 @@ class _Collection:
         keys = np.ascontiguousarray(keys)
         _freeze(offsets, keys, values, h)
         out = cls(qvocab, keys, dvocab, offsets, values, source, dropped)
+        out._memo["query_salt"] = qsalt
         out._memo["row_hash"] = h  # the duplicate check's hash is the join's probe: keep it
         out._memo["segment"] = _frozen(qcodes if order is None else qcodes[order])  # rows' query codes
         return out

@@ -144,11 +144,23 @@ def unpack(keys: np.ndarray) -> np.ndarray:
 
 
 _MIX_CHUNK = 1 << 18  # rows per step of mix(): its work arrays stay in cache
+# one odd multiplier per word position (a word's hash depends on where it is in the id)
+_WORD_MUL = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9),
+             np.uint64(0xD6E8FEB86659FD93))
+_FIN_MUL = np.uint64(0xFF51AFD7ED558CCD)
 
 
-def mix(keys: np.ndarray, salt: np.ndarray | None = None) -> np.ndarray:
-    """A 64-bit hash of each key row (and of ``salt``, e.g. a query code). Exact for one word
-    without salt; otherwise collisions are possible and every use verifies matches exactly.
+def mix(keys: np.ndarray, salt: np.ndarray | None = None, codes: np.ndarray | None = None) -> np.ndarray:
+    """A 64-bit hash of each key row, salted (e.g. by its query). Collisions are possible, so every
+    use verifies matches exactly.
+
+    ``salt`` is one uint64/int64 per row, or, with ``codes``, a table indexed by ``codes`` (one
+    salt per query, one code per row: the per-row salts are never materialised).
+
+    Width-invariant: zero words contribute nothing (each word is scrambled by a map that keeps
+    0 at 0, then summed), so a key widened with zero words hashes as it did before; two
+    collections packed at different widths therefore hash the same (query, doc) the same, and
+    each can compute and keep its hashes on its own.
 
     Computed in place, a cache-sized chunk of rows at a time (this runs over every row of a run:
     one output array and one small work array, instead of a fresh full-size temporary per step)."""
@@ -158,25 +170,51 @@ def mix(keys: np.ndarray, salt: np.ndarray | None = None) -> np.ndarray:
         salt = np.asarray(salt)
         if salt.dtype not in (np.int64, np.uint64):
             salt = salt.astype(np.int64)
+        salt = salt.view(np.uint64)
     tmp = np.empty(min(n, _MIX_CHUNK), dtype=np.uint64)
+    acc = np.empty(min(n, _MIX_CHUNK), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for a in range(0, n, _MIX_CHUNK):
             b = min(n, a + _MIX_CHUNK)
-            h, t = out[a:b], tmp[:b - a]
-            h[...] = keys[a:b, 0]
-            for w in range(1, keys.shape[1]):
-                np.right_shift(h, np.uint64(29), out=t)
-                h ^= t
-                h *= _MIX
-                h += keys[a:b, w]
+            h, t, u = out[a:b], tmp[:b - a], acc[:b - a]
+            for w in range(keys.shape[1]):
+                dst = h if w == 0 else u
+                np.multiply(keys[a:b, w], _WORD_MUL[w % len(_WORD_MUL)], out=dst)
+                np.right_shift(dst, np.uint64(29), out=t)
+                dst ^= t
+                if w:
+                    h += u
             if salt is not None:
                 np.right_shift(h, np.uint64(31), out=t)
                 h ^= t
-                h *= _MIX
-                h += salt[a:b].view(np.uint64)
-                np.right_shift(h, np.uint64(33), out=t)
-                h ^= t
+                h *= _FIN_MUL
+                if codes is None:
+                    h += salt[a:b]
+                else:
+                    np.take(salt, codes[a:b], out=t)
+                    h += t
+            # finaliser: every output bit depends on every input bit (the join reads both the
+            # low bits and the high bits of this hash)
+            np.right_shift(h, np.uint64(33), out=t)
+            h ^= t
+            h *= _FIN_MUL
+            np.right_shift(h, np.uint64(33), out=t)
+            h ^= t
     return out
+
+
+def id_salts(ids: np.ndarray) -> np.ndarray:
+    """One 64-bit salt per id string, a function of the id alone (so two collections that number
+    their queries differently salt the same query the same)."""
+    ids = np.asarray(ids)
+    keys = pack(ids) if ids.size else np.zeros((0, 1), dtype=np.uint64)
+    if keys is None:  # an id longer than MAX_WORDS words: hash its bytes (rare; small arrays)
+        import hashlib
+        return np.array([int.from_bytes(hashlib.blake2b(str(i).encode("utf-8"), digest_size=8).digest(), "little")
+                         for i in ids.tolist()], dtype=np.uint64)
+    # (two ids longer than 8 bytes may share a salt; the salt only spreads the hash, and every
+    # match is verified against the ids themselves)
+    return mix(keys, np.full(keys.shape[0], 0x5851F42D4C957F2D, dtype=np.uint64))
 
 
 def lex_order_columns(keys: np.ndarray, descending: bool = False) -> list[np.ndarray]:

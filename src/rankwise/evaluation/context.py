@@ -25,11 +25,10 @@ class EvalContext:
         self.n = jr.n_queries
         self._cache: dict = {}
         if jr.tie_group is None:  # judged rows only (see the module docstring)
-            idx = np.flatnonzero(jr.judged)
-            self.seg = np.searchsorted(jr.offsets, idx, side="right") - 1
-            self.pos = idx - jr.offsets[self.seg]
-            self.labels = jr.labels[idx]
-            self.judged = np.ones(idx.size, dtype=bool)
+            self.seg = jr.row_seg
+            self.pos = jr.rows - jr.offsets[self.seg]
+            self.labels = jr.row_labels
+            self.judged = np.ones(self.seg.size, dtype=bool)
             self.row_offsets = np.zeros(self.n + 1, dtype=np.int64)
             np.cumsum(np.bincount(self.seg, minlength=self.n), out=self.row_offsets[1:])
         else:  # tie-averaging spreads a relevant document's weight over unjudged ties: all rows
