@@ -46,15 +46,47 @@ def _find_duplicates(qcodes, keys, h=None):
     (``idkeys.mix(keys, qcodes)``) when the caller has it."""
     if h is None:
         h = idkeys.mix(keys, qcodes)
-    sh = np.sort(h)
-    rep_mask = sh[1:] == sh[:-1]
-    if not rep_mask.any():
+    rep = _repeated_hashes(h, qcodes)
+    if rep.size == 0:
         return np.zeros(0, dtype=np.int64)
-    rep = np.unique(sh[1:][rep_mask])
     cand = np.flatnonzero(np.isin(h, rep))
     order, same = _exact_duplicate_rows(qcodes[cand], keys[cand])
     dup_sorted = same | np.r_[same[1:], False]
     return np.sort(cand[order[dup_sorted]])
+
+
+_DUP_BLOCK = 1 << 20  # rows per sorted block of the duplicate check
+
+
+def _repeated_hashes(h: np.ndarray, qcodes: np.ndarray) -> np.ndarray:
+    """The hash values that occur more than once among rows of the same query (and, possibly, a
+    few that repeat across queries), sorted.
+
+    A (query, doc) can only repeat within its query. When each query's rows are together (every
+    file that lists a query's lines together), the rows are checked in blocks of whole queries,
+    each sorted in one reused buffer: no sorted copy of all the hashes is made. Otherwise all the
+    hashes are sorted at once."""
+    n = h.size
+    if n > _DUP_BLOCK and bool(np.all(qcodes[1:] >= qcodes[:-1])):
+        buf = np.empty(_DUP_BLOCK * 2, dtype=np.uint64)
+        found = []
+        a = 0
+        while a < n:
+            b = min(n, a + _DUP_BLOCK)
+            if b < n:  # cut where a query starts (or after a query longer than a block)
+                c = int(np.searchsorted(qcodes, qcodes[b], side="left"))
+                b = c if c > a else int(np.searchsorted(qcodes, qcodes[b], side="right"))
+            part = buf[:b - a] if b - a <= buf.size else np.empty(b - a, dtype=np.uint64)
+            part[...] = h[a:b]
+            part.sort()
+            rep = part[1:] == part[:-1]
+            if rep.any():
+                found.append(part[1:][rep])
+            a = b
+        return np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.uint64)
+    sh = np.sort(h)
+    rep = sh[1:] == sh[:-1]
+    return np.unique(sh[1:][rep]) if rep.any() else np.zeros(0, dtype=np.uint64)
 
 
 def _resolve_duplicates(qcodes, keys, values, policy: str, what: str, row_numbers, source, describe, h=None):

@@ -69,13 +69,14 @@ def _blocks(path: str, block_bytes: int):
 
 def _parse_block(block: bytes, path: str, line_no: int, duplicates: str) -> Run:
     data = trec._prepare(block, path, "run")
-    fast = trec._fast_parse(data, trec.RUN_LAYOUT, 4)
     try:
-        if fast is None:
-            q, d, v, _ = trec._strict_parse(data, path, trec.RUN_LAYOUT, 4)
-        else:
-            q, d, v = fast
-        return Run.from_arrays(q, d, v, duplicates=duplicates, source=path, row_numbers=trec._LineNumbers(data))
+        with trec.arrow_scope():
+            fast = trec._fast_parse(data, trec.RUN_LAYOUT, 4)
+            if fast is None:
+                q, d, v, _ = trec._strict_parse(data, path, trec.RUN_LAYOUT, 4)
+            else:
+                q, d, v = fast
+            return Run.from_arrays(q, d, v, duplicates=duplicates, source=path, row_numbers=trec._LineNumbers(data))
     except ParseError as exc:
         if exc.line is None:
             raise

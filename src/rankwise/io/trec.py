@@ -8,6 +8,7 @@ exact line whenever the fast path meets a problem, so both paths accept and reje
 """
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import re
@@ -193,16 +194,29 @@ def _read(path, layout, value_col: int, kind: str):
     return q, d, v, _LineNumbers(data)
 
 
+def arrow_scope():
+    """Where pyarrow is installed, the block's Arrow buffers come from the system allocator
+    (``arrow_views.system_pool``: measured faster for reading files); else nothing."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return contextlib.nullcontext()
+    from rankwise.data.arrow_views import system_pool
+    return system_pool()
+
+
 def read_qrels(path, *, duplicates: str = "error") -> Qrels:
     """Read a TREC qrels file: ``query iteration doc relevance`` per line."""
-    q, d, v, lines = _read(path, QRELS_LAYOUT, 3, "qrels")
-    return Qrels.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
+    with arrow_scope():
+        q, d, v, lines = _read(path, QRELS_LAYOUT, 3, "qrels")
+        return Qrels.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
 
 
 def read_run(path, *, duplicates: str = "error") -> Run:
     """Read a TREC run file: ``query Q0 doc rank score tag`` per line. The rank column is ignored."""
-    q, d, v, lines = _read(path, RUN_LAYOUT, 4, "run")
-    return Run.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
+    with arrow_scope():
+        q, d, v, lines = _read(path, RUN_LAYOUT, 4, "run")
+        return Run.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
 
 
 def write_run(run: Run, path, *, tag: str = "rankwise") -> None:
