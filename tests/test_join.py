@@ -47,3 +47,39 @@ def test_lookup_matches_a_dict(seed, bits, nq, nr, words, pool, collide):
     got = dict(zip(rows.tolist(), ph.tolist()))
     assert len(got) == rows.size  # each run row at most once
     assert got == _brute(qkeys, qseg, rkeys, rseg)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 60), chunk=st.integers(1, 7),
+       precision=st.sampled_from(["float32", "float64"]), sort=st.booleans())
+def test_rank_plan_is_the_same_in_any_chunking(seed, n, chunk, precision, sort):
+    """_rank_plan scans adjacent pairs in chunks; chunk edges must not change the plan, and the
+    plan must match a direct computation (ties: equal scores, as compared at that precision)."""
+    from rankwise.data import align as A
+    rng = np.random.default_rng(seed)
+    seg = np.sort(rng.integers(0, 4, size=n))
+    score = rng.choice([0.1, 0.1 + 1e-12, 0.2, 0.3, 1.0], size=n)
+    if sort:  # already ranked within each query: no order is needed
+        score = score[np.lexsort((-score, seg))]
+    saved, A._PLAN_CHUNK = A._PLAN_CHUNK, chunk
+    try:
+        got = A._rank_plan(seg, score, precision)
+    finally:
+        A._PLAN_CHUNK = saved
+    want = A._rank_plan(seg, score, precision)
+    for g, w in zip(got, want):
+        assert (g is None and w is None) or np.array_equal(g, w)
+    order, inv, tstart, tsize, tied = got
+    s = score.astype(np.float32 if precision == "float32" else np.float64)
+    ranked = np.lexsort((-s, seg))
+    if order is None:  # no order means the rows already are in rank order
+        assert np.array_equal(ranked, np.arange(n))
+    else:
+        assert np.array_equal(order, ranked) and np.array_equal(inv[order], np.arange(n))
+    rs, rq = s[ranked], seg[ranked]
+    pairs = [i for i in range(n - 1) if rq[i] == rq[i + 1] and rs[i] == rs[i + 1]]
+    flags = np.zeros(n, dtype=bool)
+    flags[pairs] = True
+    flags[[i + 1 for i in pairs]] = True
+    assert np.array_equal(np.zeros(n, dtype=bool) if tied is None else tied, flags)
+    assert int(tsize.sum()) == int(flags.sum())
