@@ -64,3 +64,16 @@ def test_arrow_packing_equals_numpy_for_slices_and_chunks(ids, cut, n_chunks):
     bounds = np.linspace(0, len(ids) - cut, n_chunks + 1).astype(int)
     chunked = pa.chunked_array([pa.array(ids[cut:][a:b], type=pa.string()) for a, b in zip(bounds[:-1], bounds[1:])])
     assert np.array_equal(idkeys.pack(chunked), want)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(st.characters(blacklist_characters="\x00"), min_size=1, max_size=50), min_size=1,
+                max_size=20, unique=True), st.integers(0, 30))
+def test_query_salts_depend_on_the_id_alone(ids, pad):
+    """The join relies on a Run and a Qrels salting the same query id alike, whatever width
+    numpy stores each side's ids at and however the ids arrive (str array, object array)."""
+    narrow = idkeys.id_salts(np.array(ids, dtype=str))
+    wide = idkeys.id_salts(np.array(ids + ["x" * (60 + pad)], dtype=str))[:-1]
+    obj = idkeys.id_salts(np.array(ids, dtype=object))
+    assert np.array_equal(narrow, wide) and np.array_equal(narrow, obj)
+    assert len(set(narrow.tolist())) == len(ids)  # distinct ids: distinct salts (64-bit, no collision here)

@@ -205,16 +205,21 @@ def mix(keys: np.ndarray, salt: np.ndarray | None = None, codes: np.ndarray | No
 
 def id_salts(ids: np.ndarray) -> np.ndarray:
     """One 64-bit salt per id string, a function of the id alone (so two collections that number
-    their queries differently salt the same query the same)."""
+    their queries differently salt the same query the same).
+
+    numpy stores str ids as zero-padded UCS-4 code points: those words are hashed directly (no
+    UTF-8 encoding, no length limit). ``mix`` ignores zero words, so ids stored at any width salt
+    alike. (Two ids may share a salt, as any hash may collide: the salt only spreads the row
+    hashes, and every match is verified against the ids themselves.)"""
     ids = np.asarray(ids)
-    keys = pack(ids) if ids.size else np.zeros((0, 1), dtype=np.uint64)
-    if keys is None:  # an id longer than MAX_WORDS words: hash its bytes (rare; small arrays)
-        import hashlib
-        return np.array([int.from_bytes(hashlib.blake2b(str(i).encode("utf-8"), digest_size=8).digest(), "little")
-                         for i in ids.tolist()], dtype=np.uint64)
-    # (two ids longer than 8 bytes may share a salt; the salt only spreads the hash, and every
-    # match is verified against the ids themselves)
-    return mix(keys, np.full(keys.shape[0], 0x5851F42D4C957F2D, dtype=np.uint64))
+    if ids.dtype.kind != "U":
+        ids = ids.astype(str)
+    ids = np.ascontiguousarray(ids.ravel())
+    width = max(1, ids.dtype.itemsize // 4)
+    cps = np.zeros((ids.size, width + (width & 1)), dtype=np.uint32)
+    if ids.dtype.itemsize:
+        cps[:, :width] = ids.view(np.uint32).reshape(ids.size, width)
+    return mix(cps.view(np.uint64), np.full(ids.size, 0x5851F42D4C957F2D, dtype=np.uint64))
 
 
 def lex_order_columns(keys: np.ndarray, descending: bool = False) -> list[np.ndarray]:
