@@ -325,8 +325,25 @@ def child_eval_only(tool: str, qrels_path: str, run_path: str, reps: int) -> dic
 # parent: spawn, measure, compare, report
 # --------------------------------------------------------------------------------------------------
 
+PREFAULT_GB = 0.0  # set by --prefault
+
+
+def _prefault(gb: float) -> float:
+    """Touch ``gb`` GB in a throwaway process; returns the seconds it took.
+
+    On this kind of VM (Firecracker guest; memory the guest frees is handed back to the host),
+    the first touch of memory the host has taken back costs seconds per GB of kernel time, and it
+    falls on whichever process runs next, whatever the tool. Touching memory just before each
+    measured process gives every tool the same, warm start; ``--prefault 0`` measures cold."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", f"import numpy as np; np.ones({int(gb * 2 ** 27)}).sum()"], check=True)
+    return time.perf_counter() - t0
+
+
 def _spawn(cmd: list[str], env: dict, timeout: float) -> dict:
     """Run ``cmd`` to completion; its wall time and, from ``os.wait4``, its own peak RSS and CPU time."""
+    if PREFAULT_GB > 0:
+        _prefault(PREFAULT_GB)
     with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
         t0 = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=fo, stderr=fe, env=env)
@@ -692,6 +709,9 @@ def main(argv=None) -> int:
     ap.add_argument("--tools", default=",".join(E2E_TOOLS), help="comma-separated subset of " + ",".join(E2E_TOOLS))
     ap.add_argument("--seed", type=int, default=20240611)
     ap.add_argument("--no-eval-only", action="store_true", help="skip the evaluate-only comparison")
+    ap.add_argument("--prefault", type=float, default=4.0, metavar="GB",
+                    help="touch this many GB in a throwaway process before each measured one, so that every "
+                         "tool starts with warm memory (default 4; 0 = cold, see _prefault)")
     ap.add_argument("--no-readme", action="store_true", help="print the tables but leave README.md alone")
     ap.add_argument("--generate-only", action="store_true", help="only write the data files")
     ap.add_argument("--force-generate", action="store_true", help="rewrite the data files even if present")
@@ -733,6 +753,10 @@ def main(argv=None) -> int:
     env["PYTHONPATH"] = rw_src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.setdefault("OMP_NUM_THREADS", str(os.cpu_count() or 1))
 
+    global PREFAULT_GB
+    PREFAULT_GB = args.prefault
+    cold = _prefault(1.0) if args.prefault > 0 else None  # the first touch, before any warming
+    warm = _prefault(1.0) if args.prefault > 0 else None
     rw_rev = _git_rev(rw_src)  # the engine may change while a long run goes on: record it up front
     results = []
     for s in sizes:
@@ -743,6 +767,13 @@ def main(argv=None) -> int:
     header = (f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores, "
               f"Python {platform.python_version()}; rankwise from `{rw_src}` at {rw_rev} (at the start; {_git_rev(rw_src)} at the end); "
               f"{versions()}. Seed {args.seed}, {args.reps} repetitions (1 for a tool slower than {args.slow:.0f} s).")
+    if args.prefault > 0:
+        header += (f" Memory warmed before every measured process: {args.prefault:g} GB touched in a throwaway "
+                   f"process (touching 1 GB took {cold:.2f} s at the start, {warm:.2f} s right after; this VM's "
+                   "host reclaims memory the guest frees, and the first touch after that costs whichever "
+                   "process comes next; `--prefault 0` measures cold).")
+    else:
+        header += " Cold memory (no warming; `--prefault GB` warms it before each measured process)."
     body = header + "\n\n" + "\n\n".join(tables(r) for r in results)
     print(body)
     if not args.no_readme:
