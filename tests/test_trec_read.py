@@ -24,7 +24,8 @@ def mode(request, monkeypatch):
 VALID = {
     "plain": lambda t: t,
     "bom_crlf_no_final_newline": lambda t: "\ufeff" + t.replace("\n", "\r\n").rstrip("\r\n"),
-    "tabs_spaces_blank_lines": lambda t: "".join("\t" + "  \t ".join(line.split()) + " \t\n\n" for line in t.splitlines()),
+    "tabs_spaces_blank_lines": lambda t: "".join("\t" + "  \t ".join(line.split()) + " \t\n\n"
+                                                 for line in t.splitlines()),
     "tabs_only": lambda t: t.replace(" ", "\t"),
 }
 

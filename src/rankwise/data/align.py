@@ -148,8 +148,7 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
         if group is None:  # no ties at all: averaging changes nothing
             labels = judged = None
 
-    for a in (offsets, pos, jseg, lab, qoffsets, ideal_labels) + tuple(x for x in (labels, judged, group) if x is not None):
-        a.setflags(write=False)
+    _freeze(offsets, pos, jseg, lab, qoffsets, ideal_labels, *(x for x in (labels, judged, group) if x is not None))
     return JudgedRankings(query_ids, offsets, pos, jseg, lab, qoffsets, ideal_labels, removed, plan_index,
                           labels, judged, group)
 
