@@ -77,3 +77,21 @@ def test_query_salts_depend_on_the_id_alone(ids, pad):
     obj = idkeys.id_salts(np.array(ids, dtype=object))
     assert np.array_equal(narrow, wide) and np.array_equal(narrow, obj)
     assert len(set(narrow.tolist())) == len(ids)  # distinct ids: distinct salts (64-bit, no collision here)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "cc", "ü"]), max_size=40), st.lists(st.integers(0, 40), max_size=4),
+       st.sampled_from(["sorted", "appearance"]), st.booleans())
+def test_interning_arrow_chunks_equals_numpy(vals, cuts, order, grouped):
+    """Runs of equal ids are found chunk by chunk (and across chunk edges) in a chunked Arrow
+    column; the vocabulary and codes must equal the numpy path's."""
+    pa = __import__("pytest").importorskip("pyarrow")
+    from rankwise.data import vocabulary as V
+    vals = sorted(vals) if grouped else vals
+    cuts = sorted(min(c, len(vals)) for c in cuts)
+    pieces = [vals[a:b] for a, b in zip([0] + cuts, cuts + [len(vals)])]
+    chunked = pa.chunked_array([pa.array(p, type=pa.string()) for p in pieces], type=pa.string())
+    vocab, codes = V.intern(chunked, order=order)
+    want_vocab, want_codes = V.intern(np.array(vals, dtype=str), order=order)
+    assert vocab.ids.tolist() == want_vocab.ids.tolist()
+    assert codes.tolist() == want_codes.tolist()

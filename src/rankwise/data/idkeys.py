@@ -21,7 +21,8 @@ _LITTLE = sys.byteorder == "little"
 
 
 def _arrow_string_parts(arr):
-    """(offsets int64, data uint8) of a pyarrow string/large_string array."""
+    """(offsets, data uint8) of a pyarrow string/large_string array: views of its buffers (offsets
+    int32 or int64, as stored)."""
     import pyarrow as pa
 
     if isinstance(arr, pa.ChunkedArray):
@@ -31,7 +32,7 @@ def _arrow_string_parts(arr):
         arr = pc.cast(arr, pa.string())
     bufs = arr.buffers()
     odt = np.int64 if pa.types.is_large_string(arr.type) else np.int32
-    offsets = np.frombuffer(bufs[1], dtype=odt)[arr.offset: arr.offset + len(arr) + 1].astype(np.int64)
+    offsets = np.frombuffer(bufs[1], dtype=odt)[arr.offset: arr.offset + len(arr) + 1]
     data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
     return offsets, data
 
@@ -89,21 +90,21 @@ def pack(ids) -> np.ndarray | None:
     except ImportError:
         is_arrow = False
     if is_arrow:
-        # chunk by chunk: a CSV reader's column comes in chunks, and combining them copies every id
-        chunks = ids.chunks if isinstance(ids, pa.ChunkedArray) else [ids]
-        parts = [_arrow_string_parts(c) for c in chunks if len(c)]
+        # chunk by chunk: a CSV reader's column comes in chunks, and combining them copies every id;
+        # each chunk's int64 starts and lengths are made only while that chunk is packed
+        parts = [_arrow_string_parts(c) for c in (ids.chunks if isinstance(ids, pa.ChunkedArray) else [ids])
+                 if len(c)]
         if not parts:
             return np.zeros((0, 1), dtype=np.uint64)
-        lengths = [np.diff(offsets) for offsets, _ in parts]
-        width = max(int(x.max()) for x in lengths)
+        width = max(int(np.diff(offsets).max()) for offsets, _ in parts)
         if width > 8 * MAX_WORDS:
             return None
         nw = max(1, -(-width // 8))
-        if len(parts) == 1:
-            return _gather_words(parts[0][1], parts[0][0][:-1], lengths[0], nw)
-        out = np.empty((sum(ln.size for ln in lengths), nw), dtype=np.uint64)
+        out = np.empty((sum(offsets.size - 1 for offsets, _ in parts), nw), dtype=np.uint64)
         at = 0
-        for (offsets, data), ln in zip(parts, lengths):
+        for offsets, data in parts:
+            offsets = offsets.astype(np.int64)
+            ln = np.diff(offsets)
             _gather_words(data, offsets[:-1], ln, nw, out=out[at:at + ln.size])
             at += ln.size
         return out
