@@ -148,3 +148,24 @@ def test_row_order_of_the_input_changes_nothing_but_input_ties(data):
     assert list(got.query_ids) == list(want.query_ids) == sorted(want.query_ids)
     for m in metrics:
         np.testing.assert_array_equal(got.values[m], want.values[m])
+
+
+LONG_DOCS = ["doc-0000000001-a", "doc-0000000001-b", "doc-0000000002-a", "doc-00000000010", "x", "doc-0000000001",
+             "doc-0000000001-a-and-more-words"]  # ids spanning 1 to 4 packed words, equal in the first ones
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_tie_orders_match_oracle_on_tie_heavy_graded_runs(data):
+    """Most scores tied (groups of two, three, more), graded and unjudged documents mixed, ids
+    that differ only in a later packed word: every deterministic tie order against the oracle."""
+    qrels, run = {}, {}
+    for q in data.draw(st.lists(st.sampled_from(QUERIES), unique=True, min_size=1, max_size=3)):
+        docs = data.draw(st.lists(st.sampled_from(LONG_DOCS), unique=True, min_size=1, max_size=len(LONG_DOCS)))
+        qrels[q] = {d: data.draw(st.sampled_from([0, 1, 2, 3])) for d in docs}
+        docs = data.draw(st.lists(st.sampled_from(LONG_DOCS), unique=True, min_size=1, max_size=len(LONG_DOCS)))
+        run[q] = {d: data.draw(st.sampled_from([1.0, 1.0, 2.0, 0.5])) for d in docs}
+    ties = data.draw(st.sampled_from(["docid_desc", "docid_asc", "optimistic", "pessimistic"]))
+    unjudged = data.draw(st.sampled_from(["nonrelevant", "removed"]))
+    check(qrels, run, ["RR", "AP", "nDCG", "P@2", "Bpref", "DCG(gain=exp)@3", "Rprec", "RR(rel=2)"], "trec_eval",
+          ties=ties, unjudged=unjudged)

@@ -157,13 +157,21 @@ def _break_ties(pos, lab, docs, order, tstart, tsize, tied, ties: str) -> None:
     """Move the judged rows (ranked positions ``pos``, in place) within their tie groups per ``ties``.
 
     Only groups holding a judged document can change a metric: the order of unjudged documents
-    among themselves is invisible. Just those groups' rows are sorted."""
+    among themselves is invisible. Just those groups' rows are ordered: pairs (most tie groups)
+    by one vectorised comparison, larger groups by a sort."""
     jt = np.flatnonzero(tied[pos])  # judged rows in a tie group
     if jt.size == 0:
         return
     k = np.searchsorted(tstart, pos[jt], side="right") - 1  # their groups
     mark = np.zeros(tstart.size, dtype=bool)
     mark[k] = True
+    pair = tsize[k] == 2
+    if pair.any():
+        _order_pairs(pos, lab, docs, order, tstart, jt[pair], k[pair], ties)
+        mark[k[pair]] = False
+        jt, k = jt[~pair], k[~pair]
+        if jt.size == 0:
+            return
     groups = np.flatnonzero(mark)
     sub, _ = _expand(tstart[groups], tsize[groups])  # ranked positions of those groups' rows
     where = np.searchsorted(sub, pos[jt])
@@ -192,6 +200,38 @@ def _break_ties(pos, lab, docs, order, tstart, tsize, tied, ties: str) -> None:
     new = np.empty(sub.size, dtype=np.int64)
     new[o] = sub  # the row that sorts i-th in its group takes the group's i-th position
     pos[jt] = new[where]
+
+
+def _order_pairs(pos, lab, docs, order, tstart, jt, k, ties: str) -> None:
+    """_break_ties for tie groups of two rows: swap a pair's judged rows where its second row
+    comes first under ``ties`` (the same order as the sort of larger groups)."""
+    in_pair = np.zeros(tstart.size, dtype=bool)
+    in_pair[k] = True
+    pairs = np.flatnonzero(in_pair)
+    slot = np.searchsorted(pairs, k)  # each judged row's pair
+    second = pos[jt] != tstart[k]  # it holds the pair's second position
+    first_pos = tstart[pairs]
+    da = docs[first_pos if order is None else order[first_pos]]
+    db = docs[first_pos + 1 if order is None else order[first_pos + 1]]
+    # b > a in id byte order (keys compare word by word), and a == b never (one query, distinct docs)
+    b_gt = np.zeros(pairs.size, dtype=bool)
+    undecided = np.ones(pairs.size, dtype=bool)
+    for w in range(da.shape[1]):
+        b_gt |= undecided & (db[:, w] > da[:, w])
+        undecided &= db[:, w] == da[:, w]
+    if ties == "docid_asc":
+        swap = ~b_gt
+    else:
+        swap = b_gt  # docid_desc, and the tie-break after the grade for optimistic/pessimistic
+        if ties in ("optimistic", "pessimistic"):
+            la = np.zeros(pairs.size)  # unjudged: grade 0
+            lb = np.zeros(pairs.size)
+            la[slot[~second]] = lab[jt[~second]]
+            lb[slot[second]] = lab[jt[second]]
+            better = lb > la if ties == "optimistic" else lb < la
+            swap = better | ((la == lb) & swap)
+    moved = swap[slot]
+    pos[jt[moved]] += np.where(second[moved], -1, 1)
 
 
 def _dense_groups(n: int, tstart: np.ndarray, tsize: np.ndarray) -> np.ndarray:
