@@ -21,13 +21,14 @@ def system_pool():
     default pool is restored.
 
     Reading a file makes large, short-lived Arrow arrays whose contents are copied into numpy.
-    Measured on the 100k-query benchmark (10M run lines, 2-core VM) in interleaved runs, read and
-    evaluate took 3.8 to 5.1 s with the system pool against 5.1 to 5.6 s with pyarrow's default
-    (mimalloc) pool, the difference being kernel time spent mapping fresh pages (1.2-2.2 s
-    against 2.5-3.2 s): with malloc, memory the parse frees is reused by the numpy arrays that
-    follow. Passing memory_pool= to each call is not enough (the CSV reader's column buffers and
-    concatenations still came from the default pool). The switch is for the block only, and only
-    moves where buffers come from; each buffer is returned to the pool it came from."""
+    Measured on the 100k-query benchmark (10M run lines, 2-core VM), reading and evaluating took
+    5.9-7.1 s with pyarrow's default (mimalloc) pool and 3.1-3.8 s with the system pool
+    (ARROW_DEFAULT_MEMORY_POOL=system) in the same series, the difference being kernel time spent
+    mapping fresh pages (2.4-5.1 s against 1.0-1.6 s): with malloc, memory the parse frees is
+    reused by the numpy arrays that follow. Passing memory_pool= to each call was not enough
+    (267 MB still came from the default pool: the CSV reader's column buffers, concatenations).
+    The switch is for the block only, and only moves where buffers come from; each buffer is
+    returned to the pool it came from."""
     import pyarrow as pa
 
     previous = pa.default_memory_pool()
