@@ -83,3 +83,18 @@ def test_rank_plan_is_the_same_in_any_chunking(seed, n, chunk, precision, sort):
     flags[[i + 1 for i in pairs]] = True
     assert np.array_equal(np.zeros(n, dtype=bool) if tied is None else tied, flags)
     assert int(tsize.sum()) == int(flags.sum())
+
+
+def test_collections_pickle_after_an_evaluation():
+    """Run and Qrels keep derived arrays and the last join (with a weak reference) in a memo;
+    pickling leaves the memo out, and the copies evaluate to the same numbers."""
+    import pickle
+
+    import rankwise as rw
+    q = rw.Qrels.from_dict({"q1": {"a": 2, "b": 0}, "q2": {"c": 1}})
+    r = rw.Run.from_dict({"q1": {"a": 0.5, "b": 0.5, "z": 0.9}, "q2": {"c": 0.1, "a": 0.2}})
+    want = rw.evaluate(q, r, ["AP", "nDCG@2"]).means
+    q2, r2 = pickle.loads(pickle.dumps(q)), pickle.loads(pickle.dumps(r))
+    assert r._memo and not r2._memo
+    assert rw.evaluate(q2, r2, ["AP", "nDCG@2"]).means == want
+    assert rw.evaluate(q, r2, ["AP", "nDCG@2"]).means == want

@@ -149,6 +149,13 @@ class _Collection:
     def n_queries(self) -> int:
         return self.offsets.size - 1
 
+    def __getstate__(self):
+        # pickled without the memo: it is derived (recomputed on demand), can be large, and holds
+        # a weak reference (the last join's qrels)
+        state = dict(self.__dict__)
+        state["_memo"] = {}
+        return state
+
     def memo(self, key, make):
         """``make()``, computed once per collection (the collection is immutable)."""
         try:
