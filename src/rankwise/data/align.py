@@ -138,9 +138,9 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
         pos = np.arange(jseg.size, dtype=np.int64)
     if ties == "average":
         if unjudged == "removed":  # tie groups among the judged rows alone
-            sc = score[rows].astype(np.float32 if scores == "float32" else np.float64)
             labels, judged = lab, np.ones(lab.size, dtype=bool)
-            group = _groups_of_equal(sc, jseg)
+            _, _, jstart, jsize, _ = _rank_plan(jseg, score[rows], scores)  # (already in rank order)
+            group = _dense_groups(lab.size, jstart, jsize) if jstart.size else None
         else:
             labels, judged = np.zeros(n, dtype=np.float64), np.zeros(n, dtype=bool)
             labels[pos], judged[pos] = lab, True
@@ -240,19 +240,6 @@ def _dense_groups(n: int, tstart: np.ndarray, tsize: np.ndarray) -> np.ndarray:
     step[0] = 0
     inner, _ = _expand(tstart + 1, tsize - 1)
     step[inner] = 0
-    return np.cumsum(step)
-
-
-def _groups_of_equal(sc: np.ndarray, seg: np.ndarray) -> np.ndarray | None:
-    """Tie-group ids of rows already in rank order: adjacent rows of a query with equal scores share one."""
-    if sc.size < 2:
-        return None
-    tie_next = (sc[1:] == sc[:-1]) & (seg[1:] == seg[:-1])
-    if not tie_next.any():
-        return None
-    step = np.empty(sc.size, dtype=np.int64)
-    step[0] = 0
-    np.logical_not(tie_next, out=step[1:], casting="unsafe")
     return np.cumsum(step)
 
 
