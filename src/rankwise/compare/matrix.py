@@ -1,0 +1,199 @@
+"""The per-query matrix (systems x queries x metrics): the single input of every test.
+
+It is built once, under one query policy, so that every comparison is paired by construction: a
+query is compared only when every system has a value for it, and every query left out is counted
+with its reason. Several runs of one system (seeds, folds) named ``SYSTEM@TAG`` are averaged per
+query into that system before any test sees them.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from rankwise.errors import DataError, InvalidParameterError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rankwise.evaluation.results import Results
+
+# reasons a query can be set aside for every system
+MISSING_IN_RUN = "missing_in_run"  # judged, but absent from at least one run (convention: skip)
+MISSING_IN_QRELS = "missing_in_qrels"  # in a run, but not judged (convention: skip)
+NOT_IN_EVERY_SYSTEM = "not_in_every_system"  # per-query values given for some systems only
+
+
+@dataclass(frozen=True)
+class PerQueryMatrix:
+    systems: tuple[str, ...]
+    metrics: tuple[str, ...]  # as the user wrote them
+    query_ids: np.ndarray  # (Q,) compared queries, sorted
+    values: np.ndarray  # (S, Q, M) float64, read-only; NaN = no value (left out of that metric)
+    convention: str | None = None
+    resolved: Mapping[str, str] = field(default_factory=dict)  # metric -> fully resolved form
+    set_aside: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # reason -> query ids
+    runs_per_system: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # averaged runs
+
+    def __post_init__(self) -> None:
+        v = np.asarray(self.values, dtype=np.float64)
+        if v.shape != (len(self.systems), self.query_ids.size, len(self.metrics)):
+            raise InvalidParameterError(f"values must have shape (systems, queries, metrics) = "
+                                        f"{(len(self.systems), self.query_ids.size, len(self.metrics))}; "
+                                        f"got {v.shape}")
+        if len(set(self.systems)) != len(self.systems):
+            raise InvalidParameterError(f"system names must be unique; got {list(self.systems)}")
+        if not v.flags.writeable and v is self.values:
+            return
+        v = v.copy()
+        v.setflags(write=False)
+        object.__setattr__(self, "values", v)
+
+    def metric_values(self, metric: str) -> np.ndarray:
+        """(S, Q) values of one metric."""
+        return self.values[:, :, self.metrics.index(metric)]
+
+    def to_long(self) -> list[tuple[str, str, str, float]]:
+        """``(system, query, metric, value)`` rows, the CSV layout ``rankwise compare --values`` reads."""
+        return [(s, str(q), m, float(self.values[i, j, k]))
+                for i, s in enumerate(self.systems) for j, q in enumerate(self.query_ids)
+                for k, m in enumerate(self.metrics)]
+
+    # ---- construction -------------------------------------------------------------------------
+    @classmethod
+    def from_results(cls, results: Mapping[str, "Results"], *, group_tags: bool = True,
+                     groups: Mapping[str, Sequence[str]] | None = None) -> "PerQueryMatrix":
+        """The matrix of several evaluations of the same metrics (one per run) under one convention."""
+        if not results:
+            raise InvalidParameterError("no runs to compare")
+        names = list(results)
+        first = results[names[0]]
+        for n in names[1:]:
+            r = results[n]
+            if r.metrics != first.metrics:
+                raise InvalidParameterError(f"run {n!r} was evaluated on {list(r.metrics)}, run {names[0]!r} "
+                                            f"on {list(first.metrics)}: evaluate every run on the same metrics")
+            if r.convention.name != first.convention.name:
+                raise InvalidParameterError(f"run {n!r} was evaluated under convention {r.convention.name!r}, "
+                                            f"run {names[0]!r} under {first.convention.name!r}")
+        per_run = {n: (np.asarray(results[n].query_ids).astype(str),
+                       np.stack([np.asarray(results[n].values[m], dtype=np.float64) for m in first.metrics],
+                                axis=-1) if first.metrics else np.zeros((results[n].query_ids.size, 0)))
+                   for n in names}
+        set_aside: dict[str, set[str]] = {}
+        for n in names:
+            for reason, ids in results[n].set_aside.items():
+                set_aside.setdefault(reason, set()).update(map(str, ids))
+        return cls._assemble(per_run, tuple(first.metrics), set_aside, MISSING_IN_RUN,
+                             convention=first.convention.name,
+                             resolved={m: str(first.resolved[m]) for m in first.metrics},
+                             group_tags=group_tags, groups=groups)
+
+    @classmethod
+    def from_long(cls, systems: Iterable[str], queries: Iterable[str], metrics: Iterable[str],
+                  values: Iterable[float], *, source: str = "<values>", group_tags: bool = True,
+                  groups: Mapping[str, Sequence[str]] | None = None,
+                  convention: str | None = None) -> "PerQueryMatrix":
+        """The matrix from ``(system, query, metric, value)`` rows (per-query values from elsewhere)."""
+        s = np.asarray(list(systems), dtype=str)
+        q = np.asarray(list(queries), dtype=str)
+        m = np.asarray(list(metrics), dtype=str)
+        v = np.asarray(list(values), dtype=np.float64)
+        if not (s.size == q.size == m.size == v.size):
+            raise InvalidParameterError("systems, queries, metrics and values must have the same length")
+        if s.size == 0:
+            raise DataError(f"{source}: no per-query values")
+        metric_names = tuple(dict.fromkeys(m.tolist()))
+        per_run = {}
+        for name in dict.fromkeys(s.tolist()):
+            rows = s == name
+            have = set(m[rows].tolist())
+            missing = [x for x in metric_names if x not in have]
+            if missing:
+                raise DataError(f"{source}: system {name!r} has no values for metric(s) {missing}; every system "
+                                "needs every metric (or leave the metric out with -m)")
+            qs = np.unique(q[rows])
+            table = np.full((qs.size, len(metric_names)), np.nan)
+            qi = np.searchsorted(qs, q[rows])
+            mi = np.asarray([metric_names.index(x) for x in m[rows]])
+            key = qi * len(metric_names) + mi
+            uniq, counts = np.unique(key, return_counts=True)
+            if (counts > 1).any():
+                bad = uniq[counts > 1][0]
+                raise DataError(f"{source}: system {name!r} has {int(counts.max())} values for query "
+                                f"{str(qs[bad // len(metric_names)])!r}, metric {metric_names[bad % len(metric_names)]!r}"
+                                "; give one value per (system, query, metric)")
+            table[qi, mi] = v[rows]
+            holes = np.isnan(table).any(axis=1)
+            if holes.any():
+                # a query listed for one metric but not another: a hole, not a NaN value
+                written = np.zeros(table.shape, dtype=bool)
+                written[qi, mi] = True
+                if not written.all():
+                    j = int(np.argmax(~written.all(axis=1)))
+                    raise DataError(f"{source}: system {name!r}, query {qs[j]!r} has values for some metrics "
+                                    f"but not for {[metric_names[k] for k in np.flatnonzero(~written[j])]}")
+            per_run[name] = (qs, table)
+        return cls._assemble(per_run, metric_names, {}, NOT_IN_EVERY_SYSTEM, convention=convention,
+                             resolved={}, group_tags=group_tags, groups=groups)
+
+    @classmethod
+    def _assemble(cls, per_run: Mapping[str, tuple[np.ndarray, np.ndarray]], metrics: tuple[str, ...],
+                  set_aside: dict[str, set[str]], partial_reason: str, *, convention: str | None,
+                  resolved: Mapping[str, str], group_tags: bool,
+                  groups: Mapping[str, Sequence[str]] | None) -> "PerQueryMatrix":
+        system_runs = group_runs(list(per_run), group_tags=group_tags, groups=groups)
+        everywhere = None
+        union: set[str] = set()
+        for qs, _ in per_run.values():
+            everywhere = qs if everywhere is None else np.intersect1d(everywhere, qs, assume_unique=True)
+            union.update(qs.tolist())
+        compared = np.sort(everywhere if everywhere is not None else np.array([], dtype=str))
+        partial = union - set(compared.tolist())
+        if partial:
+            set_aside.setdefault(partial_reason, set()).update(partial)
+        values = np.empty((len(system_runs), compared.size, len(metrics)))
+        for i, runs in enumerate(system_runs.values()):
+            stack = []
+            for r in runs:
+                qs, table = per_run[r]
+                order = np.argsort(qs, kind="stable")
+                pos = order[np.searchsorted(qs, compared, sorter=order)]
+                stack.append(table[pos])
+            # a system of several runs is the per-query mean of its runs
+            values[i] = stack[0] if len(stack) == 1 else np.mean(stack, axis=0)
+        return cls(tuple(system_runs), metrics, compared, values, convention=convention, resolved=dict(resolved),
+                   set_aside={k: tuple(sorted(v)) for k, v in set_aside.items() if v},
+                   runs_per_system={s: tuple(r) for s, r in system_runs.items()})
+
+
+def system_name(path: str | os.PathLike[str]) -> str:
+    """A run file's name without its directory and extensions: how a run is named by default."""
+    name = os.path.basename(os.fspath(path))
+    for ext in (".gz", ".txt", ".run", ".trec", ".csv", ".tsv", ".parquet", ".json"):
+        if name.lower().endswith(ext) and len(name) > len(ext):
+            name = name[: -len(ext)]
+    return name
+
+
+def group_runs(names: Sequence[str], *, group_tags: bool = True,
+               groups: Mapping[str, Sequence[str]] | None = None) -> dict[str, list[str]]:
+    """System -> its runs: an explicit ``groups`` mapping, else ``SYSTEM@TAG`` names share SYSTEM."""
+    if groups is not None:
+        out = {str(s): list(rs) for s, rs in groups.items()}
+        listed = [r for rs in out.values() for r in rs]
+        unknown = sorted(set(listed) - set(names))
+        if unknown:
+            raise InvalidParameterError(f"groups name runs that were not given: {unknown}; runs: {list(names)}")
+        dup = sorted({r for r in listed if listed.count(r) > 1})
+        if dup:
+            raise InvalidParameterError(f"runs in more than one group: {dup}")
+        for r in names:  # runs no group names stay systems of their own
+            if r not in listed:
+                out.setdefault(r, []).append(r)
+        return out
+    out: dict[str, list[str]] = {}
+    for r in names:
+        system = r.rsplit("@", 1)[0] if group_tags and "@" in r[1:] else r
+        out.setdefault(system, []).append(r)
+    return out

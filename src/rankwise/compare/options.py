@@ -1,0 +1,56 @@
+"""The vocabulary and the defaults of comparisons: the one place they are written.
+
+Metric conventions live in the presets; these are the choices of the statistics that sit on top.
+"""
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from rankwise.errors import InvalidParameterError
+
+PAIRED_TESTS = MappingProxyType({
+    "t": "paired t-test (Student; scipy.stats.ttest_1samp on the differences)",
+    "randomization": "paired randomization test: random sign flips of the differences (Fisher; Smucker et al. "
+                     "2007), exact over every sign vector when few differences are non-zero",
+    "bootstrap": "shifted paired bootstrap test on the studentized mean (Sakai 2006; Efron & Tibshirani)",
+    "wilcoxon": "Wilcoxon signed-rank test (scipy.stats.wilcoxon; zero differences dropped)",
+    "sign": "sign test: wins against losses, ties dropped (exact binomial)",
+})
+ALL_PAIRS_TESTS = MappingProxyType({
+    "randomized-tukey": "randomised Tukey HSD: systems permuted within each query, the range of the means as "
+                        "statistic (Carterette 2012; Sakai 2018)",
+    "tukey": "Tukey HSD of the two-way ANOVA without replication: studentized range on the residual "
+             "variance V_E (Sakai 2018)",
+})
+TESTS = MappingProxyType({**PAIRED_TESTS, **ALL_PAIRS_TESTS})
+CORRECTIONS = MappingProxyType({
+    "holm": "Holm's step-down (controls the family-wise error)",
+    "bonferroni": "Bonferroni (family-wise error)",
+    "hochberg": "Hochberg's step-up (family-wise error; assumes independent or positively dependent tests)",
+    "bh": "Benjamini-Hochberg (false discovery rate)",
+    "by": "Benjamini-Yekutieli (false discovery rate under any dependence)",
+    "none": "no correction",
+})
+FAMILIES = MappingProxyType({
+    "metric": "each metric's comparisons form one family",
+    "all": "every comparison on every metric forms one family",
+})
+
+DEFAULT_TEST = "t"
+DEFAULT_ALL_PAIRS_TEST = "randomized-tukey"
+DEFAULT_CORRECTION = "holm"  # applied when a family holds more than one comparison
+DEFAULT_FAMILY = "metric"
+DEFAULT_ALPHA = 0.05
+DEFAULT_PERMUTATIONS = 10_000
+DEFAULT_SEED = 0
+EXACT_RANDOMIZATION_UP_TO = 16  # non-zero differences up to which every sign vector is enumerated
+STATISTIC_NAMES = MappingProxyType({
+    "t": "t", "randomization": "mean difference", "bootstrap": "t", "wilcoxon": "W", "sign": "wins",
+    "randomized-tukey": "range of means", "tukey": "q",
+})
+
+
+def check_choice(value: str, choices, what: str) -> str:
+    if value not in choices:
+        raise InvalidParameterError(f"unknown {what} {value!r}; choose one of {', '.join(choices)}")
+    return value

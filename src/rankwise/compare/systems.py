@@ -1,0 +1,267 @@
+"""compare(): systems evaluated on the same queries, tested in pairs against a baseline or all at once."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from os import PathLike
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from rankwise.compare import options as opt
+from rankwise.compare.allpairs import all_pairs_p, anova, effect_sizes
+from rankwise.compare.corrections import adjust
+from rankwise.compare.matrix import PerQueryMatrix, system_name
+from rankwise.compare.paired import PairedStats, paired
+from rankwise.compare.result import AnovaTable, Comparison, PairedResult, PairwiseResult, SystemSummary
+from rankwise.errors import DataError, InvalidParameterError
+
+
+def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str], *,
+            baseline: str | None = None, all_pairs: bool = False, test: str | None = None,
+            correction: str | None = None, family: str | None = None, alpha: float | None = None,
+            permutations: int | None = None, seed: int | None = None, convention: Any = None,
+            group_tags: bool = True, groups: Mapping[str, Sequence[str]] | None = None,
+            **overrides: Any) -> Comparison:
+    """Evaluate every run on the same qrels and metrics, then compare the systems.
+
+    ``runs`` maps system names to runs (a Run, a ``{query: {doc: score}}`` dict or a path), or is a
+    list of paths (named by their file stem). Runs named ``SYSTEM@TAG`` are averaged per query into
+    SYSTEM (``group_tags=False`` keeps them apart; ``groups`` names the runs of each system).
+    ``convention`` and ``overrides`` are those of :func:`rankwise.evaluate`; the query policy
+    ``missing_in_run`` decides whether a query some run lacks scores zero or is set aside for every
+    system. The rest is :func:`compare_matrix`'s.
+    """
+    from rankwise.conventions.presets import DEFAULT
+    from rankwise.data.collections import Qrels
+    from rankwise.evaluation.evaluate import _as_collection, evaluate
+
+    named = _named_runs(runs)
+    qrels = _as_collection(qrels, Qrels, "grade")  # read and indexed once for every run
+    metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
+    results = {name: evaluate(qrels, run, metric_list, convention=convention or DEFAULT, **overrides)
+               for name, run in named.items()}
+    matrix = PerQueryMatrix.from_results(results, group_tags=group_tags, groups=groups)
+    return compare_matrix(matrix, baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,
+                          family=family, alpha=alpha, permutations=permutations, seed=seed)
+
+
+def _named_runs(runs: Mapping[str, Any] | Sequence[Any]) -> dict[str, Any]:
+    if isinstance(runs, Mapping):
+        return {str(k): v for k, v in runs.items()}
+    if isinstance(runs, (str, PathLike)):
+        raise InvalidParameterError("runs must be several runs: a list of paths or a {name: run} mapping")
+    out: dict[str, Any] = {}
+    for i, r in enumerate(runs):
+        name = system_name(r) if isinstance(r, (str, PathLike)) else f"run{i + 1}"
+        if name in out:
+            raise InvalidParameterError(f"two runs are named {name!r}; name them with a mapping "
+                                        "{name: run} (CLI: NAME=PATH)")
+        out[name] = r
+    return out
+
+
+def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_pairs: bool = False,
+                   test: str | None = None, correction: str | None = None, family: str | None = None,
+                   alpha: float | None = None, permutations: int | None = None,
+                   seed: int | None = None) -> Comparison:
+    """Compare the systems of a per-query matrix.
+
+    Baseline mode (default; the first system unless ``baseline`` names one): every other system
+    against the baseline with the paired ``test`` (t, randomization, bootstrap, wilcoxon, sign),
+    p-values corrected (Holm by default) within each ``family`` ("metric", or "all" metrics at
+    once). All-pairs mode (``all_pairs=True`` or a Tukey test): every pair of systems, by the
+    randomised Tukey HSD (default), the paired Tukey HSD of the two-way ANOVA, or a paired test
+    corrected over the family. Every comparison reports the mean difference with its t and
+    bootstrap CIs, the effect size, wins/ties/losses, the statistic and p.
+    """
+    notes: list[str] = []
+    alpha = opt.DEFAULT_ALPHA if alpha is None else float(alpha)
+    if not 0 < alpha < 1:
+        raise InvalidParameterError(f"alpha must be between 0 and 1; got {alpha}")
+    permutations = opt.DEFAULT_PERMUTATIONS if permutations is None else int(permutations)
+    if permutations < 1:
+        raise InvalidParameterError(f"permutations must be a positive number; got {permutations}")
+    seed = opt.DEFAULT_SEED if seed is None else int(seed)
+    family = opt.check_choice(family or opt.DEFAULT_FAMILY, opt.FAMILIES, "family")
+    if test is not None:
+        opt.check_choice(test, opt.TESTS, "test")
+    if test in opt.ALL_PAIRS_TESTS and not all_pairs:
+        all_pairs = True
+        notes.append(f"{test} compares every pair of systems: all-pairs mode")
+    test = test or (opt.DEFAULT_ALL_PAIRS_TEST if all_pairs else opt.DEFAULT_TEST)
+    if test in opt.ALL_PAIRS_TESTS:
+        if correction not in (None, "none"):
+            notes.append(f"correction {correction!r} not applied: the {test} p-values already control the "
+                         "family-wise error over all pairs")
+        correction = "none"
+    correction = opt.check_choice(correction or opt.DEFAULT_CORRECTION, opt.CORRECTIONS, "correction")
+    systems = matrix.systems
+    if len(systems) < 2:
+        raise DataError(f"a comparison needs at least two systems; got {len(systems)} ({', '.join(systems)}). "
+                        "Give several runs (runs named SYSTEM@TAG count as one system)")
+    if not matrix.metrics:
+        raise InvalidParameterError("no metrics to compare; e.g. metrics=['nDCG@10', 'AP']")
+    if baseline is not None and baseline not in systems:
+        raise InvalidParameterError(f"unknown baseline {baseline!r}; the systems are {', '.join(systems)}")
+    if not all_pairs:
+        baseline = baseline or systems[0]
+    elif baseline is not None:
+        notes.append(f"baseline {baseline!r} is only the first row of the tables in all-pairs mode")
+
+    valid, excluded, summaries = _query_masks(matrix, alpha)
+    monte_carlo = test in ("randomization", "bootstrap", "randomized-tukey") or not all_pairs
+    comparisons: list[PairedResult] = []
+    pairwise: list[PairwiseResult] = []
+    anovas: dict[str, AnovaTable] = {}
+    if not all_pairs:
+        base = systems.index(baseline)
+        cols = {m: [(systems[i], baseline, i, base) for i in range(len(systems)) if i != base]
+                for m in matrix.metrics}
+        stats_by_metric = _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed)
+        adjusted = _corrected(stats_by_metric, correction, family)
+        for m in matrix.metrics:
+            st, p_adj = stats_by_metric[m], adjusted[m]
+            for j, (s, b, _, _) in enumerate(cols[m]):
+                comparisons.append(_paired_result(m, s, b, st, j, p_adj[j], test, alpha))
+                if st.constant[j]:
+                    notes.append(_constant_note(comparisons[-1], test))
+    else:
+        pairs = [(i, j) for i in range(len(systems)) for j in range(i + 1, len(systems))]
+        for m in matrix.metrics:
+            x = matrix.metric_values(m)[:, valid[m]].T
+            anovas[m] = anova(x)
+        if test in opt.ALL_PAIRS_TESTS:
+            for m in matrix.metrics:
+                x = matrix.metric_values(m)[:, valid[m]].T
+                p = all_pairs_p(x, test, permutations, seed)
+                es = effect_sizes(x, anovas[m])
+                means = x.mean(axis=0)
+                for i, j in pairs:
+                    pairwise.append(PairwiseResult(m, systems[i], systems[j], float(means[i] - means[j]),
+                                                   float(es[i, j]), float(p[i, j]), float(p[i, j]),
+                                                   bool(p[i, j] < alpha)))
+        else:
+            cols = {m: [(systems[i], systems[j], i, j) for i, j in pairs] for m in matrix.metrics}
+            stats_by_metric = _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed)
+            adjusted = _corrected(stats_by_metric, correction, family)
+            for m in matrix.metrics:
+                st = stats_by_metric[m]
+                for c, (a, b, _, _) in enumerate(cols[m]):
+                    pairwise.append(PairwiseResult(m, a, b, float(st.delta[c]), float(st.effect_size[c]),
+                                                   float(st.p[c]), float(adjusted[m][c]),
+                                                   bool(adjusted[m][c] < alpha)))
+    notes[:0] = _data_notes(matrix, excluded)
+    return Comparison(matrix=matrix, test=test, statistic_name=opt.STATISTIC_NAMES[test], correction=correction,
+                      family=family, alpha=alpha, baseline=None if all_pairs else baseline,
+                      seed=seed if monte_carlo else None, permutations=permutations if monte_carlo else None,
+                      systems=summaries, comparisons=tuple(comparisons), all_pairs=tuple(pairwise),
+                      anova=anovas, n_queries_per_metric={m: int(valid[m].sum()) for m in matrix.metrics},
+                      excluded=excluded, notes=tuple(notes), versions=_versions())
+
+
+def _query_masks(matrix: PerQueryMatrix, alpha: float):
+    """Per metric: the queries every system has a value for, those left out, and each system's mean and CI."""
+    valid, excluded = {}, {}
+    summaries: dict[str, dict[str, SystemSummary]] = {s: {} for s in matrix.systems}
+    if matrix.query_ids.size < 2:
+        aside = "; ".join(f"{len(ids)} set aside as {reason}" for reason, ids in matrix.set_aside.items())
+        raise DataError(f"{matrix.query_ids.size} quer{'y is' if matrix.query_ids.size == 1 else 'ies are'} "
+                        f"evaluated for every system{' (' + aside + ')' if aside else ''}; a paired comparison "
+                        "needs at least 2. Check that the runs and the qrels use the same query ids; "
+                        "missing_in_run='zero' (--missing-in-run zero) scores a judged query a run lacks as 0")
+    for m in matrix.metrics:
+        x = matrix.metric_values(m)
+        ok = ~np.isnan(x).any(axis=0)
+        valid[m] = ok
+        if (~ok).any():
+            excluded[m] = tuple(str(q) for q in matrix.query_ids[~ok])
+        n = int(ok.sum())
+        if n < 2:
+            raise DataError(f"{m}: {n} quer{'y' if n == 1 else 'ies'} with a value for every system; a paired "
+                            f"comparison needs at least 2 ({matrix.query_ids.size} queries in common, "
+                            f"{int((~ok).sum())} without a value for some system)")
+        xs = x[:, ok]
+        means = xs.mean(axis=1)
+        half = stats.t.ppf(1 - alpha / 2, n - 1) * xs.std(axis=1, ddof=1) / np.sqrt(n)
+        for i, s in enumerate(matrix.systems):
+            summaries[s][m] = SystemSummary(float(means[i]), (float(means[i] - half[i]), float(means[i] + half[i])), n)
+    return valid, excluded, summaries
+
+
+def _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed) -> dict[str, PairedStats]:
+    """Paired statistics per metric; metrics with the same compared queries share one resampling pass."""
+    groups: dict[bytes, list[str]] = {}
+    for m in matrix.metrics:
+        groups.setdefault(valid[m].tobytes(), []).append(m)
+    out = {}
+    for ms in groups.values():
+        ok = valid[ms[0]]
+        parts = [matrix.metric_values(m)[:, ok] for m in ms]
+        d = np.column_stack([x[i] - x[j] for m, x in zip(ms, parts) for (_, _, i, j) in cols[m]])
+        st = paired(d, test, alpha, permutations, seed)
+        start = 0
+        for m in ms:
+            sl = slice(start, start + len(cols[m]))
+            out[m] = PairedStats(st.delta[sl], (st.ci_t[0][sl], st.ci_t[1][sl]),
+                                 (st.ci_bootstrap[0][sl], st.ci_bootstrap[1][sl]), st.effect_size[sl],
+                                 st.statistic[sl], st.p[sl], st.wins[sl], st.ties[sl], st.losses[sl],
+                                 st.constant[sl], st.exact[sl])
+            start = sl.stop
+    return out
+
+
+def _corrected(stats_by_metric: Mapping[str, PairedStats], correction: str, family: str) -> dict[str, np.ndarray]:
+    if family == "metric":
+        return {m: adjust(st.p, correction) for m, st in stats_by_metric.items()}
+    names = list(stats_by_metric)
+    flat = adjust(np.concatenate([stats_by_metric[m].p for m in names]), correction)
+    out, start = {}, 0
+    for m in names:
+        size = stats_by_metric[m].p.size
+        out[m] = flat[start:start + size]
+        start += size
+    return out
+
+
+def _paired_result(metric, system, baseline, st: PairedStats, j, p_adj, test, alpha) -> PairedResult:
+    ci_t = (float(st.ci_t[0][j]), float(st.ci_t[1][j]))
+    ci_b = (float(st.ci_bootstrap[0][j]), float(st.ci_bootstrap[1][j]))
+    if st.constant[j]:  # every difference equal: the interval is that difference
+        ci_t = ci_b = (float(st.delta[j]), float(st.delta[j]))
+    return PairedResult(metric, system, baseline, float(st.delta[j]), ci_b if test == "bootstrap" else ci_t,
+                        ci_t, ci_b, float(st.effect_size[j]), float(st.statistic[j]), float(st.p[j]),
+                        float(p_adj), int(st.wins[j]), int(st.ties[j]), int(st.losses[j]),
+                        int(st.wins[j] + st.ties[j] + st.losses[j]), bool(p_adj < alpha))
+
+
+def _constant_note(c: PairedResult, test: str) -> str:
+    what = "no query differs" if c.delta == 0 else f"every query differs by the same {c.delta:+.4g}"
+    if test in ("t", "bootstrap"):
+        return (f"{c.metric}, {c.system} vs {c.baseline}: {what}, so the variance of the differences is zero "
+                f"and t and the effect size are undefined; p is the limit, {c.p:g}")
+    return f"{c.metric}, {c.system} vs {c.baseline}: {what}; the effect size is undefined"
+
+
+def _data_notes(matrix: PerQueryMatrix, excluded: Mapping[str, tuple[str, ...]]) -> list[str]:
+    notes = []
+    for s, runs in matrix.runs_per_system.items():
+        if len(runs) > 1:
+            notes.append(f"{s}: the per-query mean of {len(runs)} runs ({', '.join(runs)})")
+    for reason, ids in matrix.set_aside.items():
+        what = {"missing_in_run": "judged queries absent from at least one run",
+                "missing_in_qrels": "run queries without judgments",
+                "not_in_every_system": "queries without values for every system"}.get(reason, reason)
+        shown = ", ".join(ids[:3]) + (", ..." if len(ids) > 3 else "")
+        notes.append(f"set aside for every system: {len(ids)} {what} ({reason}): {shown}")
+    for m, ids in excluded.items():
+        notes.append(f"{m}: {len(ids)} queries without a value for some system (no relevant document, "
+                     "no_relevant=nan) are left out of this metric")
+    return notes
+
+
+def _versions() -> dict[str, str]:
+    import scipy
+
+    from rankwise import __version__
+    return {"rankwise": __version__, "numpy": np.__version__, "scipy": scipy.__version__}
