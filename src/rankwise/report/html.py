@@ -1,0 +1,163 @@
+"""The HTML report: one self-contained page (tables, figures, method, convention card, versions).
+
+The page loads nothing: styles are inline, figures are data URIs, and a Content-Security-Policy
+forbids every other source, scripts included. Every user string goes through
+:func:`rankwise.report.escape.html`; the only markup on the page is written here.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from rankwise.report import numbers as fmt
+from rankwise.report.escape import html as esc
+from rankwise.report.figures import INSTALL_HINT, Embedded, figures
+from rankwise.report.footnote import facts, title
+from rankwise.report.style import CSS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rankwise.compare.result import AnovaTable, Comparison
+
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+MARK = "\u2020"
+DELTA = "\u0394"
+
+
+def render_html(c: "Comparison") -> str:
+    figs = figures(c)
+    body = [f"<header><h1>{esc(title(c))}</h1>{_lede(c)}</header>", _means_section(c)]
+    body.append(_pairs_section(c) if c.baseline is None else _comparisons_section(c))
+    body += [_figures_section(c, figs), _method_section(c), _convention_section(c), _versions_section(c)]
+    return _page("\n".join(body))
+
+
+def _page(body: str) -> str:
+    # the CSP comes first in <head> so that it governs everything after it; the empty data: icon
+    # stops the browser from asking for /favicon.ico
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n"
+            "<meta name=\"referrer\" content=\"no-referrer\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            "<link rel=\"icon\" href=\"data:,\">\n<title>rankwise comparison</title>\n"
+            f"<style>\n{CSS}</style>\n</head>\n<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n")
+
+
+# ---- markup helpers: the arguments are markup already (escaped text or our own tags) -------------
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]], cls: str = "", caption: str = "",
+           text_columns: int = 1) -> str:
+    """A table; the first ``text_columns`` columns hold text (left-aligned), the rest numbers."""
+    def cells(row: Sequence[str], tag: str) -> str:
+        return "".join(f'<{tag} class="{"t" if i < text_columns else "n"}">{cell}</{tag}>'
+                       for i, cell in enumerate(row))
+    head = cells(header, "th")
+    body = "\n".join(f"<tr>{cells(row, 'td')}</tr>" for row in rows)
+    attr = f' class="{cls}"' if cls else ""
+    cap = f"<caption>{caption}</caption>" if caption else ""
+    return f"<table{attr}>{cap}\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>"
+
+
+def _section(ident: str, heading: str, *content: str) -> str:
+    return f'<section id="{ident}">\n<h2>{heading}</h2>\n' + "\n".join(content) + "\n</section>"
+
+
+def _num(text: str) -> str:
+    return f'<span class="num">{esc(text)}</span>'
+
+
+def _p(p: float, significant: bool) -> str:
+    mark = f' <span class="mark">{MARK}</span>' if significant else ""
+    return f'<span class="num{" sig" if significant else ""}">{esc(fmt.pvalue(p))}{mark}</span>'
+
+
+# ---- sections ---------------------------------------------------------------------------------
+def _lede(c: "Comparison") -> str:
+    sig = f"{MARK} corrected p &lt; {c.alpha:g}"
+    return f'<p class="lede">Test: {esc(c.test)}; correction: {esc(c.correction)}; {sig}.</p>'
+
+
+def _means_section(c: "Comparison") -> str:
+    header = ["System"] + [esc(m) for m in c.metrics]
+    rows = []
+    for s in c.system_names:
+        name = esc(s) + (' <span class="tag">baseline</span>' if s == c.baseline else "")
+        rows.append([f'<span class="name">{name}</span>'] + [_mean_cell(c, m, s) for m in c.metrics])
+    what = f"Means with {fmt.level(c.alpha)} confidence intervals"
+    if c.baseline is not None:
+        what += f" and differences ({DELTA}) with the baseline"
+    return _section("means", what, _table(header, rows, "means"))
+
+
+def _mean_cell(c: "Comparison", metric: str, system: str) -> str:
+    s = c.systems[system][metric]
+    cell = f'{_num(fmt.num(s.mean))} <span class="ci">{esc(fmt.interval(s.ci))}</span>'
+    if c.baseline is None or system == c.baseline:
+        return cell
+    r = c.comparison(metric, system)
+    mark = f" {MARK}" if r.significant else ""
+    cls = "delta sig" if r.significant else "delta"
+    return f'{cell}<br><span class="{cls}">{DELTA} {esc(fmt.signed(r.delta))}{mark}</span>'
+
+
+def _comparisons_section(c: "Comparison") -> str:
+    header = ["Metric", "System", DELTA, f"{fmt.level(c.alpha)} CI", "ES",
+              esc(c.statistic_name), "p", "p adj.", "wins / ties / losses", "n"]
+    rows = [[esc(r.metric), f'<span class="name">{esc(r.system)}</span>', _num(fmt.signed(r.delta)),
+             _num(fmt.signed_interval(r.ci)), _num(fmt.ratio(r.effect_size)), _num(fmt.ratio(r.statistic)),
+             _num(fmt.pvalue(r.p)), _p(r.p_adjusted, r.significant), _num(f"{r.wins} / {r.ties} / {r.losses}"),
+             _num(str(r.n))] for r in c.comparisons]
+    return _section("comparisons", f"Comparisons with the baseline, {esc(c.baseline)}",
+                    _table(header, rows, "numbers", text_columns=2))
+
+
+def _pairs_section(c: "Comparison") -> str:
+    parts = []
+    for m in c.metrics:
+        rows = [[f'<span class="name">{esc(p.a)}</span>', f'<span class="name">{esc(p.b)}</span>',
+                 _num(fmt.signed(p.delta)), _num(fmt.ratio(p.effect_size)), _num(fmt.pvalue(p.p)),
+                 _p(p.p_adjusted, p.significant)] for p in c.all_pairs if p.metric == m]
+        parts.append(f"<h3>{esc(m)}</h3>")
+        parts.append(_table(["a", "b", f"{DELTA} (a \u2212 b)", "ES", "p", "p adj."], rows, "numbers",
+                            text_columns=2))
+        if m in c.anova:
+            parts.append(_anova_table(c.anova[m]))
+    return _section("pairs", "All pairs", *parts)
+
+
+def _anova_table(a: "AnovaTable") -> str:
+    rows = []
+    for source in ("systems", "queries", "residual", "total"):
+        f, p = (fmt.ratio(a.f), fmt.pvalue(a.p)) if source == "systems" else ("", "")
+        rows.append([esc(source), _num(fmt.num(a.ss.get(source), 4)), _num(str(a.df.get(source, ""))),
+                     _num(fmt.num(a.ms[source], 4) if source in a.ms else ""), _num(f), _num(p)])
+    return _table(["Source", "SS", "df", "MS", "F", "p"], rows, "numbers anova",
+                  "Two-way ANOVA without replication (systems \u00d7 queries)")
+
+
+def _figures_section(c: "Comparison", figs: list[Embedded] | None) -> str:
+    if figs is None:
+        return _section("figures", "Figures", f'<p class="warn">{esc(INSTALL_HINT)}</p>')
+    blocks = [f'<figure><img src="{fig.uri}" alt="{esc(fig.caption)}"><figcaption>{esc(fig.caption)}'
+              f"</figcaption></figure>" for fig in figs]
+    return _section("figures", "Figures", *blocks)
+
+
+def _method_section(c: "Comparison") -> str:
+    items = "\n".join(f"<dt>{esc(label)}</dt><dd>{esc(text)}</dd>" for label, text in facts(c, MARK))
+    parts = [f"<dl>\n{items}\n</dl>"]
+    if c.notes:
+        notes = "\n".join(f"<li>{esc(n)}</li>" for n in c.notes)
+        parts.append(f'<h3>Notes</h3>\n<ul class="notes">\n{notes}\n</ul>')
+    return _section("method", "Method", *parts)
+
+
+def _convention_section(c: "Comparison") -> str:
+    name = esc(c.convention) if c.convention is not None else "none given (per-query values)"
+    parts = [f'<p>Convention: <strong class="name">{name}</strong></p>']
+    if c.matrix.resolved:
+        rows = [[esc(m), f"<code>{esc(r)}</code>"] for m, r in c.matrix.resolved.items()]
+        parts.append(_table(["Metric", "Resolved"], rows, "resolved", text_columns=2))
+    return f'<section id="convention" class="card">\n<h2>Convention</h2>\n' + "\n".join(parts) + "\n</section>"
+
+
+def _versions_section(c: "Comparison") -> str:
+    rows = [[esc(k), f"<code>{esc(v)}</code>"] for k, v in c.versions.items()]
+    return _section("versions", "Versions", _table(["Package", "Version"], rows, "versions", text_columns=2))

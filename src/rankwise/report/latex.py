@@ -1,0 +1,91 @@
+"""LaTeX: booktabs tables (``\\usepackage{booktabs}``) with daggers for significant differences.
+
+Every user string (names, metrics, notes) goes through :func:`rankwise.report.escape.latex`, so that a
+name such as ``\\input{/etc/passwd}`` is typeset as text and never run.
+"""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from rankwise.report import numbers as fmt
+from rankwise.report.escape import latex as esc
+from rankwise.report.footnote import facts, title
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rankwise.compare.result import Comparison
+
+DAGGER = r"$^\dagger$"
+_SIGN = re.compile(r"(?<![\w.])([+-])(?=\d)")  # a sign before a number: math mode, or it typesets as a hyphen
+LEGEND_FACTS = ("Test", "Correction", "Intervals", "Queries compared")
+
+
+def render_latex(c: "Comparison") -> str:
+    parts = [_provenance(c), _means_table(c)]
+    if c.all_pairs:
+        parts.append(_pairs_table(c))
+    return "\n\n".join(parts) + "\n"
+
+
+def _n(text: str) -> str:
+    """A formatted number (ours, never a user string) with its sign in math mode."""
+    return _SIGN.sub(r"$\1$", text)
+
+
+def _provenance(c: "Comparison") -> str:
+    """Every fact and note as comments; escaping leaves no line break that could end a comment."""
+    lines = ["% rankwise comparison report; needs \\usepackage{booktabs}", f"% {esc(title(c))}"]
+    lines += [f"% {label}: {esc(text)}" for label, text in facts(c, "dagger")]
+    lines += [f"% Note: {esc(note)}" for note in c.notes]
+    return "\n".join(lines)
+
+
+def _legend(c: "Comparison") -> str:
+    shown = [f"{label}: {esc(text)}." for label, text in facts(c, DAGGER) if label in LEGEND_FACTS]
+    return (f"{{\\footnotesize {DAGGER} corrected $p < {c.alpha:g}$ ($\\alpha = {c.alpha:g}$). "
+            + " ".join(shown) + "\\par}")
+
+
+def _tabular(spec: str, header: list[str], rows: list[list[str]]) -> list[str]:
+    return [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(header) + " \\\\", "\\midrule",
+            *(" & ".join(r) + " \\\\" for r in rows), "\\bottomrule", "\\end{tabular}"]
+
+
+def _table(caption: str, label: str, body: list[str], legend: str) -> str:
+    return "\n".join(["\\begin{table}[htbp]", "\\centering", "\\small", *body, "\\par\\smallskip", legend,
+                      f"\\caption{{{caption}}}", f"\\label{{{label}}}", "\\end{table}"])
+
+
+def _means_table(c: "Comparison") -> str:
+    rows = []
+    for s in c.system_names:
+        name = esc(s) + (" (baseline)" if s == c.baseline else "")
+        rows.append([name] + [_cell(c, m, s) for m in c.metrics])
+    header = ["System"] + [esc(m) for m in c.metrics]
+    body = _tabular("l" + "r" * len(c.metrics), header, rows)
+    what = f"means [{fmt.level(c.alpha)} CI]".replace("%", r"\%")
+    if c.baseline is not None:
+        what += " and differences with the baseline"
+    return _table(f"{esc(title(c))}: {what}.", "tab:rankwise-means", body, _legend(c))
+
+
+def _cell(c: "Comparison", metric: str, system: str) -> str:
+    summary = c.systems[system][metric]
+    text = _n(fmt.mean_ci(summary.mean, summary.ci))
+    if c.baseline is None or system == c.baseline:
+        return text
+    r = c.comparison(metric, system)
+    return f"{text} ({_n(fmt.signed(r.delta))}){DAGGER if r.significant else ''}"
+
+
+def _pairs_table(c: "Comparison") -> str:
+    rows = [[esc(p.metric), esc(p.a), esc(p.b), _n(fmt.signed(p.delta)) + (DAGGER if p.significant else ""),
+             _n(fmt.ratio(p.effect_size)), _n(fmt.pvalue(p.p_adjusted)).replace("<", "$<$")]
+            for p in c.all_pairs]
+    body = _tabular("lllrrr", ["Metric", "a", "b", r"$\Delta$ (a $-$ b)", "ES", "$p$ adj."], rows)
+    anova = [f"{esc(m)}: $F({a.df['systems']}, {a.df['residual']}) = {fmt.ratio(a.f)}$, "
+             f"$p {fmt.p_relation(a.p)}$" for m, a in c.anova.items()]
+    legend = _legend(c)
+    if anova:
+        legend = legend[:-len("\\par}")] + " Two-way ANOVA: " + "; ".join(anova) + ".\\par}"
+    return _table(f"{esc(title(c))}: every pair of systems.", "tab:rankwise-pairs", body, legend)
