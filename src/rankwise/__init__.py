@@ -11,9 +11,18 @@ from rankwise.spec.grammar import parse_metric
 __version__ = "0.1.0"
 
 __all__ = [
-    "evaluate", "evaluate_run_file", "Results", "Qrels", "Run", "RelevantRanks",
+    "evaluate", "compare", "evaluate_run_file", "Results", "Qrels", "Run", "RelevantRanks",
     "Convention", "PRESETS", "get_convention", "parse_metric",
     "RankwiseError", "ParseError", "InvalidParameterError", "ConventionError", "DataError",
     "MissingDependencyError",
     "__version__",
 ]
+
+
+def __getattr__(name: str):
+    # rankwise.compare (callable: rankwise.compare(qrels, runs, metrics)) and rankwise.plots load scipy.stats
+    # and matplotlib; importing them on first use keeps `import rankwise` and `rankwise evaluate` fast.
+    if name in ("compare", "plots", "report"):
+        import importlib
+        return importlib.import_module(f"rankwise.{name}")
+    raise AttributeError(f"module 'rankwise' has no attribute {name!r}")

@@ -13,12 +13,16 @@ COMMAND_MODULES = (
     "rankwise.cli.demo",
     "rankwise.cli.reproduce",
     "rankwise.cli.cmd_sampled",
+    "rankwise.cli.compare_cmd",
+    "rankwise.cli.power_cmd",
 )
 # Commands whose registration imports heavy modules (scipy.optimize, the experiments): registered in
 # full only when they are the command being run, so `rankwise evaluate` does not pay for them.
 HEAVY_COMMANDS = {
     "reproduce": ("rankwise.cli.reproduce", "reproduce a table or figure of the papers rankwise implements"),
     "sampled": ("rankwise.cli.cmd_sampled", "sampled metrics: correct sampled ranks, simulate sampling"),
+    "compare": ("rankwise.cli.compare_cmd", "compare systems: paired tests, CIs, effect sizes, corrections"),
+    "power": ("rankwise.cli.power_cmd", "topic-set-size design: queries needed, minimum detectable difference"),
 }
 
 

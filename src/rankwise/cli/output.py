@@ -94,3 +94,38 @@ def set_aside_report(res: Results) -> str:
         if v:
             lines.append(f"rankwise: {k.replace('_', ' ')}: {v}")
     return "\n".join(lines)
+
+
+def render_many(results: dict[str, Results], fmt: str, per_query: bool, digits: int = 4) -> str:
+    """Several runs evaluated on the same qrels: one table of systems x metrics (or JSON/CSV/TSV)."""
+    names = list(results)
+    metrics = results[names[0]].metrics
+    if fmt == "json":
+        from rankwise import __version__
+        out = {"runs": {n: r.to_dict(per_query=per_query) for n, r in results.items()},
+               "rankwise_version": __version__}
+        return json.dumps(out, indent=2, allow_nan=False) + "\n"
+    if fmt in ("csv", "tsv"):
+        buf = io.StringIO()
+        w = csv.writer(buf, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
+        w.writerow(["system", "query_id", *metrics])
+        for n, res in results.items():
+            if per_query:
+                for i, q in enumerate(res.query_ids):
+                    w.writerow([n, q, *(_num(res.values[m][i]) for m in metrics)])
+            w.writerow([n, "all", *(_num(res.means[m]) for m in metrics)])
+        return buf.getvalue()
+    first = results[names[0]]
+    sw = max([len(n) for n in names] + [6])
+    cw = max([len(m) for m in metrics] + [digits + 3])
+    lines = [f"convention: {first.convention.name}   queries evaluated: "
+             + ", ".join(f"{n} {r.query_ids.size}" for n, r in results.items()), ""]
+    lines.append(f"{'system':<{sw}}  " + "  ".join(f"{m:>{cw}}" for m in metrics))
+    for n, res in results.items():
+        lines.append(f"{n:<{sw}}  " + "  ".join(f"{_num(res.means[m], digits):>{cw}}" for m in metrics))
+    if per_query:
+        lines.append("")
+        lines.append("per-query values: use --format csv or json with several runs")
+    lines.append("")
+    lines.append("Is one better than another? 'rankwise compare QRELS RUN RUN ... -m METRIC' tests it.")
+    return "\n".join(lines) + "\n"

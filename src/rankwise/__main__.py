@@ -1,0 +1,6 @@
+"""``python -m rankwise``: the command line."""
+import sys
+
+from rankwise.cli.main import main
+
+sys.exit(main())

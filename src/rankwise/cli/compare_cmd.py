@@ -1,0 +1,117 @@
+"""`rankwise compare QRELS RUN [RUN ...] -m METRIC ...` and `rankwise compare --values FILE ...`"""
+from __future__ import annotations
+
+import sys
+
+from rankwise.cli.options import add_convention_options, overrides_from
+from rankwise.compare.options import CORRECTIONS, DEFAULT_ALPHA, DEFAULT_PERMUTATIONS, DEFAULT_SEED, FAMILIES, TESTS
+from rankwise.errors import InvalidParameterError
+from rankwise.io.tabular import FORMATS
+
+OUTPUT_FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
+
+
+def add_input_options(p) -> None:
+    """Where the per-query values come from: runs scored on qrels, or --values files."""
+    p.add_argument("inputs", nargs="*", metavar="QRELS RUN",
+                   help="relevance judgments, then two or more runs (PATH or NAME=PATH; runs named SYSTEM@TAG are "
+                        "averaged per query into SYSTEM)")
+    p.add_argument("--values", nargs="+", metavar="FILE",
+                   help="per-query values instead of qrels and runs: CSV with header system,query,metric,value, "
+                        "or the JSON of 'rankwise evaluate --per-query --format json' (one file per system)")
+    p.add_argument("-m", "--metric", action="append", metavar="METRIC",
+                   help="metric (repeat for several); with --values, the default is every metric in the files")
+    p.add_argument("--no-group", action="store_true", help="keep runs named SYSTEM@TAG apart instead of averaging")
+    p.add_argument("--qrels-format", choices=FORMATS, help="override the format guessed from the extension")
+    p.add_argument("--run-format", choices=FORMATS, help="override the format guessed from the extension")
+    add_convention_options(p)
+    p.set_defaults(convention=None)  # None: the default preset for runs; --values were computed elsewhere
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "compare", help="compare systems: paired tests, CIs, effect sizes, multiple-testing correction",
+        description="Compare systems on the same queries. Baseline mode (default: the first run is the baseline) "
+                    "tests every other system against it and corrects the p-values (Holm) within each metric; "
+                    "--all-pairs tests every pair (randomised Tukey HSD). Every comparison reports the mean "
+                    "difference with t and bootstrap 95%% CIs, the effect size d_z, wins/ties/losses and p.")
+    add_input_options(p)
+    p.add_argument("--baseline", metavar="NAME", help="the system every other is compared with (default: the first)")
+    p.add_argument("--all-pairs", action="store_true", help="compare every pair of systems")
+    p.add_argument("--test", choices=list(TESTS),
+                   help="t (default), randomization, bootstrap, wilcoxon, sign; all pairs: randomized-tukey "
+                        "(default), tukey")
+    p.add_argument("--correction", choices=list(CORRECTIONS), help="multiple-testing correction (default holm)")
+    p.add_argument("--family", choices=list(FAMILIES),
+                   help="which comparisons are corrected together: each metric's (default) or all")
+    p.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help=f"significance level (default {DEFAULT_ALPHA})")
+    p.add_argument("--permutations", "-B", type=int, default=DEFAULT_PERMUTATIONS,
+                   help=f"Monte-Carlo draws for randomization, bootstrap and randomised Tukey "
+                        f"(default {DEFAULT_PERMUTATIONS})")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                   help=f"seed of the Monte-Carlo draws (default {DEFAULT_SEED}); the same seed gives the same "
+                        "p-values on any machine")
+    p.add_argument("--format", "-f", choices=OUTPUT_FORMATS, default="table")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
+    p.set_defaults(func=run)
+
+
+def load_matrix(args):
+    """The per-query matrix from the command's inputs (qrels and runs, or --values)."""
+    from rankwise.cli.evaluate_cmd import named_paths
+    from rankwise.compare.matrix import PerQueryMatrix
+    from rankwise.conventions import DEFAULT
+    from rankwise.evaluation import evaluate
+    from rankwise.io.tabular import read_qrels_file, read_run_file
+
+    group = not args.no_group
+    if args.values:
+        if args.inputs:
+            raise InvalidParameterError("give either --values FILE ... or QRELS RUN RUN ..., not both")
+        overrides = overrides_from(args)
+        if overrides or args.convention:
+            raise InvalidParameterError("convention options apply when rankwise evaluates runs; --values are "
+                                        "compared as they are")
+        from rankwise.io.per_query import read_values
+        matrix = read_values(args.values, group_tags=group)
+        if args.metric:
+            unknown = [m for m in args.metric if m not in matrix.metrics]
+            if unknown:
+                raise InvalidParameterError(f"metric(s) {unknown} not in the values; they hold {list(matrix.metrics)}")
+            keep = [matrix.metrics.index(m) for m in args.metric]
+            matrix = PerQueryMatrix(matrix.systems, tuple(args.metric), matrix.query_ids, matrix.values[:, :, keep],
+                                    set_aside=matrix.set_aside, runs_per_system=matrix.runs_per_system)
+        return matrix
+    if len(args.inputs) < 3:
+        raise InvalidParameterError("give the qrels and at least two runs (rankwise compare QRELS RUN RUN ...), "
+                                    "or per-query values with --values FILE ...")
+    if not args.metric:
+        raise InvalidParameterError("name at least one metric with -m, e.g. -m nDCG@10 -m AP")
+    qrels = read_qrels_file(args.inputs[0], args.qrels_format)
+    convention = args.convention or DEFAULT
+    results = {}
+    for name, path in named_paths(args.inputs[1:]).items():
+        run = read_run_file(path, args.run_format)
+        results[name] = evaluate(qrels, run, args.metric, convention=convention, **overrides_from(args))
+    return PerQueryMatrix.from_results(results, group_tags=group)
+
+
+def run(args) -> int:
+    from rankwise.compare import compare_matrix
+    from rankwise.report import render
+
+    matrix = load_matrix(args)
+    comparison = compare_matrix(matrix, baseline=args.baseline, all_pairs=args.all_pairs, test=args.test,
+                                correction=args.correction, family=args.family, alpha=args.alpha,
+                                permutations=args.permutations, seed=args.seed)
+    text = render(comparison, args.format)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    if args.format != "table":  # the table's footnote says this already
+        for reason, ids in matrix.set_aside.items():
+            print(f"rankwise: set aside for every system: {len(ids)} queries ({reason}); e.g. "
+                  f"{', '.join(ids[:3])}", file=sys.stderr)
+    return 0

@@ -1,0 +1,178 @@
+"""`rankwise compare`, `rankwise power` and multi-run `rankwise evaluate`, run as subprocesses on files.
+
+The numbers the command prints must be those of the Python API on the same inputs; the inputs are
+the bundled example qrels and runs derived from the example run by seeded score noise.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rankwise as rw
+from rankwise.compare import PerQueryMatrix
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "src" / "rankwise" / "examples" / "data"
+QRELS = EXAMPLES / "synthetic.qrels"
+CMD = [sys.executable, "-m", "rankwise"]
+
+
+def rankwise(*args, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([*CMD, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def _write_run(path: Path, scores: dict) -> Path:
+    with open(path, "w") as fh:
+        for q, docs in scores.items():
+            for rank, (d, s) in enumerate(sorted(docs.items(), key=lambda x: -x[1]), start=1):
+                fh.write(f"{q} Q0 {d} {rank} {s:.6f} {path.stem}\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> list[Path]:
+    """The example run and two noisier copies (seeded), as TREC files named base, noisy, noisier."""
+    tmp = tmp_path_factory.mktemp("runs")
+    base = rw.Run.read(EXAMPLES / "synthetic.run").to_dict()
+    rng = np.random.default_rng(7)
+    out = [_write_run(tmp / "base.run", base)]
+    for name, sd in (("noisy", 0.4), ("noisier", 1.0)):
+        out.append(_write_run(tmp / f"{name}.run", {q: {d: s + rng.normal(0, sd) for d, s in docs.items()}
+                                                     for q, docs in base.items()}))
+    return out
+
+
+def test_compare_json_matches_the_python_api(runs):
+    r = rankwise("compare", QRELS, *runs, "-m", "AP", "-m", "P@5", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    api = rw.compare(QRELS, {p.stem: rw.Run.read(p) for p in runs}, ["AP", "P@5"])
+    assert out["baseline"] == "base" and out["test"] == "t" and out["correction"] == "holm"
+    assert out["family"] == "metric" and out["alpha"] == 0.05 and out["convention"] == "trec_eval"
+    assert out["n_queries"] == api.n_queries == 37
+    assert set(out["systems"]) == {"base", "noisy", "noisier"}
+    assert out["all_pairs"] == []
+    assert len(out["comparisons"]) == 4
+    for c in out["comparisons"]:
+        ref = api.comparison(c["metric"], c["system"])
+        assert c["baseline"] == "base"
+        assert c["p"] == ref.p and c["p_adjusted"] == ref.p_adjusted and c["delta"] == ref.delta
+        assert c["ci"] == list(ref.ci) and c["effect_size"] == ref.effect_size
+        assert c["wins"] + c["ties"] + c["losses"] == 37
+    assert out["systems"]["base"]["AP"]["mean"] == api.systems["base"]["AP"].mean
+    # the queries set aside (judged but not in the runs) are counted, on stderr too
+    assert len(out["set_aside"]["missing_in_run"]) == 3
+    assert "set aside for every system: 3 queries (missing_in_run)" in r.stderr
+
+
+def test_compare_all_pairs_and_baseline_choice(runs):
+    r = rankwise("compare", QRELS, *runs, "-m", "AP", "--all-pairs", "--permutations", "500", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["test"] == "randomized-tukey" and out["baseline"] is None and out["seed"] == 0
+    assert out["comparisons"] == [] and len(out["all_pairs"]) == 3
+    assert {(p["a"], p["b"]) for p in out["all_pairs"]} == {("base", "noisy"), ("base", "noisier"),
+                                                              ("noisy", "noisier")}
+    assert all(1 / 501 <= p["p"] <= 1 for p in out["all_pairs"])
+    r = rankwise("compare", QRELS, *runs, "-m", "AP", "--baseline", "noisier", "--test", "randomization",
+                 "--permutations", "999", "--seed", "3", "--format", "json")
+    out = json.loads(r.stdout)
+    assert out["baseline"] == "noisier" and out["seed"] == 3 and out["permutations"] == 999
+    assert {c["system"] for c in out["comparisons"]} == {"base", "noisy"}
+
+
+def test_compare_values_csv_and_evaluate_json_give_the_same_numbers(runs, tmp_path):
+    ref = json.loads(rankwise("compare", QRELS, *runs, "-m", "AP", "-m", "nDCG@10", "--format", "json").stdout)
+    # long CSV
+    matrix = PerQueryMatrix.from_results({p.stem: rw.evaluate(QRELS, rw.Run.read(p), ["AP", "nDCG@10"])
+                                          for p in runs})
+    path = tmp_path / "values.csv"
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["system", "query", "metric", "value"])
+        w.writerows(matrix.to_long())
+    out = json.loads(rankwise("compare", "--values", path, "--format", "json").stdout)
+    # per-query JSON files written by `rankwise evaluate --per-query --format json`
+    files = []
+    for p in runs:
+        f = tmp_path / f"{p.stem}.json"
+        r = rankwise("evaluate", QRELS, p, "-m", "AP", "-m", "nDCG@10", "--per-query", "--format", "json",
+                     "-o", f)
+        assert r.returncode == 0, r.stderr
+        files.append(f)
+    out2 = json.loads(rankwise("compare", "--values", *files, "--format", "json").stdout)
+    for o in (out, out2):
+        assert o["n_queries"] == ref["n_queries"]
+        assert [c["p"] for c in o["comparisons"]] == pytest.approx([c["p"] for c in ref["comparisons"]], abs=1e-12)
+        assert o["convention"] is None
+
+
+@pytest.mark.parametrize("args, message", [
+    (["{q}", "{a}", "-m", "AP"], "at least two runs"),
+    (["{q}", "{a}", "{b}"], "name at least one metric"),
+    (["{q}", "{a}", "{b}", "-m", "AP", "--baseline", "nope"], "unknown baseline 'nope'"),
+    (["{q}", "{a}", "x/{a_name}", "-m", "AP"], "two runs are named"),
+    (["{q}", "{a}", "{b}", "-m", "AP", "--alpha", "1.5"], "alpha must be between 0 and 1"),
+])
+def test_compare_bad_input_is_a_clear_error(runs, args, message, tmp_path):
+    alias = tmp_path / "x"
+    alias.mkdir()
+    (alias / runs[0].name).write_text(runs[0].read_text())
+    subst = {"q": QRELS, "a": runs[0], "b": runs[1], "a_name": runs[0].name}
+    r = rankwise("compare", *[a.format(**subst) for a in args], cwd=tmp_path)
+    assert r.returncode == 2
+    assert message in r.stderr
+
+
+def test_compare_values_bad_line_names_file_and_line(tmp_path):
+    path = tmp_path / "v.csv"
+    path.write_text("system,query,metric,value\na,q1,AP,0.5\nb,q1,AP,zero\n")
+    r = rankwise("compare", "--values", path)
+    assert r.returncode == 2
+    assert f"{path}:3" in r.stderr and "'zero'" in r.stderr
+    path.write_text("system,query,metric,value\na,q1,AP,0.5\na,q2,AP,0.4\nb,q1,AP,0.3\nb,q2,AP,0.1\nb,q1,P@5,1\n")
+    r = rankwise("compare", "--values", path)
+    assert r.returncode == 2 and "system 'a' has no values for metric(s) ['P@5']" in r.stderr
+
+
+def test_compare_table_fits_100_columns(runs):
+    r = rankwise("compare", QRELS, *runs, "-m", "AP", "-m", "P@5", "-m", "nDCG@10", "-m", "RR", "-m", "R@100")
+    assert r.returncode == 0, r.stderr
+    assert max(len(line) for line in r.stdout.splitlines()) <= 100
+    assert "holm" in r.stdout.lower()
+
+
+def test_evaluate_several_runs_one_table(runs):
+    r = rankwise("evaluate", QRELS, *runs, "-m", "AP", "-m", "P@5")
+    assert r.returncode == 0, r.stderr
+    rows = {line.split()[0]: line.split()[1:] for line in r.stdout.splitlines()[3:6]}
+    for p in runs:
+        res = rw.evaluate(QRELS, rw.Run.read(p), ["AP", "P@5"])
+        assert rows[p.stem] == [f"{res.means['AP']:.4f}", f"{res.means['P@5']:.4f}"]
+    out = json.loads(rankwise("evaluate", QRELS, *runs, "-m", "AP", "--format", "json").stdout)
+    assert set(out["runs"]) == {"base", "noisy", "noisier"}
+    assert rankwise("evaluate", QRELS, *runs, "-m", "AP", "--format", "trec").returncode == 2
+
+
+def test_power_command(runs):
+    r = rankwise("power", "--variance", "0.04", "--delta", "0.05", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)["given variance"]
+    api = rw.compare.power(variance=0.04, delta=0.05)
+    assert out["n"] == api.n and out["power"] >= 0.8
+    r = rankwise("power", QRELS, *runs, "-m", "AP", "--n", "50")
+    assert r.returncode == 0, r.stderr
+    assert "minimum detectable difference" in r.stdout and "2 V_E" in r.stdout
+    r = rankwise("power", "--variance", "0.04")
+    assert r.returncode == 2 and "give n" in r.stderr
+
+
+def test_python_dash_m_help():
+    r = rankwise("--help")
+    assert r.returncode == 0 and "compare" in r.stdout and "power" in r.stdout
