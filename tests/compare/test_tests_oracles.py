@@ -141,10 +141,10 @@ def test_sign_against_binomtest(n, kind, seed):
                        permutations=50)
     for r in c.comparisons:
         d = x[names.index(r.system)] - x[0]
-        w, l = int((d > 0).sum()), int((d < 0).sum())
-        assert (r.wins, r.losses, r.statistic) == (w, l, float(w))
-        want = 1.0 if w + l == 0 else stats.binomtest(w, w + l).pvalue
-        assert _close(r.p, want), (w, l, r.p, want)
+        w, lo = int((d > 0).sum()), int((d < 0).sum())
+        assert (r.wins, r.losses, r.statistic) == (w, lo, float(w))
+        want = 1.0 if w + lo == 0 else stats.binomtest(w, w + lo).pvalue
+        assert _close(r.p, want), (w, lo, r.p, want)
 
 
 @settings(max_examples=40, deadline=None)
@@ -154,8 +154,8 @@ def test_sign_and_wilcoxon_on_small_integer_differences(d):
     b = np.zeros_like(d)
     m = matrix({"base": b, "sys": d})
     sign = compare_matrix(m, baseline="base", test="sign", permutations=20).comparisons[0]
-    w, l = int((d > 0).sum()), int((d < 0).sum())
-    assert _close(sign.p, 1.0 if w + l == 0 else stats.binomtest(w, w + l).pvalue)
+    w, lo = int((d > 0).sum()), int((d < 0).sum())
+    assert _close(sign.p, 1.0 if w + lo == 0 else stats.binomtest(w, w + lo).pvalue)
     k = np.count_nonzero(d)
     if 9 < d.size <= 13 and k > 9:  # scipy's permutation path there costs ~2^k: keep the test fast
         return

@@ -119,10 +119,10 @@ class PerQueryMatrix:
             key = qi * len(metric_names) + mi
             uniq, counts = np.unique(key, return_counts=True)
             if (counts > 1).any():
-                bad = uniq[counts > 1][0]
+                bad_q, bad_m = divmod(int(uniq[counts > 1][0]), len(metric_names))
                 raise DataError(f"{source}: system {name!r} has {int(counts.max())} values for query "
-                                f"{str(qs[bad // len(metric_names)])!r}, metric {metric_names[bad % len(metric_names)]!r}"
-                                "; give one value per (system, query, metric)")
+                                f"{str(qs[bad_q])!r}, metric {metric_names[bad_m]!r}; give one value per "
+                                "(system, query, metric)")
             table[qi, mi] = v[rows]
             holes = np.isnan(table).any(axis=1)
             if holes.any():

@@ -69,8 +69,12 @@ def sign_test(wins: np.ndarray, losses: np.ndarray) -> np.ndarray:
     return np.where(n == 0, 1.0, p)
 
 
-def paired(d: np.ndarray, test: str, alpha: float, permutations: int, seed: int) -> PairedStats:
-    """Everything reported for each comparison; ``test`` picks the statistic and p."""
+def paired(d: np.ndarray, test: str, alpha: float, permutations: int, seed: int,
+           bootstrap_ci: bool = True) -> PairedStats:
+    """Everything reported for each comparison; ``test`` picks the statistic and p.
+
+    ``bootstrap_ci=False`` skips the bootstrap intervals (NaN) unless the test itself bootstraps.
+    """
     n = d.shape[0]
     delta = d.mean(axis=0)
     wins, losses = (d > 0).sum(axis=0), (d < 0).sum(axis=0)
@@ -80,7 +84,10 @@ def paired(d: np.ndarray, test: str, alpha: float, permutations: int, seed: int)
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = np.where(constant, np.nan, delta / sd)
     t, p_t, ci_t = t_test(d, alpha)
-    boot_lo, boot_hi, p_boot = resampling.bootstrap(d, permutations, seed, alpha, with_p=test == "bootstrap")
+    if bootstrap_ci or test == "bootstrap":
+        boot_lo, boot_hi, p_boot = resampling.bootstrap(d, permutations, seed, alpha, with_p=test == "bootstrap")
+    else:
+        boot_lo = boot_hi = np.full(d.shape[1], np.nan)
     exact = np.zeros(d.shape[1], dtype=bool)
     # a constant difference leaves t undefined (0/0) or infinite: its p is the limit, 1 for no difference
     # at all and 0 for the same non-zero difference on every query; the comparison says so in a note

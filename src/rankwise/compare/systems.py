@@ -110,6 +110,7 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
         notes.append(f"baseline {baseline!r} is only the first row of the tables in all-pairs mode")
 
     valid, excluded, summaries = _query_masks(matrix, alpha)
+    # baseline mode always bootstraps the interval of each difference
     monte_carlo = test in ("randomization", "bootstrap", "randomized-tukey") or not all_pairs
     comparisons: list[PairedResult] = []
     pairwise: list[PairwiseResult] = []
@@ -118,7 +119,7 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
         base = systems.index(baseline)
         cols = {m: [(systems[i], baseline, i, base) for i in range(len(systems)) if i != base]
                 for m in matrix.metrics}
-        stats_by_metric = _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed)
+        stats_by_metric = _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed, True)
         adjusted = _corrected(stats_by_metric, correction, family)
         for m in matrix.metrics:
             st, p_adj = stats_by_metric[m], adjusted[m]
@@ -143,7 +144,8 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
                                                    bool(p[i, j] < alpha)))
         else:
             cols = {m: [(systems[i], systems[j], i, j) for i, j in pairs] for m in matrix.metrics}
-            stats_by_metric = _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed)
+            # all pairs report no interval of the difference: no bootstrap unless it is the test
+            stats_by_metric = _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed, False)
             adjusted = _corrected(stats_by_metric, correction, family)
             for m in matrix.metrics:
                 st = stats_by_metric[m]
@@ -151,6 +153,8 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
                     pairwise.append(PairwiseResult(m, a, b, float(st.delta[c]), float(st.effect_size[c]),
                                                    float(st.p[c]), float(adjusted[m][c]),
                                                    bool(adjusted[m][c] < alpha)))
+    if test == "randomization":
+        notes.append(_exact_note(stats_by_metric, permutations))
     notes[:0] = _data_notes(matrix, excluded)
     return Comparison(matrix=matrix, test=test, statistic_name=opt.STATISTIC_NAMES[test], correction=correction,
                       family=family, alpha=alpha, baseline=None if all_pairs else baseline,
@@ -189,7 +193,8 @@ def _query_masks(matrix: PerQueryMatrix, alpha: float):
     return valid, excluded, summaries
 
 
-def _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed) -> dict[str, PairedStats]:
+def _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed,
+                    bootstrap_ci: bool) -> dict[str, PairedStats]:
     """Paired statistics per metric; metrics with the same compared queries share one resampling pass."""
     groups: dict[bytes, list[str]] = {}
     for m in matrix.metrics:
@@ -199,7 +204,7 @@ def _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed) -> dic
         ok = valid[ms[0]]
         parts = [matrix.metric_values(m)[:, ok] for m in ms]
         d = np.column_stack([x[i] - x[j] for m, x in zip(ms, parts) for (_, _, i, j) in cols[m]])
-        st = paired(d, test, alpha, permutations, seed)
+        st = paired(d, test, alpha, permutations, seed, bootstrap_ci)
         start = 0
         for m in ms:
             sl = slice(start, start + len(cols[m]))
@@ -241,6 +246,19 @@ def _constant_note(c: PairedResult, test: str) -> str:
         return (f"{c.metric}, {c.system} vs {c.baseline}: {what}, so the variance of the differences is zero "
                 f"and t and the effect size are undefined; p is the limit, {c.p:g}")
     return f"{c.metric}, {c.system} vs {c.baseline}: {what}; the effect size is undefined"
+
+
+def _exact_note(stats_by_metric: Mapping[str, PairedStats], permutations: int) -> str:
+    exact = sum(int(st.exact.sum()) for st in stats_by_metric.values())
+    total = sum(st.exact.size for st in stats_by_metric.values())
+    rule = (f"over every sign vector of the non-zero differences when there are at most "
+            f"{opt.EXACT_RANDOMIZATION_UP_TO} or 2^nonzero <= {permutations}")
+    monte_carlo = f"Monte-Carlo, p = (b + 1) / ({permutations} + 1)"
+    if exact == 0:
+        return f"randomization: every p-value is {monte_carlo}"
+    if exact == total:
+        return f"randomization: every p-value is exact, {rule}"
+    return f"randomization: {exact} of {total} p-values are exact, {rule}; the others are {monte_carlo}"
 
 
 def _data_notes(matrix: PerQueryMatrix, excluded: Mapping[str, tuple[str, ...]]) -> list[str]:
