@@ -176,3 +176,17 @@ def test_power_command(runs):
 def test_python_dash_m_help():
     r = rankwise("--help")
     assert r.returncode == 0 and "compare" in r.stdout and "power" in r.stdout
+
+
+def test_compare_values_json_files_with_one_name_are_an_error(tmp_path):
+    out = {"per_query": {"q1": {"AP": 0.5}, "q2": {"AP": 0.25}}}
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    for d in ("a", "b"):
+        (tmp_path / d / "bm25.json").write_text(json.dumps(out))
+    r = rankwise("compare", "--values", tmp_path / "a" / "bm25.json", tmp_path / "b" / "bm25.json")
+    assert r.returncode == 2 and "two files are named 'bm25'" in r.stderr
+    r = rankwise("compare", "--values", f"x={tmp_path / 'a' / 'bm25.json'}", f"y={tmp_path / 'b' / 'bm25.json'}",
+                 "--format", "json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["comparisons"][0]["delta"] == 0.0

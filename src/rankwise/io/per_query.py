@@ -17,7 +17,7 @@ import os
 from typing import Sequence
 
 from rankwise.compare.matrix import PerQueryMatrix, system_name
-from rankwise.errors import ParseError
+from rankwise.errors import InvalidParameterError, ParseError
 from rankwise.io.trec import read_bytes
 
 LONG_HEADER = ("system", "query", "metric", "value")
@@ -95,6 +95,7 @@ def split_name(arg: str) -> tuple[str | None, str]:
 def read_values(args: Sequence[str], *, group_tags: bool = True) -> PerQueryMatrix:
     """The per-query matrix from ``--values`` files (CSV/TSV long format, or evaluate's JSON)."""
     rows: tuple[list[str], list[str], list[str], list[float]] = ([], [], [], [])
+    named: dict[str, str] = {}  # system -> the file that named it (one file per system for JSON)
     for arg in args:
         name, path = split_name(arg)
         raw = read_bytes(path)
@@ -104,7 +105,12 @@ def read_values(args: Sequence[str], *, group_tags: bool = True) -> PerQueryMatr
             raise ParseError("not UTF-8 text", path=path, expected="a UTF-8 CSV, TSV or JSON file") from None
         low = path.lower().removesuffix(".gz")
         if low.endswith(".json") or text.lstrip().startswith("{"):
-            _read_evaluate_json(path, text, name or system_name(path), rows)
+            system = name or system_name(path)
+            if system in named:
+                raise InvalidParameterError(f"two files are named {system!r} ({named[system]} and {path}); name "
+                                            "them with NAME=PATH")
+            named[system] = path
+            _read_evaluate_json(path, text, system, rows)
         else:
             _read_long(path, text, "\t" if low.endswith(".tsv") else ",", name, rows)
     return PerQueryMatrix.from_long(*rows, source=", ".join(args), group_tags=group_tags)
