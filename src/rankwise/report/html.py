@@ -155,7 +155,7 @@ def _convention_section(c: "Comparison") -> str:
     if c.matrix.resolved:
         rows = [[esc(m), f"<code>{esc(r)}</code>"] for m, r in c.matrix.resolved.items()]
         parts.append(_table(["Metric", "Resolved"], rows, "resolved", text_columns=2))
-    return f'<section id="convention" class="card">\n<h2>Convention</h2>\n' + "\n".join(parts) + "\n</section>"
+    return '<section id="convention" class="card">\n<h2>Convention</h2>\n' + "\n".join(parts) + "\n</section>"
 
 
 def _versions_section(c: "Comparison") -> str:
