@@ -36,15 +36,10 @@ def _load():
     if _loaded:
         return
     _loaded = True
-    for mod in METRIC_MODULES:
-        m = importlib.import_module(f"rankwise.metrics.{mod}")
-        register(m.DEFINITION)
-    for mod in EXTRA_METRIC_MODULES:
-        try:
-            m = importlib.import_module(mod)
-        except ImportError:  # pragma: no cover - optional families not present yet
-            continue
-        register(m.DEFINITION)
+    # an explicit list, imported without a safety net: a broken metric module fails loudly here
+    # instead of silently leaving its metric out of the parser, the CLI and the docs
+    for mod in (*(f"rankwise.metrics.{m}" for m in METRIC_MODULES), *EXTRA_METRIC_MODULES):
+        register(importlib.import_module(mod).DEFINITION)
 
 
 # Metric families that live outside rankwise.metrics (graded measures, rank-only measures).
