@@ -40,14 +40,14 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from harness import cpu_seconds, maxrss_mb, median, prefault, spawn
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "_data" / "compare"
@@ -161,13 +161,8 @@ def generate(queries: int, docs: int, systems: int, seed: int, force: bool = Fal
 # children: one task, one process; the last stdout line is the JSON result
 # --------------------------------------------------------------------------------------------------
 
-def _maxrss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
 
 
-def _cpu() -> float:
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    return ru.ru_utime + ru.ru_stime
 
 
 def _rw_summary(comp) -> dict:
@@ -237,7 +232,7 @@ def child(task: str, qrels_path: str, run_paths: list[str], permutations: int, m
     if task.startswith("rw-"):
         import rankwise as rw
         from rankwise.compare import compare, compare_matrix
-        c0, t0 = _cpu(), time.perf_counter()
+        c0, t0 = cpu_seconds(), time.perf_counter()
         if task == "rw-eval":
             q = rw.Qrels.read(qrels_path)
             t1 = time.perf_counter()
@@ -268,7 +263,7 @@ def child(task: str, qrels_path: str, run_paths: list[str], permutations: int, m
                 _ranx_warm_up(td, permutations, qw, rws)
             phases["warm-up (not in total)"] = time.perf_counter() - w0
             extra["numba_threads_after_warm_up"] = numba.get_num_threads()
-        c0, t0 = _cpu(), time.perf_counter()
+        c0, t0 = cpu_seconds(), time.perf_counter()
         qrels = Qrels.from_file(qrels_path, kind="trec")
         runs = [Run.from_file(p, kind="trec", name=Path(p).stem) for p in run_paths]
         t1 = time.perf_counter()
@@ -287,7 +282,7 @@ def child(task: str, qrels_path: str, run_paths: list[str], permutations: int, m
         from rankwise.compare import resampling
         x = np.load(matrix_path)
         threads = int(task[len("tukey-t"):])
-        c0, t0 = _cpu(), time.perf_counter()
+        c0, t0 = cpu_seconds(), time.perf_counter()
         p = resampling.randomized_tukey_p(x, permutations, 0, threads=threads)
         t_end = time.perf_counter()
         resampling._order_table.cache_clear()
@@ -299,7 +294,7 @@ def child(task: str, qrels_path: str, run_paths: list[str], permutations: int, m
         import numpy as np
 
         import rankwise as rw
-        c0, t0 = _cpu(), time.perf_counter()
+        c0, t0 = cpu_seconds(), time.perf_counter()
         q = rw.Qrels.read(qrels_path)
         cols = []
         qids = None
@@ -317,8 +312,8 @@ def child(task: str, qrels_path: str, run_paths: list[str], permutations: int, m
         t_end = time.perf_counter()
     else:
         raise SystemExit(f"unknown task {task}")
-    return {"task": task, "seconds": t_end - t0, "cpu": _cpu() - c0, "import_s": t0 - t_imp, "phases": phases,
-            "child_maxrss_mb": _maxrss_mb(), **extra}
+    return {"task": task, "seconds": t_end - t0, "cpu": cpu_seconds() - c0, "import_s": t0 - t_imp, "phases": phases,
+            "child_maxrss_mb": maxrss_mb(), **extra}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -328,42 +323,8 @@ def child(task: str, qrels_path: str, run_paths: list[str], permutations: int, m
 PREFAULT_GB = 0.0
 
 
-def _prefault(gb: float) -> float:
-    """Touch ``gb`` GB in a throwaway process (see bench_engine._prefault: on this Firecracker VM the
-    host takes back memory the guest frees, and the first touch afterwards costs seconds per GB of
-    kernel time to whichever process runs next). Returns the seconds it took."""
-    t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", f"import numpy as np; np.ones({int(gb * 2 ** 27)}).sum()"], check=True)
-    return time.perf_counter() - t0
 
 
-def _spawn(cmd: list[str], env: dict, timeout: float) -> dict:
-    """Run ``cmd``; its wall time and, from ``os.wait4``, its own peak RSS and CPU seconds."""
-    if PREFAULT_GB > 0:
-        _prefault(PREFAULT_GB)
-    with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
-        t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=fo, stderr=fe, env=env)
-        timed_out = False
-        while True:
-            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() - t0 > timeout:
-                p.kill()
-                pid, status, ru = os.wait4(p.pid, 0)
-                timed_out = True
-                break
-            time.sleep(0.02)
-        wall = time.perf_counter() - t0
-        p.returncode = os.waitstatus_to_exitcode(status)
-        fo.seek(0)
-        fe.seek(0)
-        out, err = fo.read().decode(errors="replace"), fe.read().decode(errors="replace")
-    if timed_out:
-        err += f"\n[timed out after {timeout:.0f} s]"
-    return {"rc": p.returncode, "out": out, "err": err, "wall": wall, "timed_out": timed_out,
-            "maxrss_mb": ru.ru_maxrss / 1024.0, "proc_cpu": ru.ru_utime + ru.ru_stime}
 
 
 def run_task(task: str, qrels_path: Path, run_paths: list[Path], args, env: dict,
@@ -379,19 +340,17 @@ def run_task(task: str, qrels_path: Path, run_paths: list[Path], args, env: dict
         cache_dir = tempfile.mkdtemp(prefix="bench_compare_numba_")
         env = {**env, "NUMBA_CACHE_DIR": cache_dir}
     try:
-        sp = _spawn(cmd, env, args.timeout)
+        sp = spawn(cmd, env, args.timeout, PREFAULT_GB)
     finally:
         if cache_dir:
             shutil.rmtree(cache_dir, ignore_errors=True)
     if sp["rc"] != 0:
         return {"task": task, "error": f"rc={sp['rc']}: {sp['err'].strip()[-800:]}", "timed_out": sp["timed_out"]}
     res = json.loads(sp["out"].strip().splitlines()[-1])
-    res.update(wall=sp["wall"], maxrss_mb=sp["maxrss_mb"], proc_cpu=sp["proc_cpu"])
+    res.update(wall=sp["wall"], maxrss_mb=sp["maxrss_mb"], proc_cpu=sp["cpu"])
     return res
 
 
-def _median(xs):
-    return statistics.median(xs) if xs else float("nan")
 
 
 def _fmt(x) -> str:
@@ -444,31 +403,34 @@ def report(results: dict, args, meta: dict, header: str) -> str:
                  f"baseline mode); *like for like*: seconds / seconds of `{LIKE_FOR_LIKE}` (rankwise doing every pair, "
                  "as ranx does).")
     lines.append("")
-    lines.append("| task | id | timed | tests | reps | seconds | CPU s | process s | peak RSS MB | ratio | like for like |")
+    lines.append("| task | id | timed | tests | reps | seconds | CPU s | process s | peak RSS MB | ratio |"
+                 " like for like |")
     lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     t = results["tasks"]
-    ref = _median([r["seconds"] for r in t[REFERENCE]]) if t.get(REFERENCE) else None
-    lfl = _median([r["seconds"] for r in t[LIKE_FOR_LIKE]]) if t.get(LIKE_FOR_LIKE) else None
+    ref = median([r["seconds"] for r in t[REFERENCE]]) if t.get(REFERENCE) else None
+    lfl = median([r["seconds"] for r in t[LIKE_FOR_LIKE]]) if t.get(LIKE_FOR_LIKE) else None
     for task, runs in t.items():
         label, what, tests = describe(task, args, k)
         if not runs:
             why = results["errors"].get(task, "no result")
-            lines.append(f"| {label} | `{task}` | {what} | {tests} | 0 | failed: {why.splitlines()[-1][:120]} | | | | | |")
+            lines.append(f"| {label} | `{task}` | {what} | {tests} | 0 | failed: {why.splitlines()[-1][:120]}"
+                         " | | | | | |")
             continue
-        s = _median([r["seconds"] for r in runs])
+        s = median([r["seconds"] for r in runs])
         ratio = f"{s / ref:.2f}×" if ref else "–"
         like = f"{s / lfl:.2f}×" if (lfl and task.startswith("ranx")) else ""
         lines.append(f"| {label} | `{task}` | {what} | {tests} | {len(runs)} | {_fmt(s)} | "
-                     f"{_fmt(_median([r['cpu'] for r in runs]))} | {_fmt(_median([r['wall'] for r in runs]))} | "
+                     f"{_fmt(median([r['cpu'] for r in runs]))} | {_fmt(median([r['wall'] for r in runs]))} | "
                      f"{max(r['maxrss_mb'] for r in runs):.0f} | {ratio} | {like} |")
     lines.append("")
-    lines.append("**Phases** (median seconds inside the process; those marked *not in total* are outside the timed part)")
+    lines.append("**Phases** (median seconds inside the process; those marked *not in total* are outside the "
+                 "timed part)")
     lines.append("")
     lines.append("| id | phases | all repetitions (s) |")
     lines.append("|---|---|---|")
     for task, runs in t.items():
         if runs:
-            ph = {n: _median([r["phases"][n] for r in runs]) for n in runs[0]["phases"]}
+            ph = {n: median([r["phases"][n] for r in runs]) for n in runs[0]["phases"]}
             lines.append(f"| `{task}` | " + "; ".join(f"{n} {v:.3f}" for n, v in ph.items()) + " | "
                          + ", ".join(f"{r['seconds']:.3f}" for r in runs) + " |")
     # sanity: the same numbers from both tools (not an agreement test: conventions differ)
@@ -561,8 +523,9 @@ except Exception:
 try:
     import numpy, scipy.linalg
     from threadpoolctl import threadpool_info
-    out["blas"] = [f"{d.get('internal_api')} {d.get('version')} ({d.get('threading_layer')}, {d.get('num_threads')} threads, "
-                   f"{d.get('architecture')})" for d in threadpool_info() if d.get("user_api") == "blas"]
+    out["blas"] = [f"{d.get('internal_api')} {d.get('version')} ({d.get('threading_layer')}, "
+                   f"{d.get('num_threads')} threads, {d.get('architecture')})"
+                   for d in threadpool_info() if d.get("user_api") == "blas"]
 except Exception as exc:
     out["blas"] = [f"threadpoolctl unavailable ({type(exc).__name__})"]
 print(json.dumps(out))
@@ -603,7 +566,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="rankwise,ranx,tukey",
                     help="comma-separated groups (rankwise, ranx, tukey) or task ids (rw-rand, ranx-warm, ...)")
     ap.add_argument("--seed", type=int, default=20240611)
-    ap.add_argument("--slow", type=float, default=600.0, help="stop repeating a task after a repetition slower than this")
+    ap.add_argument("--slow", type=float, default=600.0,
+                    help="stop repeating a task after a repetition slower than this")
     ap.add_argument("--timeout", type=float, default=7200.0, help="per-process time limit in seconds")
     ap.add_argument("--generate-only", action="store_true")
     ap.add_argument("--force-generate", action="store_true")
@@ -643,8 +607,8 @@ def main(argv=None) -> int:
 
     global PREFAULT_GB
     PREFAULT_GB = args.prefault
-    cold = _prefault(1.0) if args.prefault > 0 else None
-    warm = _prefault(1.0) if args.prefault > 0 else None
+    cold = prefault(1.0) if args.prefault > 0 else None
+    warm = prefault(1.0) if args.prefault > 0 else None
     head = header(args, env, cold, warm)
 
     matrix_path = None

@@ -20,14 +20,13 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shutil
-import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from harness import cpu_seconds, maxrss_mb, median, prefault, spawn
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "_data"
@@ -184,13 +183,8 @@ def generate(n: int, seed: int, force: bool = False) -> tuple[Path, Path]:
 # children: one tool, one process
 # --------------------------------------------------------------------------------------------------
 
-def _maxrss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
 
 
-def _cpu() -> float:
-    ru = resource.getrusage(resource.RUSAGE_SELF)  # all threads of this process
-    return ru.ru_utime + ru.ru_stime
 
 
 def _pytrec_read(qrels_path, run_path):
@@ -219,8 +213,8 @@ def child_e2e(tool: str, qrels_path: str, run_path: str) -> dict:
     if tool == "rankwise":
         import rankwise as rw
         extra["rankwise_file"] = rw.__file__
-        rss_import = _maxrss_mb()
-        c0 = _cpu()
+        rss_import = maxrss_mb()
+        c0 = cpu_seconds()
         t0 = time.perf_counter()
         q = rw.Qrels.read(qrels_path)
         t1 = time.perf_counter()
@@ -233,8 +227,8 @@ def child_e2e(tool: str, qrels_path: str, run_path: str) -> dict:
         extra["n_queries"] = int(len(res.query_ids))
     elif tool == "pytrec_eval":
         import pytrec_eval
-        rss_import = _maxrss_mb()
-        c0 = _cpu()
+        rss_import = maxrss_mb()
+        c0 = cpu_seconds()
         t0 = time.perf_counter()
         qrels, run = _pytrec_read(qrels_path, run_path)
         t1 = time.perf_counter()
@@ -248,8 +242,8 @@ def child_e2e(tool: str, qrels_path: str, run_path: str) -> dict:
         extra["n_queries"] = len(per_query)
     elif tool == "ranx":
         from ranx import Qrels, Run, evaluate
-        rss_import = _maxrss_mb()
-        c0 = _cpu()
+        rss_import = maxrss_mb()
+        c0 = cpu_seconds()
         t0 = time.perf_counter()
         qrels = Qrels.from_file(qrels_path, kind="trec")
         t1 = time.perf_counter()
@@ -265,9 +259,9 @@ def child_e2e(tool: str, qrels_path: str, run_path: str) -> dict:
         extra["n_run_queries"] = len(run)
     elif tool == "ir_measures":
         import ir_measures
-        from ir_measures import AP, RR, R, P, nDCG
-        rss_import = _maxrss_mb()
-        c0 = _cpu()
+        from ir_measures import AP, RR, P, R, nDCG
+        rss_import = maxrss_mb()
+        c0 = cpu_seconds()
         measures = {"nDCG@10": nDCG @ 10, "AP": AP, "RR": RR, "P@10": P @ 10, "R@100": R @ 100}
         t0 = time.perf_counter()
         qrels = ir_measures.read_trec_qrels(qrels_path)
@@ -279,8 +273,8 @@ def child_e2e(tool: str, qrels_path: str, run_path: str) -> dict:
     else:
         raise SystemExit(f"unknown tool {tool}")
     t_end = time.perf_counter()
-    return {"tool": tool, "seconds": t_end - t0, "cpu": _cpu() - c0, "import_s": t0 - t_imp, "phases": phases, "means": means,
-            "rss_import_mb": rss_import, "child_maxrss_mb": _maxrss_mb(), **extra}
+    return {"tool": tool, "seconds": t_end - t0, "cpu": cpu_seconds() - c0, "import_s": t0 - t_imp, "phases": phases,
+            "means": means, "rss_import_mb": rss_import, "child_maxrss_mb": maxrss_mb(), **extra}
 
 
 def child_eval_only(tool: str, qrels_path: str, run_path: str, reps: int) -> dict:
@@ -290,31 +284,31 @@ def child_eval_only(tool: str, qrels_path: str, run_path: str, reps: int) -> dic
         import rankwise as rw
         q, r = rw.Qrels.read(qrels_path), rw.Run.read(run_path)
         for _ in range(reps):
-            c0, t0 = _cpu(), time.perf_counter()
+            c0, t0 = cpu_seconds(), time.perf_counter()
             means = dict(rw.evaluate(q, r, METRICS).means)
             times.append(time.perf_counter() - t0)
-            cpus.append(_cpu() - c0)
+            cpus.append(cpu_seconds() - c0)
     elif tool == "pytrec_eval":
         import pytrec_eval
         qrels, run = _pytrec_read(qrels_path, run_path)
         for _ in range(reps):
-            c0, t0 = _cpu(), time.perf_counter()
+            c0, t0 = cpu_seconds(), time.perf_counter()
             ev = pytrec_eval.RelevanceEvaluator(qrels, PYTREC_REQUEST)
             t1 = time.perf_counter()
             per_query = ev.evaluate(run)
             t2 = time.perf_counter()
             means = _pytrec_means(per_query)
             times.append(time.perf_counter() - t0)
-            cpus.append(_cpu() - c0)
+            cpus.append(cpu_seconds() - c0)
             inner.append(t2 - t1)
     elif tool == "ranx":
         from ranx import Qrels, Run, evaluate
         qrels, run = Qrels.from_file(qrels_path, kind="trec"), Run.from_file(run_path, kind="trec")
         for _ in range(reps):
-            c0, t0 = _cpu(), time.perf_counter()
+            c0, t0 = cpu_seconds(), time.perf_counter()
             out = evaluate(qrels, run, [RANX_METRICS[m] for m in METRICS], make_comparable=True)
             times.append(time.perf_counter() - t0)
-            cpus.append(_cpu() - c0)
+            cpus.append(cpu_seconds() - c0)
         means = {m: float(out[RANX_METRICS[m]]) for m in METRICS}
     else:
         raise SystemExit(f"unknown tool {tool}")
@@ -328,45 +322,8 @@ def child_eval_only(tool: str, qrels_path: str, run_path: str, reps: int) -> dic
 PREFAULT_GB = 0.0  # set by --prefault
 
 
-def _prefault(gb: float) -> float:
-    """Touch ``gb`` GB in a throwaway process; returns the seconds it took.
-
-    On this kind of VM (Firecracker guest; memory the guest frees is handed back to the host),
-    the first touch of memory the host has taken back costs seconds per GB of kernel time, and it
-    falls on whichever process runs next, whatever the tool. Touching memory just before each
-    measured process gives every tool the same, warm start; ``--prefault 0`` measures cold."""
-    t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", f"import numpy as np; np.ones({int(gb * 2 ** 27)}).sum()"], check=True)
-    return time.perf_counter() - t0
 
 
-def _spawn(cmd: list[str], env: dict, timeout: float) -> dict:
-    """Run ``cmd`` to completion; its wall time and, from ``os.wait4``, its own peak RSS and CPU time."""
-    if PREFAULT_GB > 0:
-        _prefault(PREFAULT_GB)
-    with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
-        t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=fo, stderr=fe, env=env)
-        timed_out = False
-        while True:
-            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() - t0 > timeout:
-                p.kill()
-                pid, status, ru = os.wait4(p.pid, 0)
-                timed_out = True
-                break
-            time.sleep(0.02)
-        wall = time.perf_counter() - t0
-        p.returncode = os.waitstatus_to_exitcode(status)  # reaped here; keep Popen from waiting again
-        fo.seek(0)
-        fe.seek(0)
-        out, err = fo.read().decode(errors="replace"), fe.read().decode(errors="replace")
-    if timed_out:
-        err += f"\n[timed out after {timeout:.0f} s]"
-    return {"rc": p.returncode, "out": out, "err": err, "wall": wall, "timed_out": timed_out,
-            "maxrss_mb": ru.ru_maxrss / 1024.0, "cpu": ru.ru_utime + ru.ru_stime}
 
 
 def _child_cmd(*args) -> list[str]:
@@ -431,7 +388,7 @@ def run_cli(exe: str, qrels_path, run_path, env, timeout, form_cache: dict) -> d
     last_err = ""
     for form in forms:
         cmd = [exe, "evaluate", str(qrels_path), str(run_path), *_CLI_FORMS[form](), "--format", "json"]
-        sp = _spawn(cmd, env, timeout)
+        sp = spawn(cmd, env, timeout, PREFAULT_GB)
         rc, out, err, wall = sp["rc"], sp["out"], sp["err"], sp["wall"]
         means = None
         if rc == 0:
@@ -448,7 +405,8 @@ def run_cli(exe: str, qrels_path, run_path, env, timeout, form_cache: dict) -> d
 
 
 def run_e2e(tool, qrels_path, run_path, env, timeout) -> dict:
-    sp = _spawn(_child_cmd("--child", tool, "--mode", "e2e", str(qrels_path), str(run_path)), env, timeout)
+    sp = spawn(_child_cmd("--child", tool, "--mode", "e2e", str(qrels_path), str(run_path)), env, timeout,
+               PREFAULT_GB)
     if sp["rc"] != 0:
         return {"tool": tool, "error": f"rc={sp['rc']}: {sp['err'].strip()[-600:]}", "timed_out": sp["timed_out"]}
     res = json.loads(sp["out"].strip().splitlines()[-1])
@@ -456,8 +414,6 @@ def run_e2e(tool, qrels_path, run_path, env, timeout) -> dict:
     return res
 
 
-def _median(xs):
-    return statistics.median(xs) if xs else float("nan")
 
 
 def bench_size(label: str, n: int, args, env) -> dict:
@@ -501,8 +457,8 @@ def bench_size(label: str, n: int, args, env) -> dict:
                                            tool: f"end to end took {result['e2e'][tool][0]['wall']:.0f} s "
                                                  f"(> --eval-only-max {args.eval_only_max:.0f})"}
             continue
-        sp = _spawn(_child_cmd("--child", tool, "--mode", "eval", "--reps", str(args.reps), str(qrels_path),
-                               str(run_path)), env, args.timeout)
+        sp = spawn(_child_cmd("--child", tool, "--mode", "eval", "--reps", str(args.reps), str(qrels_path),
+                              str(run_path)), env, args.timeout, PREFAULT_GB)
         if sp["rc"] != 0:
             print(f"[{label}] eval-only {tool} failed: {sp['err'].strip()[-600:]}", file=sys.stderr)
             continue
@@ -529,7 +485,7 @@ def compare(result: dict) -> list[dict]:
     n_qrels, n_common = d["qrels_queries"], d["qrels_queries"] - d["qrels_only_queries"]
     sources = [(t, runs[0]["means"], runs[0]) for t, runs in result["e2e"].items()]
     sources += [(f"{t} (eval-only)", r["means"], r) for t, r in result["eval_only"].items()]
-    for name, means, raw in sources:
+    for name, means, _raw in sources:
         note = ""
         if name.startswith(("ranx", "ir_measures")):
             # both average over every judged query, scoring the qrels-only ones 0 (trec_eval -c);
@@ -564,28 +520,28 @@ def tables(result: dict) -> str:
                      "the steadier figure when the load exceeds the core count).")
     lines.append("")
     e2e = result["e2e"]
-    rw_t = _median([r["seconds"] for r in e2e["rankwise"]]) if "rankwise" in e2e else None
-    rw_w = _median([r["wall"] for r in e2e["rankwise"]]) if "rankwise" in e2e else None
+    rw_t = median([r["seconds"] for r in e2e["rankwise"]]) if "rankwise" in e2e else None
+    rw_w = median([r["wall"] for r in e2e["rankwise"]]) if "rankwise" in e2e else None
     rw_m = max(r["maxrss_mb"] for r in e2e["rankwise"]) if "rankwise" in e2e else None
     lines.append("**End to end, file → means** (median of the repetitions; *read+eval* is timed inside the "
                  "process after imports; *process* is the whole subprocess: interpreter start, imports, read, "
                  "evaluate; ratio = tool time / rankwise time, >1 means rankwise is faster)")
     lines.append("")
-    lines.append("| tool | reps | read+eval s | ratio | read+eval CPU s | process s | ratio | process CPU s | import s |"
-                 " peak RSS MB | RSS after import MB | peak ratio |")
+    lines.append("| tool | reps | read+eval s | ratio | read+eval CPU s | process s | ratio | process CPU s |"
+                 " import s | peak RSS MB | RSS after import MB | peak ratio |")
     lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for tool, runs in e2e.items():
         secs = [r["seconds"] for r in runs if r.get("seconds") is not None]
-        t = _median(secs) if secs else None
-        w = _median([r["wall"] for r in runs])
+        t = median(secs) if secs else None
+        w = median([r["wall"] for r in runs])
         m = max(r["maxrss_mb"] for r in runs)
-        imp = _median([r["import_s"] for r in runs]) if "import_s" in runs[0] else None
+        imp = median([r["import_s"] for r in runs]) if "import_s" in runs[0] else None
         rss_imp = max(r["rss_import_mb"] for r in runs) if "rss_import_mb" in runs[0] else None
         ratio_t = f"{t / rw_t:.1f}×" if (t and rw_t) else "–"
         ratio_w = f"{w / rw_w:.1f}×" if rw_w else "–"
         ratio_m = f"{m / rw_m:.2f}×" if (rw_m and m) else "–"
-        cpu = _median([r["cpu"] for r in runs]) if "cpu" in runs[0] else None
-        pcpu = _median([r["proc_cpu"] for r in runs])
+        cpu = median([r["cpu"] for r in runs]) if "cpu" in runs[0] else None
+        pcpu = median([r["proc_cpu"] for r in runs])
         lines.append(f"| {tool} | {len(runs)} | {_fmt_s(t)} | {ratio_t} | {_fmt_s(cpu)} | {_fmt_s(w)} | {ratio_w} | "
                      f"{_fmt_s(pcpu)} | {_fmt_s(imp)} | "
                      f"{m:.0f} | {'–' if rss_imp is None else f'{rss_imp:.0f}'} | {ratio_m} |")
@@ -598,7 +554,7 @@ def tables(result: dict) -> str:
     lines.append("|---|---|")
     for tool, runs in e2e.items():
         if runs[0].get("phases"):
-            ph = {k: _median([r["phases"][k] for r in runs]) for k in runs[0]["phases"]}
+            ph = {k: median([r["phases"][k] for r in runs]) for k in runs[0]["phases"]}
             lines.append(f"| {tool} | " + "; ".join(f"{k} {v:.3f}" for k, v in ph.items()) + " |")
     ev = result["eval_only"]
     if ev:
@@ -612,14 +568,14 @@ def tables(result: dict) -> str:
         lines.append("")
         lines.append("| tool | first call s | ratio | evaluate s (median) | ratio | CPU s | all repetitions s |")
         lines.append("|---|---:|---:|---:|---:|---:|---|")
-        rw_e = _median(ev["rankwise"]["times"]) if "rankwise" in ev else None
+        rw_e = median(ev["rankwise"]["times"]) if "rankwise" in ev else None
         rw_1 = ev["rankwise"]["times"][0] if "rankwise" in ev else None
         for tool, r in ev.items():
-            t = _median(r["times"])
+            t = median(r["times"])
             t1 = r["times"][0]
-            inner = f" ({_median(r['inner_times']):.3f})" if r.get("inner_times") else ""
+            inner = f" ({median(r['inner_times']):.3f})" if r.get("inner_times") else ""
             lines.append(f"| {tool} | {t1:.3f} | {f'{t1 / rw_1:.1f}×' if rw_1 else '–'} | {t:.3f}{inner} | "
-                         f"{f'{t / rw_e:.1f}×' if rw_e else '–'} | {_median(r['cpu']):.3f} | "
+                         f"{f'{t / rw_e:.1f}×' if rw_e else '–'} | {median(r['cpu']):.3f} | "
                          + ", ".join(f"{x:.3f}" for x in r["times"]) + " |")
         for tool, why in result.get("eval_only_skipped", {}).items():
             lines.append(f"| {tool} | skipped: {why} | | | | | |")
@@ -711,7 +667,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-eval-only", action="store_true", help="skip the evaluate-only comparison")
     ap.add_argument("--prefault", type=float, default=4.0, metavar="GB",
                     help="touch this many GB in a throwaway process before each measured one, so that every "
-                         "tool starts with warm memory (default 4; 0 = cold, see _prefault)")
+                         "tool starts with warm memory (default 4; 0 = cold, see harness.prefault)")
     ap.add_argument("--no-readme", action="store_true", help="print the tables but leave README.md alone")
     ap.add_argument("--generate-only", action="store_true", help="only write the data files")
     ap.add_argument("--force-generate", action="store_true", help="rewrite the data files even if present")
@@ -755,8 +711,8 @@ def main(argv=None) -> int:
 
     global PREFAULT_GB
     PREFAULT_GB = args.prefault
-    cold = _prefault(1.0) if args.prefault > 0 else None  # the first touch, before any warming
-    warm = _prefault(1.0) if args.prefault > 0 else None
+    cold = prefault(1.0) if args.prefault > 0 else None  # the first touch, before any warming
+    warm = prefault(1.0) if args.prefault > 0 else None
     rw_rev = _git_rev(rw_src)  # the engine may change while a long run goes on: record it up front
     results = []
     for s in sizes:
@@ -765,7 +721,8 @@ def main(argv=None) -> int:
         (OUT / f"results_{s}.json").write_text(json.dumps(results[-1], indent=1))
 
     header = (f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores, "
-              f"Python {platform.python_version()}; rankwise from `{rw_src}` at {rw_rev} (at the start; {_git_rev(rw_src)} at the end); "
+              f"Python {platform.python_version()}; rankwise from `{rw_src}` at {rw_rev} "
+              f"(at the start; {_git_rev(rw_src)} at the end); "
               f"{versions()}. Seed {args.seed}, {args.reps} repetitions (1 for a tool slower than {args.slow:.0f} s).")
     if args.prefault > 0:
         header += (f" Memory warmed before every measured process: {args.prefault:g} GB touched in a throwaway "

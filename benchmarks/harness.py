@@ -1,0 +1,70 @@
+"""What every benchmark here shares: measured subprocesses, warm memory, the median.
+
+Each tool runs in a fresh process; its wall time, peak RSS and CPU time come from ``os.wait4``.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def maxrss_mb() -> float:
+    """This process's peak RSS in MB (ru_maxrss is KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def cpu_seconds() -> float:
+    """User + system CPU time of this process, all its threads."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def prefault(gb: float) -> float:
+    """Touch ``gb`` GB in a throwaway process; returns the seconds it took.
+
+    On this kind of VM (Firecracker guest; memory the guest frees is handed back to the host),
+    the first touch of memory the host has taken back costs seconds per GB of kernel time, and it
+    falls on whichever process runs next, whatever the tool. Touching memory just before each
+    measured process gives every tool the same, warm start; ``--prefault 0`` measures cold."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", f"import numpy as np; np.ones({int(gb * 2 ** 27)}).sum()"], check=True)
+    return time.perf_counter() - t0
+
+
+def spawn(cmd: list[str], env: dict, timeout: float, prefault_gb: float = 0.0) -> dict:
+    """Run ``cmd`` to completion (warming ``prefault_gb`` GB first): its output, wall time and, from
+    ``os.wait4``, its own peak RSS (``maxrss_mb``) and CPU time (``cpu``)."""
+    if prefault_gb > 0:
+        prefault(prefault_gb)
+    with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=fo, stderr=fe, env=env)
+        timed_out = False
+        while True:
+            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - t0 > timeout:
+                p.kill()
+                pid, status, ru = os.wait4(p.pid, 0)
+                timed_out = True
+                break
+            time.sleep(0.02)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)  # reaped here; keep Popen from waiting again
+        fo.seek(0)
+        fe.seek(0)
+        out, err = fo.read().decode(errors="replace"), fe.read().decode(errors="replace")
+    if timed_out:
+        err += f"\n[timed out after {timeout:.0f} s]"
+    return {"rc": p.returncode, "out": out, "err": err, "wall": wall, "timed_out": timed_out,
+            "maxrss_mb": ru.ru_maxrss / 1024.0, "cpu": ru.ru_utime + ru.ru_stime}
+
+
+def median(xs) -> float:
+    return statistics.median(xs) if xs else float("nan")
