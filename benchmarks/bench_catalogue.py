@@ -86,15 +86,15 @@ def main():
 
     uf, vf, train, held = problem(6040, 3706, 16, 165)
     for be in backends:
-        t = best_of(lambda: item_ranks(FactorScorer(uf, vf), train, held, ties="average", backend=be), 3)
+        t = best_of(lambda be=be: item_ranks(FactorScorer(uf, vf), train, held, ties="average", backend=be), 3)
         mm = best_of(matmul_only(uf, vf, be, default_block_size(3706)), 3)
         print(f"ML-1M scale 6040x3706 d=16 [{be}]: ranks {t:.3f} s, matmul alone {mm:.3f} s")
 
     n_users = args.large_users
     uf, vf, train, held = problem(n_users, 50_000, 64, 20)
     for be in backends:
-        t = best_of(lambda: item_ranks(FactorScorer(uf, vf), train, held, ties="average", backend=be), 1)
-        t_opt = best_of(lambda: item_ranks(FactorScorer(uf, vf), train, held, ties="optimistic", backend=be), 1)
+        t = best_of(lambda be=be: item_ranks(FactorScorer(uf, vf), train, held, ties="average", backend=be), 1)
+        t_opt = best_of(lambda be=be: item_ranks(FactorScorer(uf, vf), train, held, ties="optimistic", backend=be), 1)
         mm = best_of(matmul_only(uf, vf, be, default_block_size(50_000)), 1)
         line = (f"large {n_users}x50000 d=64 [{be}]: ranks average {t:.2f} s ({t / mm:.2f}x matmul), "
                 f"optimistic {t_opt:.2f} s ({t_opt / mm:.2f}x), matmul alone {mm:.2f} s")

@@ -179,7 +179,8 @@ def run_group(shapes, reps, seed, boot, coverage_reps, chunk=25):
         counts = np.bincount(true_r.astype(np.int64), minlength=int(n.max()) + 1)[1:].astype(np.float64)
         priors = {"oracle": lambda nn, s=s: shape_pmf(s, nn),
                   # realised ranks, truncated to the user's catalogue; a floor keeps every rank possible
-                  "oracle_empirical": lambda nn: (counts[:nn] + 1e-3 / nn) / (counts[:nn] + 1e-3 / nn).sum()}
+                  "oracle_empirical": lambda nn, counts=counts: (
+                      (counts[:nn] + 1e-3 / nn) / (counts[:nn] + 1e-3 / nn).sum())}
         for o, prior in priors.items():
             t = time.perf_counter()
             got = oracle_estimates(oracle_tables(prior, sizes), size_index, samples)

@@ -100,7 +100,7 @@ def _metric_args(mode: str) -> tuple[list[str], dict[str, str]]:
 
 
 def _trec_cases():
-    for ver, vopts in VERSIONS.items():
+    for ver, _vopts in VERSIONS.items():
         for name in DATASETS:
             for mode, (sfx, _) in MODES.items():
                 gold = GOLDEN / "trec_eval" / ver / f"{name}{sfx}.txt"
@@ -545,6 +545,7 @@ def test_demo_command(describe_runs):
 
 def _reproductions_importable() -> bool:
     import importlib.util
+
     from rankwise.cli.reproduce import REPRODUCTIONS
     return all(importlib.util.find_spec(mod) is not None for mod, _ in REPRODUCTIONS.values())
 
@@ -555,6 +556,7 @@ def test_reproduce_help(describe_runs):
 
 def test_reproduce_lists_every_importable_reproduction(describe_runs):
     import re
+
     from rankwise.cli.reproduce import REPRODUCTIONS
     listed = set(re.findall(r"^\s{4}([a-z][a-z-]+)", describe_runs["reproduce_help"].stdout, re.M))
     for name, (module, _) in REPRODUCTIONS.items():

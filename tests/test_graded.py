@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import rankwise as rw
 from rankwise.errors import DataError, InvalidParameterError
-from tests.test_properties import DOCS, QUERIES, SCORES, check
+from tests.test_properties import DOCS, N_DOCS, QUERIES, SCORES, check
 
 ITEMS = list("ABCDEFGH")
 TABLE1_GRADES = [1, 0, 3, 3, 2, 0, 1, 4]
@@ -194,7 +194,7 @@ GRADED = [0, 0, 0.3, 1, 1, 2, 2.5, 3, 4, -1]
 
 
 @st.composite
-def graded_collections(draw, max_docs=len(DOCS)):
+def graded_collections(draw, max_docs=N_DOCS):
     qrels, run = {}, {}
     for q in draw(st.lists(st.sampled_from(QUERIES), unique=True, min_size=1, max_size=4)):
         docs = draw(st.lists(st.sampled_from(DOCS), unique=True, min_size=1, max_size=max_docs))

@@ -19,7 +19,8 @@ def data(tmp_path_factory):
     rows = []
     for u in range(1, 41):
         k = int(rng.integers(6, 20))
-        items = rng.choice(np.arange(1, 61), size=k, replace=False, p=np.linspace(2, 1, 60) / np.linspace(2, 1, 60).sum())
+        p = np.linspace(2, 1, 60) / np.linspace(2, 1, 60).sum()
+        items = rng.choice(np.arange(1, 61), size=k, replace=False, p=p)
         for t, i in enumerate(items):
             rows.append(f"{u}\t{i}\t{int(rng.integers(1, 6))}\t{880000000 + 1000 * t}")
     (folder / "u.data").write_text("\n".join(rows) + "\n")

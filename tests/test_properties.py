@@ -10,13 +10,14 @@ from rankwise.spec import registry
 from tests.reference.naive import naive_evaluate
 
 DOCS = ["d0", "d1", "d2", "d10", "d11", "D3", "a", "z9", "é"]
+N_DOCS = len(DOCS)
 QUERIES = ["q1", "q2", "q10", "q3", "q4"]
 SCORES = [0.0, 0.5, 1.0, 1.0 + 1e-9, 2.0, 3.0, -1.0]
 BASE_METRICS = ["P", "R", "F1", "Success", "Hits", "Rprec", "AP", "RR", "DCG", "nDCG", "Bpref", "RBP"]
 
 
 @st.composite
-def collections(draw, max_docs=len(DOCS), allow_negative=True):
+def collections(draw, max_docs=N_DOCS, allow_negative=True):
     grades = [0, 0, 1, 1, 2, 3] + ([-1] if allow_negative else [])
     qrels, run = {}, {}
     for q in draw(st.lists(st.sampled_from(QUERIES), unique=True, min_size=1, max_size=4)):

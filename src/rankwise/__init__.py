@@ -2,8 +2,14 @@
 from rankwise.conventions import PRESETS, Convention, get_convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.ranks import RelevantRanks
-from rankwise.errors import (ConventionError, DataError, InvalidParameterError, MissingDependencyError,
-                             ParseError, RankwiseError)
+from rankwise.errors import (
+    ConventionError,
+    DataError,
+    InvalidParameterError,
+    MissingDependencyError,
+    ParseError,
+    RankwiseError,
+)
 from rankwise.evaluation import Results, evaluate
 from rankwise.evaluation.streaming import evaluate_run_file
 from rankwise.spec.grammar import parse_metric

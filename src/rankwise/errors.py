@@ -36,7 +36,8 @@ class ConventionError(RankwiseError, ValueError):
 
 
 class DataError(RankwiseError, ValueError):
-    """Structurally valid input that cannot be evaluated as asked (duplicates, NaN scores, missing queries under policy 'error')."""
+    """Structurally valid input that cannot be evaluated as asked (duplicates, NaN scores, missing queries
+    under policy 'error')."""
 
 
 class MissingDependencyError(RankwiseError, ImportError):

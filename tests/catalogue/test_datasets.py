@@ -2,7 +2,6 @@ import hashlib
 import zipfile
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from rankwise.errors import DataError, ParseError

@@ -1,8 +1,15 @@
 import numpy as np
 import pytest
 
-from rankwise.catalogue import (CallableScorer, DenseScorer, FactorScorer, item_ranks, ranks_from_callable,
-                                ranks_from_factors, ranks_from_scores)
+from rankwise.catalogue import (
+    CallableScorer,
+    DenseScorer,
+    FactorScorer,
+    item_ranks,
+    ranks_from_callable,
+    ranks_from_factors,
+    ranks_from_scores,
+)
 from rankwise.errors import DataError, InvalidParameterError
 
 from .oracle import BACKENDS, brute_counts, brute_rank, random_problem

@@ -23,7 +23,7 @@ def test_top_k_equals_brute_force(backend, kind, k):
     for seed in range(4):
         scores, uf, vf, train, held = random_problem(seed)
         sc = {"dense": DenseScorer(scores), "factors": FactorScorer(uf, vf),
-              "callable": CallableScorer(lambda u: scores[u], *scores.shape)}[kind]
+              "callable": CallableScorer(lambda u, scores=scores: scores[u], *scores.shape)}[kind]
         got = top_k(sc, train, k, backend=backend, block_size=3)
         want = brute_top_k(scores, train, k)
         assert list(zip(got.users.tolist(), got.items.tolist(), got.scores.tolist())) == want

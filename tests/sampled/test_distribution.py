@@ -1,10 +1,10 @@
 """Forward model: exact p(r~|r), expected sampled metrics and their closed forms (eq. 15-19)."""
 import itertools
-import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from rankwise.data.ranks import RelevantRanks

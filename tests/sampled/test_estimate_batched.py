@@ -14,8 +14,16 @@ from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import DataError
 from rankwise.sampled import SampledMetricWarning, estimate, estimate_repetitions, simulate
 from rankwise.sampled import corrections as cx
-from rankwise.sampled.estimate import (_bins_and_likelihood, _Items, _items, _kinds, _nodes, _table_estimates,
-                                       _target, parse_estimator)
+from rankwise.sampled.estimate import (
+    _bins_and_likelihood,
+    _Items,
+    _items,
+    _kinds,
+    _nodes,
+    _table_estimates,
+    _target,
+    parse_estimator,
+)
 from rankwise.sampled.metric import parse_metric, parse_metrics
 
 METRICS = ("Recall@10", "NDCG@10", "AP", "AUC")

@@ -197,4 +197,5 @@ def test_auc_corrections_stay_unbiased_with_several_relevant_items():
     sampled = simulate(truth, m, seed=2)[0]
     exact = parse_metric("AUC").per_query(truth).mean()
     for est in ("bv(0.01)", "mle"):
-        assert estimate(sampled, n, m, ["AUC"], estimator=est, bootstrap=0)["AUC"].value == pytest.approx(exact, abs=0.02)
+        got = estimate(sampled, n, m, ["AUC"], estimator=est, bootstrap=0)["AUC"].value
+        assert got == pytest.approx(exact, abs=0.02)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rankwise import Run
 from rankwise.errors import DataError, InvalidParameterError
@@ -245,7 +245,8 @@ def problems(draw):
     drop[0, 0] = False  # a run has at least one row
     # a sampled rank (up to m+1) cannot exceed the candidate-set size RelevantRanks holds it in
     return dict(users=users, positives=positives, negatives=negatives, dense=dense, uf=uf, vf=vf, drop=drop,
-                n_items=max(n_items, m + 1), ties=draw(st.sampled_from(["optimistic", "pessimistic", "average", "random"])),
+                n_items=max(n_items, m + 1),
+                ties=draw(st.sampled_from(["optimistic", "pessimistic", "average", "random"])),
                 self_negatives=draw(st.sampled_from(["ignore", "tie", "error"])),
                 block_lines=draw(st.sampled_from([None, 1, 2, 7])), seed=seed)
 

@@ -11,7 +11,6 @@ from typing import Callable
 
 import numpy as np
 
-
 from rankwise.catalogue.interactions import block_entries
 from rankwise.catalogue.ranks import prepare
 from rankwise.catalogue.scorers import DenseScorer

@@ -139,8 +139,8 @@ def _estimate(args) -> int:
         rows = []
         if args.agreement:
             table = agreement(ranks, n_items, m, metrics, **opts)
-            for est_name, per_metric in table.items():
-                for name, e in per_metric.items():
+            for _est_name, per_metric in table.items():
+                for _name, e in per_metric.items():
                     rows.append(_row(e))
         else:
             with warnings.catch_warnings(record=True) as caught:

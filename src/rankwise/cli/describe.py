@@ -8,6 +8,7 @@ import sys
 from rankwise.conventions import PRESETS, QUERY_POLICIES, get_convention
 from rankwise.spec import registry
 from rankwise.spec.grammar import parse_metric
+from rankwise.spec.metric import ResolvedMetric
 
 
 def register(sub) -> None:
@@ -37,7 +38,8 @@ def metrics_markdown() -> str:
              "do not edit by hand.", ""]
     for d in registry.all_metrics():
         lines += [f"## {d.name}", "", d.summary, "",
-                  f"- aliases: {', '.join(f'`{a}`' for a in d.aliases) or '-'}; cutoff `@k`: {'yes' if d.cutoff else 'no'}",
+                  f"- aliases: {', '.join(f'`{a}`' for a in d.aliases) or '-'}; "
+                  f"cutoff `@k`: {'yes' if d.cutoff else 'no'}",
                   f"- formula: {d.formula}", f"- reference: {d.reference}", f"- example: {d.example}",
                   f"- tie-averaging (ties=average): {'supported' if d.tie_average else 'not defined'}", "",
                   "| parameter | values | " + " | ".join(PRESETS) + " |",
@@ -158,11 +160,11 @@ def cmd_explain(args) -> int:
     for p in d.all_params:
         v = rm.params[p.name]
         src = "given" if p.name in spec.params else f"from {conv.name}"
-        meaning = p.choice_docs.get(v, "") if p.kind == "choice" else ""
+        meaning = p.choice_docs.get(v, "") if p.kind == "choice" and isinstance(v, str) else ""
         out(f"  {p.name:<12} = {p.format(v):<12} ({src}) {meaning}\n")
         out(f"  {'':12}   {p.doc}\n")
     out("\nhow each preset computes it:\n")
-    resolved = {}
+    resolved: dict[str, ResolvedMetric | Exception] = {}
     for name, c in PRESETS.items():
         try:
             resolved[name] = c.resolve(spec)
@@ -176,7 +178,7 @@ def cmd_explain(args) -> int:
         vals = [p.format(r.params[p.name]) if not isinstance(r, Exception) else "n/a" for r in resolved.values()]
         mark = " *" if len(set(vals)) > 1 else ""
         out(f"  {p.name:<{w}}" + "".join(f"{v:<{cw}}" for v in vals) + mark + "\n")
-    for f, spec_ in QUERY_POLICIES.items():
+    for f, _spec in QUERY_POLICIES.items():
         vals = [getattr(c, f) for c in PRESETS.values()]
         mark = " *" if len(set(vals)) > 1 else ""
         out(f"  {f:<{w}}" + "".join(f"{v:<{cw}}" for v in vals) + mark + "\n")

@@ -18,7 +18,8 @@ def all_params():
 
 def add_convention_options(parser) -> None:
     parser.add_argument("--convention", "-c", default="trec_eval", metavar="NAME",
-                        help=f"preset that fills every choice not given (default trec_eval; one of {', '.join(PRESETS)})")
+                        help="preset that fills every choice not given "
+                             f"(default trec_eval; one of {', '.join(PRESETS)})")
     grp = parser.add_argument_group("convention overrides (each changes one choice of the preset)")
     for name, spec in QUERY_POLICIES.items():
         grp.add_argument("--" + name.replace("_", "-"), dest=f"ov_{name}", choices=list(spec["choices"]),

@@ -180,7 +180,7 @@ def group_runs(names: Sequence[str], *, group_tags: bool = True,
                groups: Mapping[str, Sequence[str]] | None = None) -> dict[str, list[str]]:
     """System -> its runs: an explicit ``groups`` mapping, else ``SYSTEM@TAG`` names share SYSTEM."""
     if groups is not None:
-        out = {str(s): list(rs) for s, rs in groups.items()}
+        out: dict[str, list[str]] = {str(s): list(rs) for s, rs in groups.items()}
         listed = [r for rs in out.values() for r in rs]
         unknown = sorted(set(listed) - set(names))
         if unknown:
@@ -192,7 +192,7 @@ def group_runs(names: Sequence[str], *, group_tags: bool = True,
             if r not in listed:
                 out.setdefault(r, []).append(r)
         return out
-    out: dict[str, list[str]] = {}
+    out = {}
     for r in names:
         system = r.rsplit("@", 1)[0] if group_tags and "@" in r[1:] else r
         out.setdefault(system, []).append(r)

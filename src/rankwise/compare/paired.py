@@ -95,6 +95,8 @@ def paired(d: np.ndarray, test: str, alpha: float, permutations: int, seed: int,
     if test == "t":
         statistic, p = np.where(constant, np.nan, t), np.where(constant, limit_p, p_t)
     elif test == "bootstrap":
+        if p_boot is None:  # pragma: no cover - bootstrap(with_p=True) returns it
+            raise RuntimeError("the bootstrap test returned no p-value")
         statistic, p = np.where(constant, np.nan, t), np.where(constant, limit_p, p_boot)
     elif test == "randomization":
         p, exact = resampling.sign_flip_p(d, permutations, seed, EXACT_RANDOMIZATION_UP_TO)

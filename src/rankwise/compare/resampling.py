@@ -96,8 +96,11 @@ def sign_flip_p(d: np.ndarray, permutations: int, seed: int, exact_up_to: int) -
         col = d[d[:, j] != 0, j]
         w = _all_signs(col.size)
         fast = np.abs(w @ col)[:, None]
-        hits = count_at_least(fast, threshold[j:j + 1], 2 * err[j:j + 1],
-                              lambda r, _c, w=w, col=col: np.abs(left_to_right_sum(w[r] * col, axis=1)))
+
+        def recompute(r: np.ndarray, _c: np.ndarray, w: np.ndarray = w, col: np.ndarray = col) -> np.ndarray:
+            return np.abs(left_to_right_sum(w[r] * col, axis=1))
+
+        hits = count_at_least(fast, threshold[j:j + 1], 2 * err[j:j + 1], recompute)
         p[j] = hits[0] / w.shape[0]
     mc = np.flatnonzero(~exact)
     if mc.size:

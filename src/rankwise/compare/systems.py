@@ -116,6 +116,7 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
     pairwise: list[PairwiseResult] = []
     anovas: dict[str, AnovaTable] = {}
     if not all_pairs:
+        baseline = baseline or systems[0]  # (already defaulted above; restated for the type checker)
         base = systems.index(baseline)
         cols = {m: [(systems[i], baseline, i, base) for i in range(len(systems)) if i != base]
                 for m in matrix.metrics}

@@ -71,8 +71,8 @@ class Convention:
 
     def derive(self, name: str | None = None, **changes) -> "Convention":
         """A new convention with some choices changed (metric parameters or query policies)."""
-        from rankwise.spec.params import COMMON_PARAMS
         from rankwise.spec import registry
+        from rankwise.spec.params import COMMON_PARAMS
 
         known_params = {p.name: p for d in registry.all_metrics() for p in d.all_params}
         for p in COMMON_PARAMS:

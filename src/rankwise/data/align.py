@@ -5,7 +5,6 @@ This is the one sort and one join of an evaluation (house rule 6); it is done on
 """
 from __future__ import annotations
 
-import sys
 import weakref
 from dataclasses import dataclass
 
@@ -316,8 +315,11 @@ def _rank_plan(seg: np.ndarray, score: np.ndarray, precision: str):
     tied = np.zeros(n, dtype=bool)  # ranked rows in a tie group
     tied[:-1] = tie_next
     tied[1:] |= tie_next
-    for a in (tstart, tsize, tied) + (() if order is None else (order, inv)):
-        a.setflags(write=False)
+    frozen = [tstart, tsize, tied]
+    if order is not None and inv is not None:  # set together above
+        frozen += [order, inv]
+    for arr in frozen:
+        arr.setflags(write=False)
     return order, inv, tstart, tsize, tied
 
 

@@ -9,7 +9,6 @@ from contextlib import contextmanager
 
 import numpy as np
 
-
 _TYPES = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8,
           "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64, "float": np.float32,
           "double": np.float64}

@@ -8,14 +8,14 @@ policy); ranking by score happens at alignment time, where the tie policy is kno
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import ClassVar, Mapping
 
 import numpy as np
 
 from rankwise.data import idkeys
 from rankwise.data.vocabulary import Vocabulary, intern
-from rankwise.kernels.segments import segment_ids
 from rankwise.errors import DataError, InvalidParameterError, ParseError
+from rankwise.kernels.segments import segment_ids
 
 DUPLICATE_POLICIES = ("error", "first", "last", "max")
 
@@ -142,6 +142,10 @@ class _Collection:
     source: str | None = None
     duplicates_dropped: int = 0
     extra: Mapping = field(default_factory=dict)
+    # set by each subclass: what a value is called, what a row is, whether docs are kept sorted
+    _VALUE: ClassVar[str]
+    _WHAT: ClassVar[str]
+    _SORT_DOCS: ClassVar[bool]
     # derived arrays that depend only on this collection (row hashes, rank order); never copied
     _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -314,7 +318,9 @@ class Run(_Collection):
     @classmethod
     def from_ranked_lists(cls, lists: Mapping, **kw) -> "Run":
         """From ``{qid: [doc, doc, ...]}`` in rank order (scores n, n-1, ..., 1)."""
-        q, doc, v = [], [], []
+        q: list[str] = []
+        doc: list[str] = []
+        v: list[float] = []
         for qid, docs in lists.items():
             n = len(docs)
             q.extend([str(qid)] * n)
@@ -335,7 +341,9 @@ class Run(_Collection):
 def _flatten_dict(d: Mapping, value_name: str):
     if not isinstance(d, Mapping):
         raise InvalidParameterError(f"expected a mapping {{query: {{doc: {value_name}}}}}, got {type(d).__name__}")
-    q, doc, v = [], [], []
+    q: list[str] = []
+    doc: list[str] = []
+    v: list[float] = []
     for qid, inner in d.items():
         if not isinstance(inner, Mapping):
             raise InvalidParameterError(

@@ -69,7 +69,8 @@ class RelevantRanks:
         """From a sequence of per-query rank sequences (ragged)."""
         lengths = np.fromiter((len(r) for r in ranks_per_query), dtype=np.int64, count=len(ranks_per_query))
         offsets = np.concatenate([[0], np.cumsum(lengths)])
-        flat = np.concatenate([np.asarray(r, dtype=np.float64) for r in ranks_per_query]) if len(lengths) else np.zeros(0)
+        flat = (np.concatenate([np.asarray(r, dtype=np.float64) for r in ranks_per_query]) if len(lengths)
+                else np.zeros(0))
         return cls(offsets, flat, n_items, query_ids)
 
     @property

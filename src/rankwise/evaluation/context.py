@@ -27,13 +27,15 @@ class EvalContext:
         if jr.tie_group is None:  # judged rows only (see the module docstring)
             self.seg = jr.row_seg
             self.pos = jr.rows - jr.offsets[self.seg]
-            self.labels = jr.row_labels
-            self.judged = np.ones(self.seg.size, dtype=bool)
+            self.labels: np.ndarray = jr.row_labels
+            self.judged: np.ndarray = np.ones(self.seg.size, dtype=bool)
             self.row_offsets = np.zeros(self.n + 1, dtype=np.int64)
             np.cumsum(np.bincount(self.seg, minlength=self.n), out=self.row_offsets[1:])
         else:  # tie-averaging spreads a relevant document's weight over unjudged ties: all rows
             self.seg = sk.segment_ids(jr.offsets)
             self.pos = sk.positions(jr.offsets, self.seg)
+            if jr.labels is None or jr.judged is None:  # pragma: no cover - set together with tie_group
+                raise RuntimeError("tie-averaged alignment without dense labels")
             self.labels, self.judged, self.row_offsets = jr.labels, jr.judged, jr.offsets
 
     # ---- structure ----------------------------------------------------------------------------

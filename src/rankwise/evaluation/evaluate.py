@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from os import PathLike
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
@@ -86,7 +86,7 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
     for m in written:
         rm = resolved[m]
         if rm not in computed:
-            key = tuple(rm.params[a] for a in ALIGNMENT_PARAMS)
+            key: tuple[Any, ...] = tuple(rm.params[a] for a in ALIGNMENT_PARAMS)
             if key not in contexts:
                 contexts[key] = EvalContext(align(qrels, run, query_ids, **dict(zip(ALIGNMENT_PARAMS, key))))
             computed[rm] = _compute(contexts[key], rm)

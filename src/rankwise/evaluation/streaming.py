@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gzip
 import os
-from typing import Iterable
+from typing import Iterable, cast
 
 import numpy as np
 
@@ -96,7 +96,8 @@ def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=
     path = os.fspath(run_path)
     metrics = [metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics))
     block_conv = conv.derive(missing_in_run="skip") if conv.missing_in_run != "skip" else conv
-    parts, seen, set_aside_run_only = [], [], []
+    parts, seen = [], []
+    set_aside_run_only: list[str] = []
     resolved, info_dups = None, 0
     total = os.path.getsize(path)
     done = 0
@@ -105,7 +106,7 @@ def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=
         res = evaluate(qrels, run, metrics, convention=block_conv)
         parts.append((res.query_ids, res.values))
         resolved = res.resolved
-        info_dups += res.info.get("run_duplicates_dropped", 0)
+        info_dups += cast(int, res.info.get("run_duplicates_dropped", 0))
         seen.append(run.query_ids)
         set_aside_run_only.extend(res.set_aside.get("missing_in_qrels", ()))
         done += len(block)
@@ -113,6 +114,8 @@ def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=
             progress(done, total)
     if not parts:
         raise ParseError("the run file is empty", path=path, expected="lines of " + " ".join(trec.RUN_LAYOUT))
+    if resolved is None:  # pragma: no cover - every block sets it, and there was one
+        raise RuntimeError("no block of the run was evaluated")
     run_ids = np.concatenate(seen)
     uniq, counts = np.unique(run_ids, return_counts=True)
     if np.any(counts > 1):

@@ -271,8 +271,8 @@ def load_ncf(prefix: str | os.PathLike) -> NcfSplit:
                              expected="(user,item) then tab-separated item ids") from None
     if len({len(n) for n in negs}) > 1:
         raise ParseError("lines have different numbers of negatives", path=str(neg_file))
-    pairs = np.array(pairs, dtype=np.int64).reshape(-1, 2)
-    if pairs.shape[0] != test.shape[0] or np.any(pairs != test[:, :2]):
+    pair_arr = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    if pair_arr.shape[0] != test.shape[0] or np.any(pair_arr != test[:, :2]):
         raise DataError(f"{neg_file} and {prefix}.test.rating do not list the same (user, item) pairs in order")
     negatives = np.array(negs, dtype=np.int64).reshape(len(negs), -1)
     train_file = Path(prefix + ".train.rating")

@@ -108,7 +108,7 @@ class Batch:
         idx = res.query_ids.astype(np.int64)  # ids sort as strings; map back to (swaps, run)
         out = {}
         for label, metric in MEASURES.items():
-            v = np.empty(idx.size)
+            v: np.ndarray = np.empty(idx.size)
             v[idx] = res.values[metric]
             v = v.reshape(self.shape)
             ok = ~np.isnan(v)

@@ -31,6 +31,7 @@ import time
 import warnings
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -114,7 +115,7 @@ def exact_ranks(split, *, seed: int = 0, ties: str = "random", backend: str = "n
 
     ``timings``: a dict (wall seconds per phase are written into it) or a ``_Clock``."""
     clock = _clock(timings)
-    options = dict(ties=ties, backend=backend, dtype="float64", other_relevant="compete")
+    options: dict[str, Any] = dict(ties=ties, backend=backend, dtype="float64", other_relevant="compete")
     if ties == "random":
         options["seed"] = seed
     out = {}
@@ -140,7 +141,7 @@ def _mean_std(values: np.ndarray) -> dict:
 
 def _pairwise(values: dict, exact: dict) -> dict:
     """metric -> pair -> repetitions ordered as by the exact metric (values: system -> metric -> array)."""
-    out = {}
+    out: dict[str, dict[str, int]] = {}
     for mt in METRICS:
         out[mt] = {}
         for a, b in PAIRS:
@@ -268,7 +269,7 @@ def write_figures(ranks: dict, exact: dict, m: int, out: Path, title: str) -> li
     sizes = sorted({mm for mm in (*FIGURE6_M, m) if mm <= n_min - 1})
     fig, axes = plt.subplots(1, len(METRICS), figsize=(4 * len(METRICS), 3.4), squeeze=False)
     colors = dict(zip(SYSTEMS, ("C0", "C1", "C2")))
-    curves = {s: {mt: [] for mt in METRICS} for s in SYSTEMS}
+    curves: dict[str, dict[str, list[float]]] = {s: {mt: [] for mt in METRICS} for s in SYSTEMS}
     for mm in sizes:
         for s in SYSTEMS:
             ex = expected_sampled(ranks[s], mm, METRICS)

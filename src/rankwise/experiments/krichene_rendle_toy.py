@@ -32,7 +32,7 @@ def run(repetitions: int = 1000, seed: int = 0, m: int = 99, replacement: bool =
     exact = {name: {mt.name: float(mt.per_query(rr).mean()) for mt in metrics} for name, rr in systems.items()}
     # common random numbers: the three systems see the same draws, as one evaluation would
     sims = simulate(systems, m, replacement=replacement, repetitions=repetitions, seed=seed)
-    sampled = {}
+    sampled: dict[str, dict[str, dict[str, float]]] = {}
     for name, rr in systems.items():
         expected = expected_sampled(rr, m, metrics, replacement=replacement)
         sampled[name] = {}

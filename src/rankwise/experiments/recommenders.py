@@ -26,6 +26,8 @@ Where §9 leaves a choice open, this module pins it:
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -95,8 +97,8 @@ class ImplicitALS:
 
 
 # Dense item-CF when the binary training matrix (users x items) and the item-item similarity fit
-# in memory as float64 (2^26 entries = 512 MiB, 2^27 = 1 GiB; ml-latest-small needs 0.76 GiB). BLAS co-counts are exact (integer
-# sums below 2^53) and an order of magnitude faster than blocked sparse products.
+# in memory as float64 (2^26 entries = 512 MiB, 2^27 = 1 GiB; ml-latest-small needs 0.76 GiB). BLAS co-counts are
+# exact (integer sums below 2^53) and an order of magnitude faster than blocked sparse products.
 DENSE_TRAIN_LIMIT = 1 << 26
 DENSE_SIMILARITY_LIMIT = 1 << 27
 
@@ -175,6 +177,12 @@ def _top_k_positive(s: np.ndarray, k: int):
 class ItemCF:
     """Recommenders Y and Z: item-based CF with eq. 27-30 (``k``/``k_prime`` None = infinity)."""
 
+    # set by fit_item_cf and the fit sinks: the training matrix, and a streamed fit's numerators with
+    # the matrix they were computed for (None on the other paths)
+    _x: Any
+    _num: np.ndarray | None
+    _num_x: Any
+
     def __init__(self, q: float = 1.0, k: int | None = None, k_prime: int | None = None, dense_above: float = 0.2):
         for name, val in (("k", k), ("k_prime", k_prime)):
             if val is not None and (int(val) != val or val < 1):
@@ -251,7 +259,8 @@ class ItemCF:
         # items x items product, and memory stays bounded by the block
         step = max(1, (1 << 23) // max(1, n_items))
         row_sel = NumpyBackend("float64")
-        parts_a, parts_b = [], []
+        parts_a: list[sp.csr_matrix] = []
+        parts_b: list[sp.csr_matrix] = []
         for r0 in range(0, n_items, step):
             r1 = min(n_items, r0 + step)
             sb = self._sharpen((xt[r0:r1] @ x).toarray(), n_i, r0, r1)

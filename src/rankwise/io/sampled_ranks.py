@@ -52,7 +52,8 @@ def read_ranks(path: str, n_items: int | None = None) -> RelevantRanks:
     if not order:
         raise DataError(f"{path}: no ranks found")
     if len(sizes) not in (0, len(order)):
-        raise DataError(f"{path}: n_items is given for {len(sizes)} of {len(order)} queries; give it on every line or none")
+        raise DataError(f"{path}: n_items is given for {len(sizes)} of {len(order)} queries; "
+                        "give it on every line or none")
     if sizes:
         n = np.array([sizes[q] for q in range(len(order))], dtype=np.int64)
     elif n_items is not None:

@@ -62,7 +62,8 @@ def _read_delimited(path, delimiter: str, cols, roles, value_role):
         raise ParseError("not valid UTF-8 text", path=path_s, line=line, expected="UTF-8 text") from None
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = next(reader)
-    names = [_pick(header, c, cand, role, path_s) for c, cand, role in zip(cols, roles, ("query id", "doc id", value_role))]
+    names = [_pick(header, c, cand, role, path_s)
+             for c, cand, role in zip(cols, roles, ("query id", "doc id", value_role))]
     idx = [header.index(n) for n in names]
     q, d, v, lines = [], [], [], []
     for lineno, row in enumerate(reader, start=2):
@@ -117,7 +118,8 @@ def _read_json(path, value_role):
         raise ParseError("not valid UTF-8 text", path=path_s, expected="UTF-8 JSON") from None
     except json.JSONDecodeError as exc:
         raise ParseError(f"invalid JSON ({exc.msg})", path=path_s, line=exc.lineno,
-                         text=text.splitlines()[exc.lineno - 1] if text and exc.lineno <= len(text.splitlines()) else None,
+                         text=(text.splitlines()[exc.lineno - 1] if text and exc.lineno <= len(text.splitlines())
+                               else None),
                          expected="a JSON object {query: {doc: value}}") from None
     if not isinstance(obj, dict) or not all(isinstance(v, dict) for v in obj.values()):
         raise ParseError("JSON must be an object of objects", path=path_s, expected="{query: {doc: value}}")

@@ -161,6 +161,7 @@ def _fast_parse(data: bytes, layout, value_col: int):
     except ImportError:
         return None
     has_tab = _has(data, b"\t")
+    attempts: list[tuple[bytes | None, str]]
     if has_tab and not _has(data, b" "):
         attempts = [(data, "\t")]
     elif not has_tab:

@@ -1,7 +1,7 @@
 """Discounted cumulative gain."""
+from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import GAIN, LOG_BASE
-from rankwise.kernels import segments as sk
 
 
 def dcg(ctx, p, k):

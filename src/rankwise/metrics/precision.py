@@ -1,9 +1,9 @@
 """Precision at k."""
+import numpy as np
+
 from rankwise.kernels.segments import safe_divide
 from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import SHORT
-
-import numpy as np
 
 
 def precision_denominator(ctx, short: str, k):

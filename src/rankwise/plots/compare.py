@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from rankwise.compare.result import Comparison
+    from rankwise.compare.result import Comparison, PairedResult, PairwiseResult
 
 BETTER, WORSE, EVEN = "#2a9d8f", "#d1495b", "#8d99ae"
 MAX_BARS = 400  # beyond this many queries the bars become one filled step curve (thousands of patches are slow)
@@ -100,6 +100,9 @@ def forest(comparison: "Comparison", metric: str | None = None) -> "Figure":
 def _forest_panel(ax: "Axes", c: "Comparison", metric: str) -> None:
     from matplotlib.ticker import MaxNLocator
 
+    results: list[PairedResult] | list[PairwiseResult]
+    lo: np.ndarray | None
+    hi: np.ndarray | None
     if c.baseline is not None:
         results = [r for r in c.comparisons if r.metric == metric]
         labels = [_label(r.system) for r in results]
@@ -114,7 +117,7 @@ def _forest_panel(ax: "Axes", c: "Comparison", metric: str) -> None:
     delta = np.array([r.delta for r in results], dtype=float)
     sig = np.array([r.significant for r in results], dtype=bool)
     y = np.arange(delta.size)[::-1]  # first result on top
-    if lo is not None:
+    if lo is not None and hi is not None:  # both set, or neither
         ax.hlines(y, lo, hi, color="0.35", lw=1.6)
     ax.scatter(delta[sig], y[sig], color=BETTER, edgecolor="black", zorder=3, label="significant")
     ax.scatter(delta[~sig], y[~sig], facecolor="white", edgecolor="black", zorder=3, label="not significant")

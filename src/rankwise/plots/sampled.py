@@ -23,7 +23,7 @@ def figure2(recommenders: dict, n_items: int, metrics=("AUC", "AP", "NDCG", "Rec
     sizes = [m for m in sample_sizes if m <= n_items - 1]
     for name, ranks in recommenders.items():
         rr = ranks if isinstance(ranks, RelevantRanks) else RelevantRanks.single(ranks, n_items)
-        curves = {mt: [] for mt in metrics}
+        curves: dict[str, list[float]] = {mt: [] for mt in metrics}
         for m in sizes:
             ex = expected_sampled(rr, m, metrics)
             for mt in metrics:

@@ -42,8 +42,10 @@ def figures(c: "Comparison") -> list[Embedded] | None:
     ref = c.baseline or c.system_names[0]
     out = [Embedded("forest", _forest_caption(c), _png(plt, lambda: forest(c)))]
     for m in c.metrics:
-        out.append(Embedded("per_query", f"{m}: per-query differences with {ref}, sorted",
-                            _png(plt, lambda m=m: per_query_delta(c, m))))
+        def draw_delta(m: str = m):
+            return per_query_delta(c, m)
+
+        out.append(Embedded("per_query", f"{m}: per-query differences with {ref}, sorted", _png(plt, draw_delta)))
     if cutoff_families(c.metrics):
         out.append(Embedded("cutoff", "Means against the cutoff k, with their interval bands",
                             _png(plt, lambda: metric_vs_cutoff(c))))

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import math
+from typing import TypeGuard
 
 DIGITS = 3  # metric values live in [0, 1] mostly; three decimals separate systems that differ visibly
 UNDEFINED = "n/a"  # a NaN or infinite value (a note of the comparison says why)
 
 
-def _finite(v: float | None) -> bool:
+def _finite(v: float | None) -> TypeGuard[float]:
     return v is not None and math.isfinite(v)
 
 

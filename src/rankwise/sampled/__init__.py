@@ -9,9 +9,16 @@
   run, a score matrix, factors or a scoring callable, with an explicit tie policy.
 """
 from rankwise.sampled.distribution import ExpectedSampled, expected_curve, expected_sampled, rank_distribution
-from rankwise.sampled.estimate import (DEFAULT_ESTIMATOR, ESTIMATORS, EstimateResult, MetricEstimate,
-                                       SampledMetricWarning, agreement, estimate,
-                                       estimate_repetitions)
+from rankwise.sampled.estimate import (
+                                       DEFAULT_ESTIMATOR,
+                                       ESTIMATORS,
+                                       EstimateResult,
+                                       MetricEstimate,
+                                       SampledMetricWarning,
+                                       agreement,
+                                       estimate,
+                                       estimate_repetitions,
+)
 from rankwise.sampled.from_scores import DEFAULT_TIES, SampledRanks, sampled_ranks, sampled_ranks_ncf
 from rankwise.sampled.metric import RankMetric, parse_metric
 from rankwise.sampled.simulate import simulate, simulate_items

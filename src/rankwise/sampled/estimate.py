@@ -184,7 +184,8 @@ def _items(sampled, n_items, m: int) -> _Items:
     if n_q.ndim == 0:
         n_q = np.full(nq, n_q)
     if n_q.shape != (nq,):
-        raise InvalidParameterError(f"n_items must be a scalar or have one entry per query ({nq}), got shape {n_q.shape}")
+        raise InvalidParameterError(f"n_items must be a scalar or have one entry per query ({nq}), "
+                                    f"got shape {n_q.shape}")
     lengths = np.diff(offsets)
     seg = np.repeat(np.arange(nq), lengths)
     pos = within_query_position(offsets)
@@ -241,7 +242,7 @@ def estimate(sampled_ranks, n_items, m: int, metrics=("Recall@10", "NDCG@10", "A
     """
     name, param = parse_estimator(estimator)
     metrics = parse_metrics(metrics)
-    n_check = np.asarray(n_items if n_items is not None else getattr(sampled_ranks, "n_items"))
+    n_check = np.asarray(n_items if n_items is not None else sampled_ranks.n_items)
     check_sampling(n_check, m, replacement)
     if not 0 < confidence < 1:
         raise InvalidParameterError(f"confidence must lie in (0, 1), got {confidence}")
@@ -370,7 +371,8 @@ def _table_lookups(name, param, items, reduced, metrics, m, replacement, nodes, 
             if prior is not None:
                 node_prior = np.asarray(prior, dtype=np.float64)
                 if node_prior.size != size:
-                    raise InvalidParameterError(f"prior must have one entry per true rank (n={size}), got {node_prior.size}")
+                    raise InvalidParameterError(f"prior must have one entry per true rank (n={size}), "
+                                                f"got {node_prior.size}")
                 node_prior = node_prior / node_prior.sum()
             elif name in FITTED_PRIOR_ESTIMATORS:
                 node_prior = _adaptive_prior(reduced[0, touch], int(size), m, replacement,
@@ -559,7 +561,7 @@ def estimate_repetitions(samples, n_items, m: int, metrics=("Recall@10", "NDCG@1
     if not flat:
         empty = {mt.name: np.zeros(0) for mt in metrics}
         return {k: dict(empty) for k in lists} if named else empty
-    n_check = np.asarray(n_items if n_items is not None else getattr(flat[0], "n_items"))
+    n_check = np.asarray(n_items if n_items is not None else flat[0].n_items)
     check_sampling(n_check, m, replacement)
     first, reduced = _stack_items(flat, n_items, m)
     q_count = float(first.has_relevant.sum())  # estimates average over queries with relevant items

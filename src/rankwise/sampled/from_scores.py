@@ -297,7 +297,12 @@ def _source(scores, users, max_item, missing):
 
 
 class _Counts:
-    missing = missing_positives = unused = not_codes = 0
+    missing = missing_positives = not_codes = 0
+
+    @property
+    def unused(self) -> int:
+        """Rows of the score source that no candidate read; only a Run source has any."""
+        return 0
 
 
 class _DenseSource(_Counts):

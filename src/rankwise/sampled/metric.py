@@ -80,7 +80,10 @@ def parse_metric(name) -> RankMetric:
         raise InvalidParameterError(f"{family} needs a cutoff, e.g. '{match.group(1)}@10' (got {name!r})")
     if k is not None and cut is None:
         raise InvalidParameterError(f"{family} has no cutoff form; write {match.group(1)!r} without @{k}")
-    return RankMetric(name=name, family=family, k=k, contribution=cut if k is not None else plain)
+    contribution = cut if k is not None else plain
+    if contribution is None:  # pragma: no cover - the two checks above rule out a missing form
+        raise InvalidParameterError(f"{family} has no form for {name!r}")
+    return RankMetric(name=name, family=family, k=k, contribution=contribution)
 
 
 def parse_metrics(names) -> list[RankMetric]:

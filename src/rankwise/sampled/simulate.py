@@ -44,7 +44,8 @@ def simulate(ranks, m: int, *, replacement: bool = True, repetitions: int = 1, s
         if not isinstance(rr, RelevantRanks):
             raise InvalidParameterError(f"simulate needs RelevantRanks, got {type(rr).__name__} for {name!r}")
         if not np.array_equal(rr.offsets, first.offsets) or not np.array_equal(rr.n_items, first.n_items):
-            raise DataError("systems compared with common random numbers need the same queries, relevant counts and n_items")
+            raise DataError("systems compared with common random numbers need the same queries, relevant counts "
+                            "and n_items")
     seg, pos, nrel, _, n_neg = _negatives_above(first)
     check_sampling(n_neg + 1, m, replacement)
     rng = np.random.default_rng(seed)

@@ -31,7 +31,7 @@ def parse_metric(text: str) -> MetricSpec:
     if found is None:
         sm = _SUFFIX_RE.match(name)
         stem = registry.CUTOFF_SUFFIX_STEMS.get(sm.group("stem").lower()) if sm else None
-        if stem is not None:
+        if sm is not None and stem is not None:
             found = registry.lookup(stem)
             k = int(sm.group("k"))
     if found is None:
@@ -48,7 +48,10 @@ def parse_metric(text: str) -> MetricSpec:
         raise InvalidParameterError(f"metric {defn.name} takes no cutoff (@k); got {text!r}")
     params = {}
     for key, raw in implied.items():
-        params[key] = defn.param(key).coerce(raw, metric=defn.name)
+        implied_param = defn.param(key)
+        if implied_param is None:  # pragma: no cover - a registry entry implying a parameter it lacks
+            raise RuntimeError(f"metric {defn.name}: an alias implies unknown parameter {key!r}")
+        params[key] = implied_param.coerce(raw, metric=defn.name)
     if m.group("params") is not None and m.group("params").strip():
         for item in m.group("params").split(","):
             if "=" not in item:

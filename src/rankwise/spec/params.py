@@ -24,18 +24,18 @@ class Param:
     def coerce(self, raw, *, metric: str = "") -> object:
         where = f" of {metric}" if metric else ""
         if self.kind == "choice":
-            v = str(raw).strip().lower()
-            v = self.value_aliases.get(v, v)
-            if v not in self.choices:
+            c = str(raw).strip().lower()
+            c = self.value_aliases.get(c, c)
+            if c not in self.choices:
                 raise InvalidParameterError(
                     f"parameter {self.name}{where} must be one of {', '.join(self.choices)}; got {raw!r}")
-            return v
+            return c
         if self.kind == "choice_or_positive":
             # a named choice, or a positive number (e.g. ERR's gmax: collection | query | 4)
-            v = str(raw).strip().lower()
-            v = self.value_aliases.get(v, v)
-            if v in self.choices:
-                return v
+            c = str(raw).strip().lower()
+            c = self.value_aliases.get(c, c)
+            if c in self.choices:
+                return c
             try:
                 num = float(raw)
             except (TypeError, ValueError):
