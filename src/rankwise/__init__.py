@@ -1,5 +1,6 @@
 """rankwise: exact ranking evaluation with every convention named."""
 from rankwise.conventions import PRESETS, Convention, get_convention
+from rankwise.conventions.explain import explain
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import (
@@ -12,13 +13,17 @@ from rankwise.errors import (
 )
 from rankwise.evaluation import Results, evaluate
 from rankwise.evaluation.streaming import evaluate_run_file
+from rankwise.io.tabular import read_qrels_file as read_qrels
+from rankwise.io.tabular import read_run_file as read_run
 from rankwise.spec.grammar import parse_metric
+from rankwise.spec.metric import MetricSpec, ResolvedMetric
 
 __version__ = "0.1.0"
 
 __all__ = [
     "evaluate", "compare", "evaluate_run_file", "Results", "Qrels", "Run", "RelevantRanks",
-    "Convention", "PRESETS", "get_convention", "parse_metric",
+    "read_qrels", "read_run",
+    "Convention", "PRESETS", "get_convention", "parse_metric", "MetricSpec", "ResolvedMetric", "explain",
     "RankwiseError", "ParseError", "InvalidParameterError", "ConventionError", "DataError",
     "MissingDependencyError",
     "__version__",

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import sys
 
-from rankwise.conventions import PRESETS, QUERY_POLICIES, get_convention
+from rankwise.conventions import DEFAULT, PRESETS, QUERY_POLICIES, get_convention
+from rankwise.conventions.explain import explain
 from rankwise.spec import registry
-from rankwise.spec.grammar import parse_metric
-from rankwise.spec.metric import ResolvedMetric
 
 
 def register(sub) -> None:
@@ -21,7 +20,7 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_conventions)
     p = sub.add_parser("explain", help="spell out every choice behind a metric, and how each preset differs")
     p.add_argument("metric", help="a metric string, e.g. 'nDCG@10' or 'AP(denominator=min_k_relevant)@10'")
-    p.add_argument("--convention", "-c", default="trec_eval")
+    p.add_argument("--convention", "-c", default=DEFAULT.name)
     p.set_defaults(func=cmd_explain)
 
 
@@ -145,45 +144,5 @@ def cmd_conventions(args) -> int:
 
 
 def cmd_explain(args) -> int:
-    spec = parse_metric(args.metric)
-    conv = get_convention(args.convention)
-    rm = conv.resolve(spec)
-    d = spec.definition
-    out = sys.stdout.write
-    out(f"{args.metric}\n")
-    out(f"  resolved under {conv.name}: {rm}\n\n")
-    out(f"{d.name}: {d.summary}\n")
-    out(f"  formula:   {d.formula}\n")
-    out(f"  reference: {d.reference}\n")
-    out(f"  example:   {d.example}\n\n")
-    out("choices:\n")
-    for p in d.all_params:
-        v = rm.params[p.name]
-        src = "given" if p.name in spec.params else f"from {conv.name}"
-        meaning = p.choice_docs.get(v, "") if p.kind == "choice" and isinstance(v, str) else ""
-        out(f"  {p.name:<12} = {p.format(v):<12} ({src}) {meaning}\n")
-        out(f"  {'':12}   {p.doc}\n")
-    out("\nhow each preset computes it:\n")
-    resolved: dict[str, ResolvedMetric | Exception] = {}
-    for name, c in PRESETS.items():
-        try:
-            resolved[name] = c.resolve(spec)
-        except Exception as exc:  # a preset may not define this combination
-            resolved[name] = exc
-    names = list(PRESETS)
-    w = max([len(p.name) for p in d.all_params] + [len(f) for f in QUERY_POLICIES]) + 2
-    cw = max(len(n) for n in names) + 2
-    out(f"  {'choice':<{w}}" + "".join(f"{n:<{cw}}" for n in names) + "\n")
-    for p in d.all_params:
-        vals = [p.format(r.params[p.name]) if not isinstance(r, Exception) else "n/a" for r in resolved.values()]
-        mark = " *" if len(set(vals)) > 1 else ""
-        out(f"  {p.name:<{w}}" + "".join(f"{v:<{cw}}" for v in vals) + mark + "\n")
-    for f, _spec in QUERY_POLICIES.items():
-        vals = [getattr(c, f) for c in PRESETS.values()]
-        mark = " *" if len(set(vals)) > 1 else ""
-        out(f"  {f:<{w}}" + "".join(f"{v:<{cw}}" for v in vals) + mark + "\n")
-    out("  (* = the presets disagree)\n")
-    for name, r in resolved.items():
-        if isinstance(r, Exception):
-            out(f"  n/a under {name}: {r}\n")
+    sys.stdout.write(explain(args.metric, args.convention))
     return 0

@@ -1,7 +1,7 @@
 """Command-line options generated from the registry and the presets (never maintained by hand)."""
 from __future__ import annotations
 
-from rankwise.conventions import PRESETS, QUERY_POLICIES
+from rankwise.conventions import DEFAULT, PRESETS, QUERY_POLICIES
 from rankwise.spec import registry
 from rankwise.spec.params import COMMON_PARAMS
 
@@ -17,9 +17,9 @@ def all_params():
 
 
 def add_convention_options(parser) -> None:
-    parser.add_argument("--convention", "-c", default="trec_eval", metavar="NAME",
+    parser.add_argument("--convention", "-c", default=DEFAULT.name, metavar="NAME",
                         help="preset that fills every choice not given "
-                             f"(default trec_eval; one of {', '.join(PRESETS)})")
+                             f"(default {DEFAULT.name}; one of {', '.join(PRESETS)})")
     grp = parser.add_argument_group("convention overrides (each changes one choice of the preset)")
     for name, spec in QUERY_POLICIES.items():
         grp.add_argument("--" + name.replace("_", "-"), dest=f"ov_{name}", choices=list(spec["choices"]),

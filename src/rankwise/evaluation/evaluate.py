@@ -7,7 +7,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from rankwise.conventions.convention import Convention
-from rankwise.conventions.presets import get_convention
+from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.align import align
 from rankwise.data.collections import Qrels, Run
 from rankwise.errors import DataError, InvalidParameterError
@@ -61,7 +61,7 @@ def query_plan(qrels: Qrels, run: Run, conv: Convention):
     return ids, set_aside
 
 
-def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convention = "trec_eval",
+def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convention = DEFAULT,
              **overrides) -> Results:
     """Evaluate ``run`` against ``qrels`` with ``metrics`` under a named convention.
 

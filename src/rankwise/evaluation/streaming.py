@@ -13,7 +13,7 @@ from typing import Iterable, cast
 
 import numpy as np
 
-from rankwise.conventions.presets import get_convention
+from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.errors import DataError, ParseError
 from rankwise.evaluation.evaluate import _preview, evaluate
@@ -84,7 +84,7 @@ def _parse_block(block: bytes, path: str, line_no: int, duplicates: str) -> Run:
                          text=exc.text, expected=exc.expected) from None
 
 
-def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention="trec_eval", *,
+def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=DEFAULT, *,
                       block_bytes: int = DEFAULT_BLOCK_BYTES, duplicates: str = "error", progress=None,
                       **overrides) -> Results:
     """Like evaluate(), for a TREC run file read in blocks of whole queries (bounded memory)."""

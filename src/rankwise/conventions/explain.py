@@ -1,0 +1,55 @@
+"""explain(): every choice behind a metric under a convention, and how each preset computes it."""
+from __future__ import annotations
+
+from rankwise.conventions.convention import QUERY_POLICIES, Convention
+from rankwise.conventions.presets import DEFAULT, PRESETS, get_convention
+from rankwise.spec.grammar import parse_metric
+from rankwise.spec.metric import ResolvedMetric
+
+
+def explain(metric: str, convention: str | Convention = DEFAULT) -> str:
+    """The resolved form of ``metric`` under ``convention``, its formula, reference and example, each
+    choice with where it came from, and a table of how every preset resolves it (``rankwise explain``)."""
+    spec = parse_metric(metric)
+    conv = get_convention(convention)
+    rm = conv.resolve(spec)
+    d = spec.definition
+    parts: list[str] = []
+    out = parts.append
+    out(f"{metric}\n")
+    out(f"  resolved under {conv.name}: {rm}\n\n")
+    out(f"{d.name}: {d.summary}\n")
+    out(f"  formula:   {d.formula}\n")
+    out(f"  reference: {d.reference}\n")
+    out(f"  example:   {d.example}\n\n")
+    out("choices:\n")
+    for p in d.all_params:
+        v = rm.params[p.name]
+        src = "given" if p.name in spec.params else f"from {conv.name}"
+        meaning = p.choice_docs.get(v, "") if p.kind == "choice" and isinstance(v, str) else ""
+        out(f"  {p.name:<12} = {p.format(v):<12} ({src}) {meaning}\n")
+        out(f"  {'':12}   {p.doc}\n")
+    out("\nhow each preset computes it:\n")
+    resolved: dict[str, ResolvedMetric | Exception] = {}
+    for name, c in PRESETS.items():
+        try:
+            resolved[name] = c.resolve(spec)
+        except Exception as exc:  # a preset may not define this combination
+            resolved[name] = exc
+    names = list(PRESETS)
+    w = max([len(p.name) for p in d.all_params] + [len(f) for f in QUERY_POLICIES]) + 2
+    cw = max(len(n) for n in names) + 2
+    out(f"  {'choice':<{w}}" + "".join(f"{n:<{cw}}" for n in names) + "\n")
+    for p in d.all_params:
+        vals = [p.format(r.params[p.name]) if not isinstance(r, Exception) else "n/a" for r in resolved.values()]
+        mark = " *" if len(set(vals)) > 1 else ""
+        out(f"  {p.name:<{w}}" + "".join(f"{v:<{cw}}" for v in vals) + mark + "\n")
+    for f, _spec in QUERY_POLICIES.items():
+        vals = [getattr(c, f) for c in PRESETS.values()]
+        mark = " *" if len(set(vals)) > 1 else ""
+        out(f"  {f:<{w}}" + "".join(f"{v:<{cw}}" for v in vals) + mark + "\n")
+    out("  (* = the presets disagree)\n")
+    for name, r in resolved.items():
+        if isinstance(r, Exception):
+            out(f"  n/a under {name}: {r}\n")
+    return "".join(parts)

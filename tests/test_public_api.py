@@ -1,0 +1,45 @@
+"""The public API: every name in rankwise.__all__ exists, the readers and explain() are the CLI's, and
+`import rankwise` stays light (scipy.stats and matplotlib load only with compare and plots)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import rankwise as rw
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "rankwise" / "examples" / "data"
+
+
+def test_every_public_name_exists():
+    for name in rw.__all__:
+        assert getattr(rw, name) is not None, name
+    assert callable(rw.compare) and callable(rw.compare.power)
+
+
+def test_explain_is_what_the_cli_prints():
+    cli = subprocess.run([sys.executable, "-m", "rankwise", "explain", "AP@10", "-c", "mllib"],
+                         capture_output=True, text=True, timeout=120)
+    assert cli.returncode == 0, cli.stderr
+    assert cli.stdout == rw.explain("AP@10", convention="mllib")
+    text = rw.explain("nDCG@10")
+    assert "resolved under trec_eval: nDCG(" in text and "how each preset computes it" in text
+
+
+def test_readers_read_trec_and_csv(tmp_path):
+    qrels = rw.read_qrels(EXAMPLES / "synthetic.qrels")
+    run = rw.read_run(EXAMPLES / "synthetic.run")
+    csv = tmp_path / "run.csv"
+    rows = [f"{q},{d},{s}" for q, docs in run.to_dict().items() for d, s in docs.items()]
+    csv.write_text("query_id,doc_id,score\n" + "\n".join(rows) + "\n")
+    from_csv = rw.read_run(csv)
+    assert rw.evaluate(qrels, from_csv, "AP").means == rw.evaluate(qrels, run, "AP").means
+    assert isinstance(rw.parse_metric("P@5"), rw.MetricSpec)
+    assert isinstance(rw.get_convention("trec_eval").resolve(rw.parse_metric("P@5")), rw.ResolvedMetric)
+
+
+def test_import_stays_light():
+    code = ("import sys, rankwise; print('scipy.stats' in sys.modules, 'matplotlib' in sys.modules); "
+            "rankwise.compare; print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["False", "False", "True"], out.stderr
