@@ -35,12 +35,12 @@ def test_cli_estimate_json_and_csv(tmp_path, capsys):
     rng = np.random.default_rng(0)
     f = tmp_path / "s.txt"
     f.write_text("".join(f"u{i} {r}\n" for i, r in enumerate(rng.binomial(100, 0.05, 300) + 1)))
-    code, out = run_cli(["sampled", "estimate", str(f), "-m", "100", "--n-items", "2000",
+    code, out = run_cli(["sampled", "estimate", str(f), "--negatives", "100", "--n-items", "2000",
                          "--bootstrap", "50", "--format", "json"], capsys)
     assert code == 0
     rows = json.loads(out.out)["rows"]
     assert {r["metric"] for r in rows} == {"Recall@10", "NDCG@10", "AP"}
-    code, out = run_cli(["sampled", "estimate", str(f), "-m", "100", "--n-items", "2000", "--bootstrap", "0",
+    code, out = run_cli(["sampled", "estimate", str(f), "--negatives", "100", "--n-items", "2000", "--bootstrap", "0",
                          "--agreement", "--metrics", "AP", "--format", "csv"], capsys)
     assert code == 0 and out.out.startswith("metric,estimator,value")
 
@@ -48,10 +48,10 @@ def test_cli_estimate_json_and_csv(tmp_path, capsys):
 def test_cli_simulate_and_errors(tmp_path, capsys):
     f = tmp_path / "e.txt"
     f.write_text("a 100\nb 40\nc 8437\n")
-    code, out = run_cli(["sampled", "simulate", str(f), "-m", "99", "--n-items", "10000",
+    code, out = run_cli(["sampled", "simulate", str(f), "--negatives", "99", "--n-items", "10000",
                          "--repetitions", "20", "--format", "table"], capsys)
     assert code == 0 and "expected_sampled" in out.out
-    code, out = run_cli(["sampled", "simulate", str(f), "-m", "99"], capsys)
+    code, out = run_cli(["sampled", "simulate", str(f), "--negatives", "99"], capsys)
     assert code == 2 and "n-items" in out.err
 
 

@@ -37,7 +37,7 @@ def test_ncf_table_format_and_tie_options(tmp_path, capsys):
     prefix, run = write_ncf(tmp_path)
     code, out = cli(["sampled", "estimate", "--ncf", str(prefix), "--scores", str(run), "--missing", "worst",
                      "--ties", "random", "--tie-seed", "1", "--self-negatives", "tie", "--metrics", "AP",
-                     "--bootstrap", "0", "-m", "4"], capsys)
+                     "--bootstrap", "0", "--negatives", "4"], capsys)
     assert code == 0, out.err
     assert "AP" in out.out and "note: 1 of 3 lines list the held-out item" in out.out
     assert "no training data" in out.out
@@ -45,7 +45,7 @@ def test_ncf_table_format_and_tie_options(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--missing", "error"], "test line 3: user 2, item 5"),
-    (["-m", "99"], "-m 99 but"),
+    (["--negatives", "99"], "--negatives 99 but"),
     (["--ties", "random"], "needs an explicit seed"),
     (["--self-negatives", "error", "--missing", "worst"], "test line 2: user 1's held-out item 2"),
 ])
@@ -64,6 +64,14 @@ def test_path_or_ncf_not_both_and_path_still_needs_m(tmp_path, capsys):
     code, out = cli(["sampled", "estimate", "--ncf", str(prefix)], capsys)
     assert code == 2 and "--scores" in out.err
     code, out = cli(["sampled", "estimate", str(ranks)], capsys)
-    assert code == 2 and "-m/--negatives" in out.err
-    code, out = cli(["sampled", "estimate", str(ranks), "-m", "9", "--bootstrap", "0", "--format", "csv"], capsys)
+    assert code == 2 and "needs --negatives" in out.err
+    code, out = cli(["sampled", "estimate", str(ranks), "--negatives", "9", "--bootstrap", "0", "--format", "csv"],
+                    capsys)
     assert code == 0 and out.out.startswith("metric,estimator,value")
+    # '-m 9' once meant 9 negatives: the same numbers, with a deprecation warning; -m METRIC picks metrics
+    old = out.out
+    code, out = cli(["sampled", "estimate", str(ranks), "-m", "9", "--bootstrap", "0", "--format", "csv"], capsys)
+    assert code == 0 and out.out == old and "deprecated" in out.err and "--negatives 9" in out.err
+    code, out = cli(["sampled", "estimate", str(ranks), "--negatives", "9", "-m", "AP", "--bootstrap", "0",
+                     "--format", "csv"], capsys)
+    assert code == 0 and {line.split(",")[0] for line in out.out.splitlines()[1:]} == {"AP"}

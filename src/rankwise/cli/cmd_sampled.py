@@ -41,13 +41,13 @@ def register(subparsers) -> None:
     est.add_argument("--self-negatives", choices=SELF_NEGATIVES, default="ignore",
                      help="with --ncf: a negative equal to the held-out item is left out of the comparison "
                           "(default), counted as a tie, or an error")
-    est.add_argument("-m", "--negatives", type=int, default=None, dest="m",
-                     help="sampled negatives per query (required with PATH; with --ncf read from the file)")
+    est.add_argument("--negatives", type=int, default=None, dest="m",
+                     help="sampled negatives per query, m (required with PATH; with --ncf read from the file)")
     est.add_argument("--n-items", type=int,
                      help="with PATH: catalogue size when the file has no n_items column; with --ncf: the total "
                           "item count (default: from the files), less each user's training items when "
                           "PREFIX.train.rating exists")
-    est.add_argument("--metrics", default="Recall@10,NDCG@10,AP", help="comma-separated (default Recall@10,NDCG@10,AP)")
+    _add_metric_options(est, "Recall@10,NDCG@10,AP")
     est.add_argument("--estimator", default=None, help="estimator (default: the library default); see --agreement")
     est.add_argument("--agreement", action="store_true", help="run every estimator and print them side by side")
     est.add_argument("--bootstrap", type=int, default=None,
@@ -62,9 +62,9 @@ def register(subparsers) -> None:
                              description="Read exact 'query rank [n_items]' lines, report exact metrics, the "
                                          "forward-model expectation of the sampled metric and a seeded simulation.")
     sim.add_argument("path")
-    sim.add_argument("-m", "--negatives", type=int, required=True, dest="m")
+    sim.add_argument("--negatives", type=int, default=None, dest="m", help="sampled negatives per query, m (required)")
     sim.add_argument("--n-items", type=int)
-    sim.add_argument("--metrics", default="AUC,AP,NDCG,Recall@10")
+    _add_metric_options(sim, "AUC,AP,NDCG,Recall@10")
     sim.add_argument("--repetitions", type=int, default=100)
     sim.add_argument("--seed", type=int, default=0)
     sim.add_argument("--without-replacement", action="store_true")
@@ -72,8 +72,31 @@ def register(subparsers) -> None:
     sim.set_defaults(func=_simulate)
 
 
+def _add_metric_options(parser, default: str) -> None:
+    parser.add_argument("-m", "--metric", action="append", metavar="METRIC",
+                        help=f"metric (repeat for several; default {default})")
+    parser.add_argument("--metrics", default=default, help="the metrics, comma-separated")
+
+
 def _metrics(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _read_m_flags(args) -> None:
+    """-m names a metric, as in every other command. '-m 99' once meant 99 negatives: it still does,
+    with a warning, so that existing scripts keep their numbers."""
+    named = []
+    for value in args.metric or []:
+        if value.strip().isdigit():
+            if args.m is not None and args.m != int(value):
+                raise InvalidParameterError(f"-m {value} and --negatives {args.m} disagree; use --negatives only")
+            args.m = int(value)
+            print(f"rankwise: warning: '-m {value}' for the number of negatives is deprecated (-m names a metric "
+                  f"in every command); write --negatives {value}", file=sys.stderr)
+        else:
+            named.extend(_metrics(value))
+    if named:
+        args.metrics = ",".join(named)
 
 
 def _emit(rows: list[dict], fmt: str, meta: dict) -> None:
@@ -103,7 +126,7 @@ def _sampled_ranks(args):
             if value is not None:
                 raise InvalidParameterError(f"{flag} applies to --ncf only (PATH already holds sampled ranks)")
         if args.m is None:
-            raise InvalidParameterError("PATH needs -m/--negatives (the number of sampled negatives per query)")
+            raise InvalidParameterError("PATH needs --negatives M (the number of sampled negatives per query)")
         # the optional third column is the query's full catalogue size n_q, as in `simulate`
         from rankwise.io.sampled_ranks import read_ranks
         return read_ranks(args.path, args.n_items), args.m, [], {"path": args.path}
@@ -115,7 +138,7 @@ def _sampled_ranks(args):
     split = load_ncf(args.ncf)
     m = split.negatives.shape[1]
     if args.m is not None and args.m != m:
-        raise InvalidParameterError(f"-m {args.m} but {args.ncf}.test.negative lists {m} negatives per line")
+        raise InvalidParameterError(f"--negatives {args.m} but {args.ncf}.test.negative lists {m} negatives per line")
     sr = sampled_ranks_ncf(split, Run.read(args.scores), n_items=args.n_items, ties=args.ties, seed=args.tie_seed,
                            missing=args.missing, self_negatives=args.self_negatives)
     counts = {k: getattr(sr, k) for k in ("self_negatives", "repeated_negatives", "missing_scores",
@@ -130,6 +153,7 @@ def _sampled_ranks(args):
 
 def _estimate(args) -> int:
     from rankwise.sampled import DEFAULT_ESTIMATOR, agreement, estimate
+    _read_m_flags(args)
     try:
         ranks, m, notes, meta = _sampled_ranks(args)
         n_items = ranks.n_items
@@ -163,6 +187,9 @@ def _row(e) -> dict:
 def _simulate(args) -> int:
     from rankwise.io.sampled_ranks import read_ranks
     from rankwise.sampled import expected_sampled, parse_metric, simulate
+    _read_m_flags(args)
+    if args.m is None:
+        raise InvalidParameterError("simulate needs --negatives M (the number of sampled negatives per query)")
     try:
         ranks = read_ranks(args.path, args.n_items)
         metrics = [parse_metric(x) for x in _metrics(args.metrics)]
