@@ -26,7 +26,7 @@ def test_ncf_estimate_reads_m_and_n_items_from_the_files(tmp_path, capsys):
     assert any("among their own negatives" in n for n in doc["notes"])
     # the same through the API gives the same numbers
     from rankwise import Run
-    from rankwise.experiments.datasets import load_ncf
+    from rankwise.io.ncf import load_ncf
     from rankwise.sampled import sampled_ranks_ncf
     api = sampled_ranks_ncf(load_ncf(prefix), Run.read(str(run)), missing="worst").estimate(
         ["AP", "Recall@2"], estimator="rank_interp", bootstrap=0)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from rankwise import Run
 from rankwise.errors import DataError, InvalidParameterError
-from rankwise.experiments.datasets import load_ncf
+from rankwise.io.ncf import load_ncf
 from rankwise.sampled import estimate, sampled_ranks, sampled_ranks_ncf
 from rankwise.sampled.from_scores import decimal_codes
 

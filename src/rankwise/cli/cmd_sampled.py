@@ -133,7 +133,7 @@ def _sampled_ranks(args):
     if args.scores is None:
         raise InvalidParameterError("--ncf needs --scores RUN_FILE (a TREC run scoring the test lines' candidates)")
     from rankwise.data.collections import Run
-    from rankwise.experiments.datasets import load_ncf
+    from rankwise.io.ncf import load_ncf
     from rankwise.sampled import sampled_ranks_ncf
     split = load_ncf(args.ncf)
     m = split.negatives.shape[1]

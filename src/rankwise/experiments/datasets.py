@@ -34,7 +34,11 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from rankwise.errors import DataError, InvalidParameterError, ParseError
+from rankwise.errors import DataError, InvalidParameterError
+
+# the NCF files are an input format: read by rankwise.io.ncf, named here too for existing imports
+from rankwise.io.ncf import NcfSplit, load_ncf  # noqa: F401
+from rankwise.io.ncf import malformed_line as _parse_error
 
 GROUPLENS = "https://files.grouplens.org/datasets/movielens/"
 
@@ -146,22 +150,6 @@ def _source(name: str) -> _Source:
     return DATASETS[name]
 
 
-def _parse_error(path, lines, ncols, sep, skip):
-    """Find the first malformed line (slow path, only after the fast parser has failed)."""
-    for no, line in enumerate(lines, start=1):
-        if no <= skip or not line.strip():
-            continue
-        parts = line.split(sep)
-        try:
-            if len(parts) != ncols:
-                raise ValueError
-            [float(p) for p in parts]
-        except ValueError:
-            raise ParseError("malformed rating line", path=str(path), line=no, text=line,
-                             expected=f"{ncols} numeric fields separated by {sep!r}") from None
-    raise ParseError("could not parse the ratings file", path=str(path))
-
-
 def read_ratings(name: str, *, path: str | os.PathLike | None = None, cache=None) -> Interactions:
     """All rating events of a MovieLens data set, from ``path`` (extracted folder) or the cache."""
     src = _source(name)
@@ -222,66 +210,3 @@ def leave_last_out(events: Interactions) -> Split:
 def load_movielens(name: str, *, path=None, threshold: float | None = None, cache=None) -> Split:
     """Binarised leave-last-out split of a MovieLens data set (see the module notes for the rules)."""
     return leave_last_out(binarize(read_ratings(name, path=path, cache=cache), threshold))
-
-
-@dataclass(frozen=True)
-class NcfSplit:
-    """The NCF files (He et al. 2017): ids are already 0-based codes."""
-
-    train: sp.csr_matrix | None  # None when no *.train.rating file is present
-    test_users: np.ndarray
-    test_items: np.ndarray
-    negatives: np.ndarray  # (n_test, n_negatives) sampled negative items per test line
-    n_users: int
-    n_items: int
-
-
-def _read_rating_file(file: Path) -> np.ndarray:
-    text = file.read_text()
-    try:
-        arr = np.loadtxt(text.splitlines(), delimiter="\t", dtype=np.int64, ndmin=2)
-        if arr.size and arr.shape[1] != 4:
-            raise ValueError
-    except ValueError:
-        _parse_error(file, text.splitlines(), 4, "\t", 0)
-    return arr.reshape(-1, 4)
-
-
-def load_ncf(prefix: str | os.PathLike) -> NcfSplit:
-    """Read ``<prefix>.train.rating`` (optional), ``<prefix>.test.rating``, ``<prefix>.test.negative``.
-
-    The negative file's lines are ``(user,item)`` then the sampled negatives, tab-separated; the
-    pair must match the test file's line. Negatives are returned as given (NCF's sampler can draw
-    the held-out item itself; that is the file's content, not ours to fix).
-    """
-    prefix = str(prefix)
-    test = _read_rating_file(Path(prefix + ".test.rating"))
-    neg_file = Path(prefix + ".test.negative")
-    negs, pairs = [], []
-    for no, line in enumerate(neg_file.read_text().splitlines(), start=1):
-        if not line.strip():
-            continue
-        head, _, rest = line.partition("\t")
-        try:
-            a, b = head.strip("()").split(",")
-            pairs.append((int(a), int(b)))
-            negs.append([int(x) for x in rest.split("\t") if x != ""])
-        except ValueError:
-            raise ParseError("malformed negative line", path=str(neg_file), line=no, text=line,
-                             expected="(user,item) then tab-separated item ids") from None
-    if len({len(n) for n in negs}) > 1:
-        raise ParseError("lines have different numbers of negatives", path=str(neg_file))
-    pair_arr = np.array(pairs, dtype=np.int64).reshape(-1, 2)
-    if pair_arr.shape[0] != test.shape[0] or np.any(pair_arr != test[:, :2]):
-        raise DataError(f"{neg_file} and {prefix}.test.rating do not list the same (user, item) pairs in order")
-    negatives = np.array(negs, dtype=np.int64).reshape(len(negs), -1)
-    train_file = Path(prefix + ".train.rating")
-    tr = _read_rating_file(train_file) if train_file.exists() else np.zeros((0, 4), dtype=np.int64)
-    n_users = int(max(tr[:, 0].max(initial=-1), test[:, 0].max(initial=-1))) + 1
-    n_items = int(max(tr[:, 1].max(initial=-1), test[:, 1].max(initial=-1), negatives.max(initial=-1))) + 1
-    train = None
-    if train_file.exists():
-        train = sp.csr_matrix((np.ones(tr.shape[0], dtype=np.float32), (tr[:, 0], tr[:, 1])), shape=(n_users, n_items))
-        train.sum_duplicates()
-        train.data[:] = 1.0
-    return NcfSplit(train, test[:, 0], test[:, 1], negatives, n_users, n_items)

@@ -196,7 +196,7 @@ def sampled_ranks(users, positives, negatives, scores, *, n_items, train=None, t
 
 
 def sampled_ranks_ncf(split, scores, *, n_items=None, **options) -> SampledRanks:
-    """:func:`sampled_ranks` of an NCF split (``rankwise.experiments.datasets.load_ncf(prefix)``).
+    """:func:`sampled_ranks` of an NCF split (``rankwise.io.ncf.load_ncf(prefix)``).
 
     ``n_items`` defaults to the split's item count (the largest code in its files + 1), from which
     each user's training items are subtracted when the split has a training file.
