@@ -202,8 +202,8 @@ def _sampled_block(ranks, sims, metrics, repetitions, m):
 
 def run(data, *, dataset: str = "auto", repetitions: int = 100, m: int = 100, seed: int = 0,
         fit_repetitions: int | None = 5, ties: str = "random", backend: str = "numpy", out=None,
-        figures: bool = True, estimators=CORRECTIONS) -> dict:
-    """The whole reproduction; writes figure5/figure6 PNGs into ``out`` (default: current dir)."""
+        estimators=CORRECTIONS) -> dict:
+    """The whole reproduction; writes figure5/figure6 PNGs into ``out`` when it is given."""
     start, start_cpu = time.perf_counter(), time.process_time()
     clock = _Clock()
     name = detect_dataset(data) if dataset == "auto" else dataset
@@ -216,9 +216,9 @@ def run(data, *, dataset: str = "auto", repetitions: int = 100, m: int = 100, se
             result = evaluate(ranks, repetitions=repetitions, m=m, seed=seed, fit_repetitions=fit_repetitions,
                               estimators=estimators, timings=clock)
         files = []
-        if figures:
+        if out is not None:  # figures only where asked: never into the current directory unasked
             with clock("figures"):
-                files = write_figures(ranks, result["exact"], m, Path(out) if out is not None else Path.cwd(), name)
+                files = write_figures(ranks, result["exact"], m, Path(out), name)
     tied = {s: float(np.mean(ranks[s].ranks != np.floor(ranks[s].ranks))) for s in SYSTEMS}
     clock.wall["total"] = time.perf_counter() - start
     clock.cpu["total"] = time.process_time() - start_cpu
@@ -303,7 +303,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="tie policy of the full ranking (default random, seeded)")
     parser.add_argument("--backend", choices=("numpy", "torch", "auto"), default="numpy")
     parser.add_argument("--format", choices=("json", "table"), default="json")
-    parser.add_argument("--out", default=None, help="folder for the PNG figures (default: current dir)")
+    parser.add_argument("--out", default=None, help="folder for the PNG figures (default: no figures)")
     parser.add_argument("--estimators", default=None,
                         help="comma-separated corrections instead of the default list "
                              f"({', '.join(CORRECTIONS)}); 'all' adds Li et al.'s {', '.join(LI_2023)} "
