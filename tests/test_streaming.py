@@ -42,6 +42,13 @@ def test_blocks_equal_in_memory(tmp_path_factory, data):
     for m in METRICS:
         np.testing.assert_allclose(got.values[m], want.values[m], atol=1e-12)
         assert got.n_queries[m] == want.n_queries[m]
+        assert got.excluded[m] == want.excluded[m]
+    # condensed lists: the unjudged rows removed are counted as in memory, over every block
+    want = rw.evaluate(rw.Qrels.read(qp), rw.Run.read(rp), METRICS, convention=conv, unjudged="removed")
+    got = evaluate_run_file(qp, rp, METRICS, convention=conv, unjudged="removed", block_bytes=16)
+    assert got.info.get("unjudged_removed", 0) == want.info.get("unjudged_removed", 0)
+    for m in METRICS:
+        np.testing.assert_allclose(got.values[m], want.values[m], atol=1e-12)
 
 
 def test_a_query_split_across_the_file_is_an_error(tmp_path):

@@ -11,6 +11,7 @@ from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.align import align
 from rankwise.data.collections import Qrels, Run
 from rankwise.errors import DataError, InvalidParameterError
+from rankwise.evaluation.aggregate import plan_queries, preview, summarize
 from rankwise.evaluation.context import EvalContext
 from rankwise.evaluation.results import Results
 from rankwise.spec.grammar import parse_metric
@@ -29,36 +30,9 @@ def _as_collection(x, cls, what: str):
                                 f"or a path; got {type(x).__name__}")
 
 
-def _preview(ids) -> str:
-    ids = [str(i) for i in ids]
-    return ", ".join(ids[:5]) + (f" ... ({len(ids)} in all)" if len(ids) > 5 else "")
-
-
 def query_plan(qrels: Qrels, run: Run, conv: Convention):
     """Which queries are evaluated, and which are set aside and why."""
-    qa, ra = qrels.query_ids, run.query_ids
-    in_both = np.intersect1d(qa, ra, assume_unique=True)
-    only_qrels = np.sort(np.setdiff1d(qa, ra, assume_unique=True))
-    only_run = np.sort(np.setdiff1d(ra, qa, assume_unique=True))
-    parts, set_aside = [in_both], {}
-    if only_qrels.size:
-        if conv.missing_in_run == "error":
-            raise DataError(f"{only_qrels.size} judged queries are missing from the run: {_preview(only_qrels)}. "
-                            "Set missing_in_run='skip' or 'zero' to evaluate anyway.")
-        if conv.missing_in_run == "zero":
-            parts.append(only_qrels)
-        else:
-            set_aside["missing_in_run"] = tuple(str(q) for q in only_qrels)
-    if only_run.size:
-        if conv.missing_in_qrels == "error":
-            raise DataError(f"{only_run.size} queries of the run have no judgments: {_preview(only_run)}. "
-                            "Set missing_in_qrels='skip' or 'evaluate'.")
-        if conv.missing_in_qrels == "evaluate":
-            parts.append(only_run)
-        else:
-            set_aside["missing_in_qrels"] = tuple(str(q) for q in only_run)
-    ids = np.sort(np.concatenate(parts)) if len(parts) > 1 else in_both
-    return ids, set_aside
+    return plan_queries(qrels.query_ids, run.query_ids, conv)
 
 
 def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convention = DEFAULT,
@@ -82,7 +56,7 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
     query_ids, set_aside = query_plan(qrels, run, conv)
     contexts: dict[tuple, EvalContext] = {}
     computed: dict = {}
-    values, means, counts, excluded = {}, {}, {}, {}
+    values = {}
     for m in written:
         rm = resolved[m]
         if rm not in computed:
@@ -90,12 +64,8 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
             if key not in contexts:
                 contexts[key] = EvalContext(align(qrels, run, query_ids, **dict(zip(ALIGNMENT_PARAMS, key))))
             computed[rm] = _compute(contexts[key], rm)
-        v = computed[rm]
-        values[m] = v
-        ok = ~np.isnan(v)
-        counts[m] = int(ok.sum())
-        excluded[m] = int(v.size - counts[m])
-        means[m] = float(v[ok].mean()) if counts[m] else float("nan")
+        values[m] = computed[rm]
+    means, counts, excluded = summarize(values)
     info = {"qrels_duplicates_dropped": qrels.duplicates_dropped, "run_duplicates_dropped": run.duplicates_dropped}
     removed = {str(k): c.jr.unjudged_removed for k, c in contexts.items() if c.jr.unjudged_removed}
     if removed:
@@ -111,7 +81,7 @@ def _compute(ctx: EvalContext, rm) -> np.ndarray:
         policy = p["no_relevant"]
         if policy == "error":
             raise DataError(f"{str(rm)}: {int(no_rel.sum())} queries have no relevant document: "
-                            f"{_preview(np.sort(ctx.jr.query_ids[no_rel]))}. Set no_relevant='zero' or 'nan'.")
+                            f"{preview(np.sort(ctx.jr.query_ids[no_rel]))}. Set no_relevant='zero' or 'nan'.")
         v = v.copy()
         v[no_rel] = 0.0 if policy == "zero" else np.nan
     if ctx.jr.plan_index is not None:  # aligned in the run's storage order: back to sorted ids
