@@ -4,7 +4,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
 
 from rankwise.errors import ConventionError, InvalidParameterError
 from rankwise.spec.metric import MetricSpec, ResolvedMetric
@@ -39,7 +39,7 @@ class Convention:
     preset: str | None = None  # the named preset a derived convention started from
     overrides: Mapping[str, object] = field(default_factory=dict)  # choices changed on top of that preset
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for fld, spec in QUERY_POLICIES.items():
             v = getattr(self, fld)
             if v not in spec["choices"]:
@@ -48,7 +48,7 @@ class Convention:
         object.__setattr__(self, "metric_defaults", MappingProxyType(
             {k.lower(): MappingProxyType(dict(v)) for k, v in self.metric_defaults.items()}))
 
-    def default(self, metric: str, param: str):
+    def default(self, metric: str, param: str) -> object:
         per = self.metric_defaults.get(metric.lower())
         if per is not None and param in per:
             return per[param]
@@ -69,7 +69,9 @@ class Convention:
                 "deterministic order (docid_desc, docid_asc, input).")
         return ResolvedMetric(d, values, spec.k)
 
-    def derive(self, name: str | None = None, **changes) -> "Convention":
+    # changes: user input, heterogeneous (query policies are str, metric parameters str or numbers) and
+    # checked at run time (coerce, __post_init__), so Any
+    def derive(self, name: str | None = None, **changes: Any) -> "Convention":
         """A new convention with some choices changed (metric parameters or query policies)."""
         from rankwise.spec import registry
         from rankwise.spec.params import COMMON_PARAMS

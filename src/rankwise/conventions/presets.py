@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import math
+from typing import Iterable, Mapping
 
 from rankwise.conventions.convention import Convention
 from rankwise.errors import InvalidParameterError
@@ -41,8 +42,8 @@ TREC_EVAL = Convention(
 )
 
 
-def _derive(base: Convention, *, name, description, provenance, notes=(), metric_defaults=None,
-            **changes) -> Convention:
+def _derive(base: Convention, *, name: str, description: str, provenance: str, notes: Iterable[str] = (),
+            metric_defaults: Mapping[str, Mapping[str, object]] | None = None, **changes: object) -> Convention:
     """A preset as a diff from ``base``: base's per-metric defaults are kept unless overridden."""
     from dataclasses import replace
     c = base.derive(name, **changes)
@@ -130,7 +131,7 @@ PRESET_ALIASES = {"pytrec_eval": "trec_eval", "trec": "trec_eval", "trec_eval_c"
 DEFAULT = TREC_EVAL
 
 
-def get_convention(name) -> Convention:
+def get_convention(name: str | Convention) -> Convention:
     if isinstance(name, Convention):
         return name
     key = str(name).strip().lower()

@@ -9,10 +9,14 @@ import weakref
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rankwise.data import idkeys
 from rankwise.data.collections import Qrels, Run, _freeze, _frozen
 from rankwise.kernels.segments import segment_ids
+
+# (order, inverse, tie_start, tie_size, tied) of _rank_plan
+RankPlan = tuple["np.ndarray | None", "np.ndarray | None", np.ndarray, np.ndarray, "np.ndarray | None"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,7 +49,7 @@ class JudgedRankings:
         return self.offsets.size - 1
 
 
-def _expand(starts: np.ndarray, lengths: np.ndarray):
+def _expand(starts: np.ndarray, lengths: np.ndarray) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """The indices of the ranges [starts[i], starts[i] + lengths[i]), concatenated, and their CSR offsets."""
     offs = np.zeros(lengths.size + 1, dtype=np.int64)
     np.cumsum(lengths, out=offs[1:])
@@ -53,7 +57,7 @@ def _expand(starts: np.ndarray, lengths: np.ndarray):
     return idx, offs
 
 
-def _gather(offsets: np.ndarray, codes: np.ndarray):
+def _gather(offsets: np.ndarray, codes: np.ndarray) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Row indices of segments ``codes`` (-1 = empty) of a CSR array, and new offsets."""
     if offsets.size < 2:
         return np.zeros(0, dtype=np.int64), np.zeros(codes.size + 1, dtype=np.int64)
@@ -122,7 +126,8 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
         else _rank_plan(seg, score, scores)
     order, inv, tstart, tsize, tied = plan
     pos = rows.copy() if inv is None else inv[rows]  # ranked position of each judged row
-    if ties not in ("input", "average") and tstart.size:
+    # (tied is None exactly when there is no tie group, i.e. tstart is empty: the last test never fails)
+    if ties not in ("input", "average") and tstart.size and tied is not None:
         _break_ties(pos, lab, docs, order, tstart, tsize, tied, ties)
     if pos.size > 1 and not bool(np.all(pos[1:] > pos[:-1])):
         o = np.argsort(pos, kind="stable")  # (nearly sorted, typically: timsort's runs)
@@ -152,7 +157,8 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
                           labels, judged, group)
 
 
-def _break_ties(pos, lab, docs, order, tstart, tsize, tied, ties: str) -> None:
+def _break_ties(pos: np.ndarray, lab: np.ndarray, docs: np.ndarray, order: np.ndarray | None, tstart: np.ndarray,
+                tsize: np.ndarray, tied: np.ndarray, ties: str) -> None:
     """Move the judged rows (ranked positions ``pos``, in place) within their tie groups per ``ties``.
 
     Only groups holding a judged document can change a metric: the order of unjudged documents
@@ -201,7 +207,8 @@ def _break_ties(pos, lab, docs, order, tstart, tsize, tied, ties: str) -> None:
     pos[jt] = new[where]
 
 
-def _order_pairs(pos, lab, docs, order, tstart, jt, k, ties: str) -> None:
+def _order_pairs(pos: np.ndarray, lab: np.ndarray, docs: np.ndarray, order: np.ndarray | None, tstart: np.ndarray,
+                 jt: np.ndarray, k: np.ndarray, ties: str) -> None:
     """_break_ties for tie groups of two rows: swap a pair's judged rows where its second row
     comes first under ``ties`` (the same order as the sort of larger groups)."""
     in_pair = np.zeros(tstart.size, dtype=bool)
@@ -263,7 +270,7 @@ def _descending_within(qrels: Qrels) -> np.ndarray:
 _PLAN_CHUNK = 1 << 20  # rows per step of _rank_plan's scan
 
 
-def _rank_plan(seg: np.ndarray, score: np.ndarray, precision: str):
+def _rank_plan(seg: np.ndarray, score: np.ndarray, precision: str) -> RankPlan:
     """How the rows of CSR segments ``seg`` rank by ``score`` (descending), before ties are broken.
 
     Returns (order, inverse, tie_start, tie_size, tied): ``order`` lists the rows in rank order and
@@ -323,7 +330,7 @@ def _rank_plan(seg: np.ndarray, score: np.ndarray, precision: str):
     return order, inv, tstart, tsize, tied
 
 
-def _comparable_keys(run: Run, rdocs: np.ndarray, qrels: Qrels, qdocs: np.ndarray):
+def _comparable_keys(run: Run, rdocs: np.ndarray, qrels: Qrels, qdocs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Doc keys of both sides in one key space (same width; same vocabulary if ids were too long)."""
     if run.doc_vocab is None and qrels.doc_vocab is None:
         nw = max(rdocs.shape[1], qdocs.shape[1])
@@ -337,7 +344,8 @@ def _comparable_keys(run: Run, rdocs: np.ndarray, qrels: Qrels, qdocs: np.ndarra
             vocab.codes_of(q_str).astype(np.uint64).reshape(-1, 1))
 
 
-def _join(qrels: Qrels, run: Run, docs: np.ndarray, seg: np.ndarray, ridx, qq: np.ndarray):
+def _join(qrels: Qrels, run: Run, docs: np.ndarray, seg: np.ndarray, ridx: np.ndarray | None,
+          qq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The ranked rows (indices into ``docs``/``seg``) whose (query, doc) is judged, and the qrels
     row judging each. ``seg`` numbers the evaluated queries; ``qq`` maps them to qrels query codes;
     ``ridx`` is None when ``docs`` are all the run's rows, else the run rows they are."""
@@ -439,7 +447,7 @@ class JoinIndex:
         at = self.directory[b].astype(np.int64)  # the bucket's first entry (if empty, the next bucket's: no match)
         got = np.take(self.pairs, at, axis=0)
         eq = got[:, 0] == hc
-        out = got[:, 1].view(np.int64)  # (a strided view of got; copied by the caller's gathers)
+        out: np.ndarray = got[:, 1].view(np.int64)  # (a strided view of got; copied by the caller's gathers)
         out[~eq] = -1
         todo = np.flatnonzero(~eq)
         todo = todo[self.directory[b[todo] + 1] > at[todo] + 1]
@@ -455,7 +463,8 @@ class JoinIndex:
         return out
 
 
-def _verified(index: JoinIndex, hr, rkeys, rseg, qkeys, qseg, qmap=None):
+def _verified(index: JoinIndex, hr: np.ndarray, rkeys: np.ndarray, rseg: np.ndarray, qkeys: np.ndarray,
+              qseg: np.ndarray, qmap: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(rows, judged rows) pairs: run row ``rows[i]`` is the (query, doc) of qrels row ``ph[i]``.
 
     Run rows are probed by hash; every candidate is verified exactly (query and doc key), a
@@ -503,8 +512,8 @@ def _verified(index: JoinIndex, hr, rkeys, rseg, qkeys, qseg, qmap=None):
     return np.concatenate([rows, bad[ok]]), np.concatenate([ph, found[ok]])
 
 
-def _lookup(qkeys: np.ndarray, qseg: np.ndarray, rkeys: np.ndarray, rseg: np.ndarray, hr=None,
-            bits: int | None = None):
+def _lookup(qkeys: np.ndarray, qseg: np.ndarray, rkeys: np.ndarray, rseg: np.ndarray, hr: np.ndarray | None = None,
+            bits: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The run rows whose (segment, doc) has a qrels row, and the index of that qrels row
     (segments numbered alike on both sides). ``hr`` is ``idkeys.mix(rkeys, rseg)`` when the
     caller has it."""
@@ -515,7 +524,7 @@ def _lookup(qkeys: np.ndarray, qseg: np.ndarray, rkeys: np.ndarray, rseg: np.nda
     return _verified(index, hr, rkeys, rseg, qkeys, qseg)
 
 
-def _exact_lookup(qkeys, qseg, rkeys, rseg) -> np.ndarray:
+def _exact_lookup(qkeys: np.ndarray, qseg: np.ndarray, rkeys: np.ndarray, rseg: np.ndarray) -> np.ndarray:
     """Sort-based exact join (no hashing), for the rows a hash probe could not settle.
     ``rseg`` may hold -1 (a query with no judgments): such rows find nothing."""
     allk = np.concatenate([qkeys, rkeys])

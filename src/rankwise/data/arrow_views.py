@@ -6,8 +6,12 @@ start-up for every CLI call), so the hot paths read the value buffer instead.
 from __future__ import annotations
 
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 _TYPES = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8,
           "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64, "float": np.float32,
@@ -15,7 +19,7 @@ _TYPES = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int
 
 
 @contextmanager
-def system_pool():
+def system_pool() -> Iterator[None]:
     """Within the block, pyarrow allocates from the system allocator (malloc); then the previous
     default pool is restored.
 
@@ -42,7 +46,7 @@ def system_pool():
         pa.set_memory_pool(previous)
 
 
-def to_numpy(arr, fill=None) -> np.ndarray:
+def to_numpy(arr: pa.Array | pa.ChunkedArray, fill: float | None = None) -> np.ndarray:
     """Values of a primitive (numeric) Arrow Array or ChunkedArray as a numpy array; nulls become
     ``fill`` (an array with nulls and no ``fill`` is an error). pyarrow.compute.fill_null is avoided
     for the same reason as to_numpy: it imports pandas."""
@@ -64,7 +68,7 @@ def to_numpy(arr, fill=None) -> np.ndarray:
     return values
 
 
-def from_numpy(values: np.ndarray):
+def from_numpy(values: np.ndarray) -> pa.Array:
     """A null-free numeric numpy array as an Arrow Array (zero copy; pa.array imports pandas)."""
     import pyarrow as pa
 

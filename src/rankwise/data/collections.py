@@ -7,20 +7,31 @@ policy); ranking by score happens at alignment time, where the tie policy is kno
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
-from typing import ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Hashable, Mapping, Sequence, TypeAlias, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from rankwise.data import idkeys
 from rankwise.data.vocabulary import Vocabulary, intern
 from rankwise.errors import DataError, InvalidParameterError, ParseError
 from rankwise.kernels.segments import segment_ids
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    # a column of ids: numpy str/bytes array, a sequence of str, or a pyarrow (Chunked)Array of strings
+    IdColumn: TypeAlias = "np.ndarray | Sequence[str] | pa.Array | pa.ChunkedArray"
+
+_C = TypeVar("_C", bound="_Collection")
+_T = TypeVar("_T")
+
 DUPLICATE_POLICIES = ("error", "first", "last", "max")
 
 
-def _freeze(*arrays):
+def _freeze(*arrays: np.ndarray) -> None:
     for a in arrays:
         a.setflags(write=False)
 
@@ -30,7 +41,7 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _exact_duplicate_rows(qcodes, keys):
+def _exact_duplicate_rows(qcodes: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sorted-order view of rows grouped by (query, doc): (order, starts of groups, group id)."""
     order = np.lexsort([*idkeys.lex_order_columns(keys), qcodes])
     sq, sk = qcodes[order], keys[order]
@@ -38,7 +49,7 @@ def _exact_duplicate_rows(qcodes, keys):
     return order, same
 
 
-def _find_duplicates(qcodes, keys, h=None):
+def _find_duplicates(qcodes: np.ndarray, keys: np.ndarray, h: np.ndarray | None = None) -> np.ndarray:
     """Indices (into the rows) of every row whose (query, doc) occurs more than once, or an empty array.
 
     Sorting one 64-bit hash per row (numpy's vectorised sort) proves there is no repeat in the
@@ -89,7 +100,10 @@ def _repeated_hashes(h: np.ndarray, qcodes: np.ndarray) -> np.ndarray:
     return np.unique(sh[1:][rep]) if rep.any() else np.zeros(0, dtype=np.uint64)
 
 
-def _resolve_duplicates(qcodes, keys, values, policy: str, what: str, row_numbers, source, describe, h=None):
+# row_numbers: the input line of each row, duck-typed (an int array, or io's line index that also has .text)
+def _resolve_duplicates(qcodes: np.ndarray, keys: np.ndarray, values: np.ndarray, policy: str, what: str,
+                        row_numbers: Any, source: str | None, describe: Callable[[int], tuple[str, str]],
+                        h: np.ndarray | None = None) -> tuple[NDArray[np.bool_] | None, int]:
     """Find repeated (query, doc) pairs. Returns (keep-mask or None, number dropped)."""
     if policy not in DUPLICATE_POLICIES:
         raise InvalidParameterError(f"duplicates must be one of {DUPLICATE_POLICIES}, got {policy!r}")
@@ -141,29 +155,31 @@ class _Collection:
     values: np.ndarray
     source: str | None = None
     duplicates_dropped: int = 0
-    extra: Mapping = field(default_factory=dict)
+    extra: Mapping[str, object] = field(default_factory=dict)
     # set by each subclass: what a value is called, what a row is, whether docs are kept sorted
     _VALUE: ClassVar[str]
     _WHAT: ClassVar[str]
     _SORT_DOCS: ClassVar[bool]
     # derived arrays that depend only on this collection (row hashes, rank order); never copied
-    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    # (values of many kinds: arrays, rank plans, join indexes, the last join; memo() gives each its type)
+    _memo: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def n_queries(self) -> int:
         return self.offsets.size - 1
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         # pickled without the memo: it is derived (recomputed on demand), can be large, and holds
         # a weak reference (the last join's qrels)
         state = dict(self.__dict__)
         state["_memo"] = {}
         return state
 
-    def memo(self, key, make):
+    def memo(self, key: Hashable, make: Callable[[], _T]) -> _T:
         """``make()``, computed once per collection (the collection is immutable)."""
         try:
-            return self._memo[key]
+            known: _T = self._memo[key]
+            return known
         except KeyError:
             value = self._memo[key] = make()
             return value
@@ -197,15 +213,15 @@ class _Collection:
         """Query code of every row (read-only; computed once)."""
         return self.memo("segment", lambda: _frozen(segment_ids(self.offsets)))
 
-    def doc_ids(self, rows=None) -> np.ndarray:
+    def doc_ids(self, rows: np.ndarray | None = None) -> np.ndarray:
         """The doc id strings of ``rows`` (all rows by default)."""
         keys = self.doc_keys if rows is None else self.doc_keys[rows]
         if self.doc_vocab is None:
             return idkeys.unpack(keys)
         return self.doc_vocab.ids[keys[:, 0].astype(np.int64)]
 
-    def to_dict(self) -> dict:
-        out: dict = {}
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
         ids = self.query_vocab.ids
         dids = self.doc_ids()
         for q in range(self.n_queries):
@@ -214,34 +230,36 @@ class _Collection:
         return out
 
     @classmethod
-    def _from_columns(cls, query_ids, doc_ids, values, *, duplicates: str = "error", source=None,
-                      row_numbers=None):
+    def _from_columns(cls: type[_C], query_ids: IdColumn, doc_ids: IdColumn, values: ArrayLike, *,
+                      duplicates: str = "error", source: str | None = None, row_numbers: Any = None) -> _C:
         return cls._build(query_ids, doc_ids, values, duplicates=duplicates, what=cls._WHAT, source=source,
                           row_numbers=row_numbers, value_name=cls._VALUE, sort_docs=cls._SORT_DOCS)
 
     @classmethod
-    def from_dict(cls, d: Mapping, **kw):
+    def from_dict(cls: type[_C], d: Mapping[str, Mapping[str, float]], **kw: Any) -> _C:
         """From ``{query: {doc: value}}``."""
         return cls._from_columns(*_flatten_dict(d, cls._VALUE), **kw)
 
     @classmethod
-    def _build(cls, query_ids, doc_ids, values, *, duplicates: str, what: str, source=None,
-               row_numbers=None, value_name: str, sort_docs: bool):
+    def _build(cls: type[_C], query_ids: IdColumn, doc_ids: IdColumn, values: ArrayLike, *, duplicates: str,
+               what: str, source: str | None = None, row_numbers: Any = None, value_name: str,
+               sort_docs: bool) -> _C:
         values = np.asarray(values, dtype=np.float64).ravel()
         # queries numbered by first appearance: a file listing each query's rows together (in
         # any query order) is stored as read, with no permutation of its rows
         qvocab, qcodes = intern(query_ids, order="appearance")
-        keys = idkeys.pack(doc_ids)
+        packed = idkeys.pack(doc_ids)
         dvocab = None
-        if keys is None:  # some id longer than idkeys can pack: fall back to a sorted vocabulary
+        if packed is None:  # some id longer than idkeys can pack: fall back to a sorted vocabulary
             dvocab, dcodes = intern(doc_ids)
-            keys = dcodes.astype(np.uint64).reshape(-1, 1)
+            packed = dcodes.astype(np.uint64).reshape(-1, 1)
+        keys: np.ndarray = packed  # (never None from here on, also inside describe below)
         if not (qcodes.size == keys.shape[0] == values.size):
             raise DataError(f"query, doc and {value_name} columns differ in length: "
                             f"{qcodes.size}, {keys.shape[0]}, {values.size}")
         bad = np.flatnonzero(~np.isfinite(values)) if value_name == "relevance" else np.flatnonzero(np.isnan(values))
 
-        def describe(i):
+        def describe(i: int) -> tuple[str, str]:
             d = idkeys.unpack(keys[i:i + 1])[0] if dvocab is None else dvocab.ids[int(keys[i, 0])]
             return str(qvocab.ids[qcodes[i]]), str(d)
 
@@ -287,17 +305,19 @@ class Qrels(_Collection):
         return self.values
 
     @classmethod
-    def from_arrays(cls, query_ids, doc_ids, relevance, **kw) -> "Qrels":
+    def from_arrays(cls, query_ids: IdColumn, doc_ids: IdColumn, relevance: ArrayLike, **kw: Any) -> "Qrels":
         return cls._from_columns(query_ids, doc_ids, relevance, **kw)
 
     @classmethod
-    def from_frame(cls, frame, *, query="query_id", doc="doc_id", relevance="relevance", **kw) -> "Qrels":
+    def from_frame(cls, frame: Any, *, query: str = "query_id", doc: str = "doc_id", relevance: str = "relevance",
+                   **kw: Any) -> "Qrels":
         return cls.from_arrays(*_frame_columns(frame, (query, doc, relevance)), **kw)
 
     @classmethod
-    def read(cls, path, **kw) -> "Qrels":
+    def read(cls, path: str | os.PathLike[str], **kw: Any) -> "Qrels":
         from rankwise.io.trec import read_qrels
-        return read_qrels(path, **kw)
+        qrels: Qrels = read_qrels(path, **kw)
+        return qrels
 
 
 class Run(_Collection):
@@ -312,11 +332,11 @@ class Run(_Collection):
         return self.values
 
     @classmethod
-    def from_arrays(cls, query_ids, doc_ids, scores, **kw) -> "Run":
+    def from_arrays(cls, query_ids: IdColumn, doc_ids: IdColumn, scores: ArrayLike, **kw: Any) -> "Run":
         return cls._from_columns(query_ids, doc_ids, scores, **kw)
 
     @classmethod
-    def from_ranked_lists(cls, lists: Mapping, **kw) -> "Run":
+    def from_ranked_lists(cls, lists: Mapping[str, Sequence[str]], **kw: Any) -> "Run":
         """From ``{qid: [doc, doc, ...]}`` in rank order (scores n, n-1, ..., 1)."""
         q: list[str] = []
         doc: list[str] = []
@@ -329,16 +349,18 @@ class Run(_Collection):
         return cls.from_arrays(np.array(q, dtype=str), np.array(doc, dtype=str), np.array(v, float), **kw)
 
     @classmethod
-    def from_frame(cls, frame, *, query="query_id", doc="doc_id", score="score", **kw) -> "Run":
+    def from_frame(cls, frame: Any, *, query: str = "query_id", doc: str = "doc_id", score: str = "score",
+                   **kw: Any) -> "Run":
         return cls.from_arrays(*_frame_columns(frame, (query, doc, score)), **kw)
 
     @classmethod
-    def read(cls, path, **kw) -> "Run":
+    def read(cls, path: str | os.PathLike[str], **kw: Any) -> "Run":
         from rankwise.io.trec import read_run
-        return read_run(path, **kw)
+        run: Run = read_run(path, **kw)
+        return run
 
 
-def _flatten_dict(d: Mapping, value_name: str):
+def _flatten_dict(d: object, value_name: str) -> tuple[np.ndarray, np.ndarray, NDArray[np.float64]]:
     if not isinstance(d, Mapping):
         raise InvalidParameterError(f"expected a mapping {{query: {{doc: {value_name}}}}}, got {type(d).__name__}")
     q: list[str] = []
@@ -361,7 +383,7 @@ def _flatten_dict(d: Mapping, value_name: str):
             np.array(v, dtype=np.float64))
 
 
-def _is_number(x) -> bool:
+def _is_number(x: Any) -> bool:  # x: any value of a user's mapping; float() decides
     try:
         float(x)
         return True
@@ -369,7 +391,8 @@ def _is_number(x) -> bool:
         return False
 
 
-def _frame_columns(frame, names):
+# frame: a pandas/polars DataFrame or a pyarrow Table, duck-typed (none of them is imported for typing)
+def _frame_columns(frame: Any, names: tuple[str, str, str]) -> tuple[IdColumn, IdColumn, np.ndarray]:
     """Columns of a pandas/polars DataFrame or a pyarrow Table, without importing any of them eagerly."""
     mod = type(frame).__module__.split(".")[0]
     missing = [n for n in names if n not in list(frame.columns if mod != "pyarrow" else frame.column_names)]

@@ -10,8 +10,13 @@ hashing and sorting a vocabulary of millions of distinct doc ids.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 MAX_WORDS = 4
 # _BYTE_MASKS[k] keeps the first k bytes of a big-endian word
@@ -20,7 +25,7 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 _LITTLE = sys.byteorder == "little"
 
 
-def _arrow_string_parts(arr):
+def _arrow_string_parts(arr: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, NDArray[np.uint8]]:
     """(offsets, data uint8) of a pyarrow string/large_string array: views of its buffers (offsets
     int32 or int64, as stored)."""
     import pyarrow as pa
@@ -81,7 +86,7 @@ def _gather_words(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, nw:
     return out
 
 
-def pack(ids) -> np.ndarray | None:
+def pack(ids: np.ndarray | Sequence[str | bytes] | pa.Array | pa.ChunkedArray) -> np.ndarray | None:
     """(N, nw) uint64 keys of ``ids`` (numpy str/bytes array, sequence, or pyarrow array), or None
     when some id is longer than 8 * MAX_WORDS bytes."""
     try:
@@ -231,5 +236,6 @@ def lex_order_columns(keys: np.ndarray, descending: bool = False) -> list[np.nda
     return cols
 
 
-def rows_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.all(a == b, axis=1)
+def rows_equal(a: np.ndarray, b: np.ndarray) -> NDArray[np.bool_]:
+    eq: NDArray[np.bool_] = np.all(a == b, axis=1)
+    return eq

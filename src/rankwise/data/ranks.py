@@ -8,8 +8,10 @@ float64 so that tie-averaged ranks (e.g. 2.5) can be represented; integer ranks 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from rankwise.errors import DataError
 from rankwise.kernels.segments import segment_ids
@@ -22,7 +24,7 @@ class RelevantRanks:
     n_items: np.ndarray  # int64, shape (n_queries,)
     query_ids: np.ndarray | None = None  # optional labels, shape (n_queries,)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         offsets = np.asarray(self.offsets, dtype=np.int64)
         ranks = np.asarray(self.ranks, dtype=np.float64)
         n_items = np.asarray(self.n_items, dtype=np.int64)
@@ -59,19 +61,22 @@ class RelevantRanks:
         object.__setattr__(self, "n_items", n_items)
 
     @classmethod
-    def single(cls, ranks, n_items, query_ids=None) -> "RelevantRanks":
+    def single(cls, ranks: ArrayLike, n_items: ArrayLike, query_ids: ArrayLike | None = None) -> "RelevantRanks":
         """One relevant item per query (the leave-one-out protocol): ``ranks[q]`` is its rank."""
         ranks = np.asarray(ranks, dtype=np.float64).ravel()
-        return cls(np.arange(ranks.size + 1, dtype=np.int64), ranks, n_items, query_ids)
+        # __post_init__ converts n_items (a scalar too) and query_ids with np.asarray: the casts only say so
+        return cls(np.arange(ranks.size + 1, dtype=np.int64), ranks, cast(np.ndarray, n_items),
+                   cast("np.ndarray | None", query_ids))
 
     @classmethod
-    def from_lists(cls, ranks_per_query, n_items, query_ids=None) -> "RelevantRanks":
+    def from_lists(cls, ranks_per_query: Sequence[Sequence[float] | np.ndarray], n_items: ArrayLike,
+                   query_ids: ArrayLike | None = None) -> "RelevantRanks":
         """From a sequence of per-query rank sequences (ragged)."""
         lengths = np.fromiter((len(r) for r in ranks_per_query), dtype=np.int64, count=len(ranks_per_query))
         offsets = np.concatenate([[0], np.cumsum(lengths)])
         flat = (np.concatenate([np.asarray(r, dtype=np.float64) for r in ranks_per_query]) if len(lengths)
                 else np.zeros(0))
-        return cls(offsets, flat, n_items, query_ids)
+        return cls(offsets, flat, cast(np.ndarray, n_items), cast("np.ndarray | None", query_ids))
 
     @property
     def n_queries(self) -> int:

@@ -12,11 +12,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
-def _as_str_array(ids) -> np.ndarray:
+def _as_str_array(ids: ArrayLike) -> np.ndarray:
     arr = np.asarray(ids)
     if arr.dtype.kind == "U":
         return arr
@@ -43,7 +49,7 @@ class Vocabulary:
     def _sorter(self) -> np.ndarray | None:
         return None if self.is_sorted else np.argsort(self.ids, kind="stable")
 
-    def codes_of(self, values) -> np.ndarray:
+    def codes_of(self, values: ArrayLike) -> np.ndarray:
         """Codes of ``values`` in this vocabulary, -1 where a value is absent."""
         values = _as_str_array(values)
         if self.ids.size == 0 or values.size == 0:
@@ -56,13 +62,13 @@ class Vocabulary:
         return np.where(found, codes, -1).astype(np.int64)
 
     @classmethod
-    def from_ids(cls, ids) -> "Vocabulary":
+    def from_ids(cls, ids: ArrayLike) -> "Vocabulary":
         arr = np.unique(_as_str_array(ids))
         arr.setflags(write=False)
         return cls(arr)
 
 
-def intern(values, order: str = "sorted") -> tuple[Vocabulary, np.ndarray]:
+def intern(values: ArrayLike | pa.Array | pa.ChunkedArray, order: str = "sorted") -> tuple[Vocabulary, np.ndarray]:
     """Return the vocabulary of ``values`` and the int64 code of every value.
 
     ``values`` may be a numpy array, a sequence, or a pyarrow (Chunked)Array of strings.
@@ -98,7 +104,7 @@ def _run_heads(differs: np.ndarray, n: int) -> np.ndarray | None:
     return np.concatenate(([0], heads))
 
 
-def _intern_numpy(arr: np.ndarray, pa, order: str) -> tuple[Vocabulary, np.ndarray]:
+def _intern_numpy(arr: np.ndarray, pa: ModuleType | None, order: str) -> tuple[Vocabulary, np.ndarray]:
     if pa is not None and arr.size > 200_000:
         return _intern_arrow(pa.array(arr), order)
     if order == "sorted":
@@ -114,7 +120,7 @@ def _intern_numpy(arr: np.ndarray, pa, order: str) -> tuple[Vocabulary, np.ndarr
     return Vocabulary(ids, order == "sorted"), codes
 
 
-def _run_lengths_arrow(values, order: str) -> tuple[Vocabulary, np.ndarray]:
+def _run_lengths_arrow(values: pa.Array | pa.ChunkedArray, order: str) -> tuple[Vocabulary, np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -135,7 +141,7 @@ def _run_lengths_arrow(values, order: str) -> tuple[Vocabulary, np.ndarray]:
     return _intern_arrow(values, order)
 
 
-def _intern_arrow(values, order: str = "sorted") -> tuple[Vocabulary, np.ndarray]:
+def _intern_arrow(values: pa.Array | pa.ChunkedArray, order: str = "sorted") -> tuple[Vocabulary, np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 

@@ -15,70 +15,108 @@ Pure numpy: no strings, no defaults, no I/O (house rule 5).  Ranks may be fracti
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+FloatArray = NDArray[np.float64]
+# A contribution c(r, i, nrel, n, k): the metrics with a cutoff need ``k``, the others take ``k=None``,
+# so one Callable type with a fixed parameter list would reject half of them.
+Contribution = Callable[..., np.ndarray]
 
 _LOG2 = np.log(2.0)
 
 
-def within_query_position(offsets: np.ndarray) -> np.ndarray:
+def within_query_position(offsets: np.ndarray) -> NDArray[np.int64]:
     """1-based position of every relevant item inside its query segment."""
     lengths = np.diff(offsets)
     start = np.repeat(offsets[:-1], lengths)
-    return np.arange(offsets[-1], dtype=np.int64) - start + 1
+    pos: NDArray[np.int64] = np.arange(offsets[-1], dtype=np.int64) - start + 1
+    return pos
 
 
-def ideal_dcg(count: np.ndarray) -> np.ndarray:
+def ideal_dcg(count: np.ndarray) -> FloatArray:
     """sum_{i=1}^{count} 1/log2(i+1), vectorised over integer ``count`` (>= 0)."""
     count = np.asarray(count, dtype=np.int64)
     top = int(count.max()) if count.size else 0
     table = np.concatenate([[0.0], np.cumsum(_LOG2 / np.log(np.arange(2, top + 2, dtype=np.float64)))])
-    return table[count]
+    out: FloatArray = table[count]
+    return out
 
 
 # --- contributions: c(r, i, nrel, n, k); the metric of a query is the sum over its items ---------
 
-def auc_contribution(r, i, nrel, n, k=None):
+def auc_contribution(
+    r: FloatArray, i: np.ndarray, nrel: np.ndarray, n: np.ndarray, k: int | None = None
+) -> np.ndarray:
     # irrelevant items below the i-th relevant item: (n - r) - (nrel - i); eq. 2.
     denom = nrel * (n - nrel)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(denom > 0, ((n - r) - (nrel - i)) / np.where(denom > 0, denom, 1), np.nan)
+        out: np.ndarray = np.where(denom > 0, ((n - r) - (nrel - i)) / np.where(denom > 0, denom, 1), np.nan)
+        return out
 
 
-def precision_contribution(r, i, nrel, n, k):
-    return (r <= k) / float(k) + 0.0 * r
+def precision_contribution(
+    r: FloatArray, i: np.ndarray, nrel: np.ndarray, n: np.ndarray, k: int
+) -> np.ndarray:
+    out: np.ndarray = (r <= k) / float(k) + 0.0 * r
+    return out
 
 
-def recall_contribution(r, i, nrel, n, k):
-    return (r <= k) / nrel + 0.0 * r
+def recall_contribution(
+    r: FloatArray, i: np.ndarray, nrel: np.ndarray, n: np.ndarray, k: int
+) -> np.ndarray:
+    out: np.ndarray = (r <= k) / nrel + 0.0 * r
+    return out
 
 
-def ap_contribution(r, i, nrel, n, k=None):
+def ap_contribution(
+    r: FloatArray, i: np.ndarray, nrel: np.ndarray, n: np.ndarray, k: int | None = None
+) -> np.ndarray:
     # untruncated AP (eq. 12 generalised): precision at the item's rank, averaged over |R|.
-    return i / r / nrel + 0.0 * r
+    out: np.ndarray = i / r / nrel + 0.0 * r
+    return out
 
 
-def ap_at_k_contribution(r, i, nrel, n, k):
-    return (r <= k) * (i / r) / np.minimum(nrel, k) + 0.0 * r
+def ap_at_k_contribution(
+    r: FloatArray, i: np.ndarray, nrel: np.ndarray, n: np.ndarray, k: int
+) -> np.ndarray:
+    out: np.ndarray = (r <= k) * (i / r) / np.minimum(nrel, k) + 0.0 * r
+    return out
 
 
-def ndcg_contribution(r, i, nrel, n, k=None):
-    return (_LOG2 / np.log1p(r)) / ideal_dcg(nrel) + 0.0 * r
+def ndcg_contribution(
+    r: FloatArray, i: np.ndarray, nrel: np.ndarray, n: np.ndarray, k: int | None = None
+) -> np.ndarray:
+    out: np.ndarray = (_LOG2 / np.log1p(r)) / ideal_dcg(nrel) + 0.0 * r
+    return out
 
 
-def ndcg_at_k_contribution(r, i, nrel, n, k):
-    return (r <= k) * (_LOG2 / np.log1p(r)) / ideal_dcg(np.minimum(nrel, k)) + 0.0 * r
+def ndcg_at_k_contribution(
+    r: FloatArray, i: np.ndarray, nrel: np.ndarray, n: np.ndarray, k: int
+) -> np.ndarray:
+    out: np.ndarray = (r <= k) * (_LOG2 / np.log1p(r)) / ideal_dcg(np.minimum(nrel, k)) + 0.0 * r
+    return out
 
 
-def rr_contribution(r, i, nrel, n, k=None):
-    return (i == 1) / r + 0.0 * r
+def rr_contribution(
+    r: FloatArray, i: np.ndarray, nrel: np.ndarray, n: np.ndarray, k: int | None = None
+) -> np.ndarray:
+    out: np.ndarray = (i == 1) / r + 0.0 * r
+    return out
 
 
-def hit_contribution(r, i, nrel, n, k):
+def hit_contribution(
+    r: FloatArray, i: np.ndarray, nrel: np.ndarray, n: np.ndarray, k: int
+) -> np.ndarray:
     # the query is a hit iff its best relevant item is in the top k: count only the first item.
-    return ((i == 1) & (r <= k)) + 0.0 * r
+    out: np.ndarray = ((i == 1) & (r <= k)) + 0.0 * r
+    return out
 
 
-def per_query(contribution, offsets, ranks, n_items, k=None) -> np.ndarray:
+def per_query(contribution: Contribution, offsets: ArrayLike, ranks: ArrayLike, n_items: ArrayLike,
+              k: int | None = None) -> FloatArray:
     """Per-query metric from a contribution function; queries without relevant items give NaN."""
     offsets = np.asarray(offsets, dtype=np.int64)
     nq = offsets.size - 1
@@ -93,7 +131,7 @@ def per_query(contribution, offsets, ranks, n_items, k=None) -> np.ndarray:
     return out
 
 
-def single_rank_curve(contribution, r, n, k=None) -> np.ndarray:
+def single_rank_curve(contribution: Contribution, r: ArrayLike, n: ArrayLike, k: int | None = None) -> FloatArray:
     """M(r) for exactly one relevant item (eq. 7-13); ``r`` and ``n`` broadcast."""
     r = np.asarray(r, dtype=np.float64)
     one = np.ones_like(r)

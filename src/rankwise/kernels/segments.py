@@ -2,15 +2,17 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 
-def segment_ids(offsets: np.ndarray) -> np.ndarray:
+def segment_ids(offsets: np.ndarray) -> NDArray[np.int64]:
     return np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
 
 
-def positions(offsets: np.ndarray, seg: np.ndarray) -> np.ndarray:
+def positions(offsets: np.ndarray, seg: np.ndarray) -> NDArray[np.int64]:
     """0-based position of every row inside its segment."""
-    return np.arange(seg.size, dtype=np.int64) - offsets[seg]
+    pos: NDArray[np.int64] = np.arange(seg.size, dtype=np.int64) - offsets[seg]
+    return pos
 
 
 def segment_sum(values: np.ndarray, seg: np.ndarray, n: int, mask: np.ndarray | None = None) -> np.ndarray:
@@ -23,14 +25,15 @@ def segment_sum(values: np.ndarray, seg: np.ndarray, n: int, mask: np.ndarray | 
     return np.bincount(seg, weights=values, minlength=n)
 
 
-def running_count(flags: np.ndarray, offsets: np.ndarray, seg: np.ndarray) -> np.ndarray:
+def running_count(flags: np.ndarray, offsets: np.ndarray, seg: np.ndarray) -> NDArray[np.int64]:
     """Inclusive count of True flags up to each row within its segment (exact integer arithmetic)."""
     c = np.cumsum(flags, dtype=np.int64)
     before = np.concatenate([[0], c])[offsets[:-1]]
-    return c - before[seg]
+    count: NDArray[np.int64] = c - before[seg]
+    return count
 
 
-def first_index(flags: np.ndarray, seg: np.ndarray, n: int) -> np.ndarray:
+def first_index(flags: np.ndarray, seg: np.ndarray, n: int) -> NDArray[np.int64]:
     """Row index of the first True flag of each segment, -1 if none."""
     idx = np.flatnonzero(flags)
     out = np.full(n, -1, dtype=np.int64)
@@ -41,15 +44,16 @@ def first_index(flags: np.ndarray, seg: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def group_mean(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+def group_mean(values: np.ndarray, group: np.ndarray) -> NDArray[np.float64]:
     """Each value replaced by the mean over its group (tie group): the expectation of a
     position's value over a uniformly random order of the group."""
     sums = np.bincount(group, weights=values)
     counts = np.bincount(group)
-    return (sums / counts)[group]
+    means: NDArray[np.float64] = (sums / counts)[group]
+    return means
 
 
-def safe_divide(num: np.ndarray, den) -> np.ndarray:
+def safe_divide(num: ArrayLike, den: ArrayLike) -> NDArray[np.float64]:
     """num / den with 0 where den == 0 (0/0 := 0; undefined cases are handled by query policies)."""
     num = np.asarray(num, dtype=np.float64)
     den = np.broadcast_to(np.asarray(den, dtype=np.float64), num.shape)
@@ -58,12 +62,13 @@ def safe_divide(num: np.ndarray, den) -> np.ndarray:
     return out
 
 
-def log_discount(pos: np.ndarray, base: float) -> np.ndarray:
+def log_discount(pos: np.ndarray, base: float) -> NDArray[np.float64]:
     """1 / log_base(rank + 1) for 0-based positions (rank = pos + 1)."""
-    return np.log(base) / np.log(pos + 2.0)
+    disc: NDArray[np.float64] = np.log(base) / np.log(pos + 2.0)
+    return disc
 
 
-def segment_cumsum(values: np.ndarray, offsets: np.ndarray, seg: np.ndarray) -> np.ndarray:
+def segment_cumsum(values: ArrayLike, offsets: np.ndarray, seg: np.ndarray) -> NDArray[np.float64]:
     """Inclusive running sum of float values within each segment.
 
     One global cumsum, restarted at every segment start by subtracting the previous segment's

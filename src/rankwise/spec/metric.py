@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from rankwise.spec.params import COMMON_PARAMS, Param
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -14,7 +17,7 @@ class MetricDef:
     formula: str
     reference: str
     example: str
-    compute: Callable  # (ctx, params: Mapping, k: int | None) -> per-query float array
+    compute: Callable[..., np.ndarray]  # (ctx, params: Mapping, k: int | None) -> per-query float array
     params: tuple[Param, ...] = ()
     aliases: tuple[str, ...] = ()
     cutoff: bool = True  # accepts @k
@@ -55,14 +58,14 @@ class ResolvedMetric:
         return f"{d.name}({inner})" + (f"@{self.k}" if self.k is not None else "")
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> tuple[str, tuple[object, ...], int | None]:
         return (self.definition.name, tuple(self.params[p.name] for p in self.definition.all_params), self.k)
 
     def __repr__(self) -> str:
         return f"ResolvedMetric({str(self)!r})"
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.key)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, ResolvedMetric) and self.key == other.key

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
 
 from rankwise.errors import InvalidParameterError
 
@@ -17,11 +17,13 @@ class Param:
     name: str
     doc: str
     kind: str = "choice"  # 'choice' | 'float' | 'int' | 'prob' | 'log_base' | 'choice_or_positive'
-    choices: tuple = ()
+    choices: tuple[str, ...] = ()
     choice_docs: Mapping[str, str] = field(default_factory=dict)
     value_aliases: Mapping[str, str] = field(default_factory=dict)
 
-    def coerce(self, raw, *, metric: str = "") -> object:
+    # raw: any user input (str from a metric string, a number from Python); what is not a valid
+    # value is rejected at run time, so Any, not object (float(raw) is tried on it)
+    def coerce(self, raw: Any, *, metric: str = "") -> object:
         where = f" of {metric}" if metric else ""
         if self.kind == "choice":
             c = str(raw).strip().lower()
@@ -62,7 +64,8 @@ class Param:
             raise InvalidParameterError(f"parameter {self.name}{where} must be strictly between 0 and 1; got {raw!r}")
         return v
 
-    def format(self, value) -> str:
+    # value: a str choice or a number, as held in the Mapping[str, object] of conventions and specs
+    def format(self, value: Any) -> str:
         if self.kind == "choice" or isinstance(value, str):
             return str(value)
         if self.kind == "log_base" and value == math.e:
@@ -70,7 +73,7 @@ class Param:
         return format_number(value)
 
 
-def _number(raw, name, where) -> float:
+def _number(raw: Any, name: str, where: str) -> float:  # raw: any user input, as coerce's
     try:
         v = float(raw)
     except (TypeError, ValueError):
@@ -80,7 +83,7 @@ def _number(raw, name, where) -> float:
     return v
 
 
-def format_number(v) -> str:
+def format_number(v: float | str) -> str:
     v = float(v)
     if v == int(v) and abs(v) < 1e15:
         return str(int(v))

@@ -15,7 +15,7 @@ CUTOFF_SUFFIX_STEMS = {"p": "P", "recall": "R", "ndcg_cut": "nDCG", "map_cut": "
                        "f1": "F1", "hits": "Hits"}
 
 _by_name: dict[str, MetricDef] = {}
-_aliases: dict[str, tuple[MetricDef, dict]] = {}
+_aliases: dict[str, tuple[MetricDef, dict[str, str]]] = {}
 _loaded = False
 
 
@@ -31,7 +31,7 @@ def register(defn: MetricDef) -> MetricDef:
     return defn
 
 
-def _load():
+def _load() -> None:
     global _loaded
     if _loaded:
         return
@@ -53,7 +53,7 @@ def all_metrics() -> list[MetricDef]:
     return list(_by_name.values())
 
 
-def lookup(name: str) -> tuple[MetricDef, dict] | None:
+def lookup(name: str) -> tuple[MetricDef, dict[str, str]] | None:
     _load()
     return _aliases.get(name.lower())
 
