@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankwise as rw
-from rankwise.data import collections as C
+from rankwise.data import duplicates as D
 from rankwise.data import idkeys
 
 
@@ -32,17 +32,17 @@ def test_duplicates_found_exactly(seed, block, n, grouped, collide):
     docs = rng.integers(0, 12, size=n).astype(str)
     keys = idkeys.pack(docs)
     h = np.zeros(n, dtype=np.uint64) if collide else idkeys.mix(keys, qcodes)
-    saved, C._DUP_BLOCK = C._DUP_BLOCK, block
+    saved, D._DUP_BLOCK = D._DUP_BLOCK, block
     try:
-        got = C._find_duplicates(qcodes, keys, h)
+        got = D.find_duplicates(qcodes, keys, h)
     finally:
-        C._DUP_BLOCK = saved
+        D._DUP_BLOCK = saved
     assert got.tolist() == _brute(qcodes, docs)
 
 
 @pytest.mark.parametrize("policy", ["first", "last", "max"])
 def test_blockwise_check_on_a_run(monkeypatch, policy):
-    monkeypatch.setattr(C, "_DUP_BLOCK", 2)
+    monkeypatch.setattr(D, "_DUP_BLOCK", 2)
     q = np.array(["a", "a", "a", "b", "b", "c", "c", "c", "c"])
     d = np.array(["x", "y", "x", "x", "x", "p", "q", "r", "p"])
     s = np.array([1.0, 2, 3, 4, 5, 6, 7, 8, 9])

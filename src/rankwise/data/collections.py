@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rankwise.data import idkeys
+from rankwise.data.duplicates import resolve_duplicates
 from rankwise.data.vocabulary import Vocabulary, intern
 from rankwise.errors import DataError, InvalidParameterError, ParseError
 from rankwise.kernels.segments import segment_ids
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
 _C = TypeVar("_C", bound="_Collection")
 _T = TypeVar("_T")
 
-DUPLICATE_POLICIES = ("error", "first", "last", "max")
-
 
 def _freeze(*arrays: np.ndarray) -> None:
     for a in arrays:
@@ -39,111 +38,6 @@ def _freeze(*arrays: np.ndarray) -> None:
 def _frozen(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)
     return a
-
-
-def _exact_duplicate_rows(qcodes: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted-order view of rows grouped by (query, doc): (order, starts of groups, group id)."""
-    order = np.lexsort([*idkeys.lex_order_columns(keys), qcodes])
-    sq, sk = qcodes[order], keys[order]
-    same = np.r_[False, (sq[1:] == sq[:-1]) & idkeys.rows_equal(sk[1:], sk[:-1])]
-    return order, same
-
-
-def _find_duplicates(qcodes: np.ndarray, keys: np.ndarray, h: np.ndarray | None = None) -> np.ndarray:
-    """Indices (into the rows) of every row whose (query, doc) occurs more than once, or an empty array.
-
-    Sorting one 64-bit hash per row (numpy's vectorised sort) proves there is no repeat in the
-    common case; only rows whose hash repeats are then compared exactly. ``h`` is that hash
-    (``idkeys.mix(keys, qcodes)``) when the caller has it."""
-    if h is None:
-        h = idkeys.mix(keys, qcodes)
-    rep = _repeated_hashes(h, qcodes)
-    if rep.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    cand = np.flatnonzero(np.isin(h, rep))
-    order, same = _exact_duplicate_rows(qcodes[cand], keys[cand])
-    dup_sorted = same | np.r_[same[1:], False]
-    return np.sort(cand[order[dup_sorted]])
-
-
-_DUP_BLOCK = 1 << 20  # rows per sorted block of the duplicate check
-
-
-def _repeated_hashes(h: np.ndarray, qcodes: np.ndarray) -> np.ndarray:
-    """The hash values that occur more than once among rows of the same query (and, possibly, a
-    few that repeat across queries), sorted.
-
-    A (query, doc) can only repeat within its query. When each query's rows are together (every
-    file that lists a query's lines together), the rows are checked in blocks of whole queries,
-    each sorted in one reused buffer: no sorted copy of all the hashes is made. Otherwise all the
-    hashes are sorted at once."""
-    n = h.size
-    if n > _DUP_BLOCK and bool(np.all(qcodes[1:] >= qcodes[:-1])):
-        buf = np.empty(_DUP_BLOCK * 2, dtype=np.uint64)
-        found = []
-        a = 0
-        while a < n:
-            b = min(n, a + _DUP_BLOCK)
-            if b < n:  # cut where a query starts (or after a query longer than a block)
-                c = int(np.searchsorted(qcodes, qcodes[b], side="left"))
-                b = c if c > a else int(np.searchsorted(qcodes, qcodes[b], side="right"))
-            part = buf[:b - a] if b - a <= buf.size else np.empty(b - a, dtype=np.uint64)
-            part[...] = h[a:b]
-            part.sort()
-            rep = part[1:] == part[:-1]
-            if rep.any():
-                found.append(part[1:][rep])
-            a = b
-        return np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.uint64)
-    sh = np.sort(h)
-    rep = sh[1:] == sh[:-1]
-    return np.unique(sh[1:][rep]) if rep.any() else np.zeros(0, dtype=np.uint64)
-
-
-# row_numbers: the input line of each row, duck-typed (an int array, or io's line index that also has .text)
-def _resolve_duplicates(qcodes: np.ndarray, keys: np.ndarray, values: np.ndarray, policy: str, what: str,
-                        row_numbers: Any, source: str | None, describe: Callable[[int], tuple[str, str]],
-                        h: np.ndarray | None = None) -> tuple[NDArray[np.bool_] | None, int]:
-    """Find repeated (query, doc) pairs. Returns (keep-mask or None, number dropped)."""
-    if policy not in DUPLICATE_POLICIES:
-        raise InvalidParameterError(f"duplicates must be one of {DUPLICATE_POLICIES}, got {policy!r}")
-    rows = _find_duplicates(qcodes, keys, h)
-    if rows.size == 0:
-        return None, 0
-    order, same = _exact_duplicate_rows(qcodes[rows], keys[rows])
-    rows = rows[order]
-    starts = np.flatnonzero(~same)
-    group = np.cumsum(~same) - 1
-    if policy == "error":
-        second = int(rows[np.flatnonzero(same)].min())
-        g = group[np.flatnonzero(rows == second)[0]]
-        first = int(rows[group == g].min())
-        line_a = row_numbers[first] if row_numbers is not None else first + 1
-        line_b = row_numbers[second] if row_numbers is not None else second + 1
-        q, d = describe(second)
-        text = row_numbers.text(second) if hasattr(row_numbers, "text") else f"{q} ... {d}"
-        raise ParseError(
-            f"duplicate {what}: query {q!r}, doc {d!r} already appeared on line {line_a}; "
-            f"{int(same.sum())} duplicate row(s) in total. Pass duplicates='first'|'last'|'max' "
-            "(CLI: --duplicates) to keep one explicitly",
-            path=source, line=line_b, text=text,
-            expected="each (query, doc) pair once")
-    if policy == "first":
-        drop = rows[same]
-    elif policy == "last":
-        last = np.r_[starts[1:], rows.size] - 1
-        keep_sorted = np.zeros(rows.size, dtype=bool)
-        # rows within a group are in ascending row order after the stable lexsort on equal keys
-        keep_sorted[last] = True
-        drop = rows[~keep_sorted]
-    else:  # max value; ties -> first occurrence
-        v = values[rows]
-        o2 = np.lexsort((rows, -v, group))
-        first_in_group = np.r_[True, group[o2][1:] != group[o2][:-1]]
-        drop = rows[o2[~first_in_group]]
-    keep = np.ones(keys.shape[0], dtype=bool)
-    keep[drop] = False
-    return keep, int(drop.size)
 
 
 @dataclass(frozen=True, eq=False)
@@ -271,7 +165,7 @@ class _Collection:
                              expected=f"a {'finite number' if value_name == 'relevance' else 'number (not NaN)'}")
         qsalt = _frozen(idkeys.id_salts(qvocab.ids))
         h = idkeys.mix(keys, qsalt, codes=qcodes)  # = row_hash(): kept below
-        keep, dropped = _resolve_duplicates(qcodes, keys, values, duplicates, what, row_numbers, source, describe, h)
+        keep, dropped = resolve_duplicates(qcodes, keys, values, duplicates, what, row_numbers, source, describe, h)
         if keep is not None:
             qcodes, keys, values, h = qcodes[keep], keys[keep], values[keep], h[keep]
         counts = np.bincount(qcodes, minlength=len(qvocab))
