@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankwise.data import idkeys
-from rankwise.data.align import _lookup
+from rankwise.data.join import _lookup
 
 
 def _brute(qkeys, qseg, rkeys, rseg):
@@ -53,9 +53,9 @@ def test_lookup_matches_a_dict(seed, bits, nq, nr, words, pool, collide):
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 60), chunk=st.integers(1, 7),
        precision=st.sampled_from(["float32", "float64"]), sort=st.booleans())
 def test_rank_plan_is_the_same_in_any_chunking(seed, n, chunk, precision, sort):
-    """_rank_plan scans adjacent pairs in chunks; chunk edges must not change the plan, and the
+    """rank_plan scans adjacent pairs in chunks; chunk edges must not change the plan, and the
     plan must match a direct computation (ties: equal scores, as compared at that precision)."""
-    from rankwise.data import align as A
+    from rankwise.data import ordering as A
     rng = np.random.default_rng(seed)
     seg = np.sort(rng.integers(0, 4, size=n))
     score = rng.choice([0.1, 0.1 + 1e-12, 0.2, 0.3, 1.0], size=n)
@@ -63,10 +63,10 @@ def test_rank_plan_is_the_same_in_any_chunking(seed, n, chunk, precision, sort):
         score = score[np.lexsort((-score, seg))]
     saved, A._PLAN_CHUNK = A._PLAN_CHUNK, chunk
     try:
-        got = A._rank_plan(seg, score, precision)
+        got = A.rank_plan(seg, score, precision)
     finally:
         A._PLAN_CHUNK = saved
-    want = A._rank_plan(seg, score, precision)
+    want = A.rank_plan(seg, score, precision)
     for g, w in zip(got, want):
         assert (g is None and w is None) or np.array_equal(g, w)
     order, inv, tstart, tsize, tied = got
@@ -106,10 +106,10 @@ def test_ideal_order_fast_path_equals_lexsort(seed, n, integer):
     """The qrels' grades best first within each query: the packed-integer sort (integer grades)
     and the lexsort fallback (any other grades) against a direct lexsort."""
     import rankwise as rw
-    from rankwise.data.align import _descending_within
+    from rankwise.data.ordering import descending_within
     rng = np.random.default_rng(seed)
     queries = rng.integers(0, 5, size=n).astype(str)
     grades = rng.integers(-2, 5, size=n).astype(float) if integer else np.round(rng.normal(size=n), 2)
     q = rw.Qrels.from_arrays(queries, np.array([f"d{i}" for i in range(n)]), grades)
     want = q.values[np.lexsort((-q.values, q.segment))]
-    assert np.array_equal(_descending_within(q), want)
+    assert np.array_equal(descending_within(q), want)

@@ -87,3 +87,10 @@ def segment_cumsum(values: ArrayLike, offsets: np.ndarray, seg: np.ndarray) -> N
         v[starts[nonempty[1:]]] -= totals[nonempty[:-1]]
     return np.cumsum(v)
 
+
+def expand_ranges(starts: np.ndarray, lengths: np.ndarray) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The indices of the ranges [starts[i], starts[i] + lengths[i]), concatenated, and their CSR offsets."""
+    offs = np.zeros(lengths.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offs[1:])
+    idx = np.arange(int(offs[-1]), dtype=np.int64) + np.repeat(starts - offs[:-1], lengths)
+    return idx, offs
