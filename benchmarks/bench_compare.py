@@ -47,7 +47,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import cpu_seconds, maxrss_mb, median, prefault, spawn
+from harness import child_env, cpu_seconds, maxrss_mb, median, prefault, spawn
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "_data" / "compare"
@@ -599,11 +599,7 @@ def main(argv=None) -> int:
         return 0
     qrels_path, run_paths = data_paths(args.queries, args.docs, args.systems, args.seed)
 
-    import rankwise
-    rw_src = str(Path(rankwise.__file__).resolve().parent.parent)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = rw_src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.setdefault("OMP_NUM_THREADS", str(os.cpu_count() or 1))
+    env = child_env()
 
     global PREFAULT_GB
     PREFAULT_GB = args.prefault

@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness import cpu_seconds, maxrss_mb, median, prefault, spawn
+from harness import child_env, cpu_seconds, maxrss_mb, median, prefault, spawn
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "_data"
@@ -703,11 +703,8 @@ def main(argv=None) -> int:
             generate(SIZES[s], args.seed, force=True)
     args.tools = [t.strip() for t in args.tools.split(",") if t.strip()]
 
-    import rankwise
-    rw_src = str(Path(rankwise.__file__).resolve().parent.parent)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = rw_src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.setdefault("OMP_NUM_THREADS", str(os.cpu_count() or 1))
+    env = child_env()
+    rw_src = env["PYTHONPATH"].split(os.pathsep)[0]
 
     global PREFAULT_GB
     PREFAULT_GB = args.prefault

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 
 def maxrss_mb() -> float:
@@ -22,6 +23,16 @@ def cpu_seconds() -> float:
     """User + system CPU time of this process, all its threads."""
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime
+
+
+def child_env() -> dict[str, str]:
+    """The environment of a measured process: this rankwise first on PYTHONPATH, OpenMP on every core."""
+    import rankwise
+    src = str(Path(rankwise.__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.setdefault("OMP_NUM_THREADS", str(os.cpu_count() or 1))
+    return env
 
 
 def prefault(gb: float) -> float:

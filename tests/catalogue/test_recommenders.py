@@ -89,7 +89,7 @@ def test_recommenders_plug_into_catalogue():
 @pytest.mark.parametrize("q,k,kp", [(1, None, None), (3, None, None), (1, None, 2), (2, 3, 2), (1, 2, None)])
 def test_item_cf_sparse_path_matches_naive(q, k, kp, monkeypatch):
     # the blocked sparse path serves catalogues too large for a dense items x items similarity
-    import rankwise.experiments.recommenders as rec
+    import rankwise.experiments.item_cf as rec
     monkeypatch.setattr(rec, "DENSE_SIMILARITY_LIMIT", 0)
     rng = np.random.default_rng(0)
     x = sp.csr_matrix((rng.random((30, 12)) < 0.3).astype(float))
@@ -99,7 +99,7 @@ def test_item_cf_sparse_path_matches_naive(q, k, kp, monkeypatch):
 
 @pytest.mark.parametrize("q,k,kp", [(1, None, None), (3, None, None), (1, None, 2), (2, 3, 2)])
 def test_item_cf_dense_and_sparse_similarity_agree(q, k, kp, monkeypatch):
-    import rankwise.experiments.recommenders as rec
+    import rankwise.experiments.item_cf as rec
     rng = np.random.default_rng(5)
     x = sp.csr_matrix((rng.random((25, 14)) < 0.3).astype(float))
     dense = ItemCF(q=q, k=k, k_prime=kp).fit(x).similarity.toarray()
@@ -111,8 +111,8 @@ def test_item_cf_dense_and_sparse_similarity_agree(q, k, kp, monkeypatch):
 def _old_dense_s1(x, q, kp):
     """s' of the dense path as it was computed before float32 co-counts and the unmasked divide:
     float64 co-counts, sqrt(n_i n_j) with a masked divide, the same power and top-k' selection."""
-    import rankwise.experiments.recommenders as rec
-    x = rec._binary(x)
+    import rankwise.experiments.item_cf as rec
+    x = rec.binary_matrix(x)
     n_i = np.asarray(x.sum(axis=0)).ravel()
     s = np.asarray(x.T.tocsr() @ x.toarray())
     np.fill_diagonal(s, 0.0)
@@ -147,7 +147,7 @@ def test_dense_item_cf_is_bit_identical_to_float64_cocounts(q, kp):
 
 
 def test_top_k_positive_selects_like_a_sort():
-    from rankwise.experiments.recommenders import _top_k_positive
+    from rankwise.experiments.item_cf import _top_k_positive
     rng = np.random.default_rng(9)
     s = rng.integers(-2, 5, size=(50, 40)).astype(float) / 4  # many ties, zeros and negatives
     for k in (1, 3, 10, 39, 40):
@@ -160,7 +160,7 @@ def test_top_k_positive_selects_like_a_sort():
 
 
 def test_kth_positive_equals_partition_where_positive():
-    from rankwise.experiments.recommenders import _kth_positive
+    from rankwise.experiments.item_cf import _kth_positive
     rng = np.random.default_rng(10)
     for trial in range(150):
         rows, n = int(rng.integers(1, 30)), int(rng.integers(2, 400))
@@ -179,7 +179,7 @@ def test_kth_positive_equals_partition_where_positive():
 def test_streamed_all_neighbour_fit_equals_the_full_similarity(q, monkeypatch):
     """k = k' = None with no more users than items: predictions accumulated block by block without
     the items x items matrix are the same doubles as X @ s' (and s' is built on demand)."""
-    import rankwise.experiments.recommenders as rec
+    import rankwise.experiments.item_cf as rec
     rng = np.random.default_rng(12)
     dense = (rng.random((25, 60)) < 0.2).astype(float)
     dense[:, 4] = 0.0

@@ -14,7 +14,7 @@ from rankwise import Run
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.io.ncf import load_ncf
 from rankwise.sampled import estimate, sampled_ranks, sampled_ranks_ncf
-from rankwise.sampled.from_scores import decimal_codes
+from rankwise.sampled.score_sources import decimal_codes
 
 # Three test lines, m = 4 negatives. Line 2 lists its held-out item 2 among its negatives.
 TEST = "0\t1\t5\t100\n1\t2\t3\t101\n2\t0\t4\t102\n"
