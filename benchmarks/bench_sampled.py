@@ -34,10 +34,11 @@ import numpy as np
 from scipy import stats
 
 from rankwise.data.ranks import RelevantRanks
+from rankwise.evaluation.rank_metric import rank_metrics
 from rankwise.sampled import SampledMetricWarning, estimate, simulate
 from rankwise.sampled.distribution import rank_distribution
 from rankwise.sampled.estimate import DEFAULT_ESTIMATOR, estimate_repetitions
-from rankwise.sampled.metric import parse_metric
+from rankwise.sampled.table_cache import TableCache
 
 USERS, ITEMS, M = 6040, 3706, 100
 METRICS = ("Recall@10", "NDCG@10", "AP")
@@ -124,7 +125,7 @@ def oracle_tables(prior_of_n, sizes, metrics=METRICS):
     This is eq. 26 (bv(1), posterior_mean) with the given prior; ``estimate(..., estimator="posterior_mean",
     prior=p)`` computes the same table for a single catalogue size (checked for one n in the README).
     """
-    parsed = [parse_metric(k) for k in metrics]
+    parsed = [rank_metrics(k)[0] for k in metrics]
     out = {k: np.empty((sizes.size, M + 1)) for k in metrics}
     for i, n in enumerate(sizes):
         n = int(n)
@@ -154,12 +155,13 @@ def run_group(shapes, reps, seed, boot, coverage_reps, chunk=25):
     rng = np.random.default_rng(seed)
     n = catalogue_sizes(rng)
     truth = {s: RelevantRanks.single(shape_ranks(s, n, rng), n) for s in shapes}
-    exact = {s: {k: float(parse_metric(k).per_query(rr).mean()) for k in METRICS} for s, rr in truth.items()}
+    exact = {s: {k: float(rank_metrics(k)[0].per_query(rr).mean()) for k in METRICS} for s, rr in truth.items()}
     sims = simulate(truth, M, repetitions=reps, seed=seed + 1)
     values = {e: {s: {k: np.zeros(0) for k in METRICS} for s in shapes} for e in ALL}
     covered = {e: {s: {k: [] for k in METRICS} for s in shapes} for e in ESTIMATORS}
     seconds = {e: 0.0 for e in ALL}
     sizes, size_index = np.unique(n, return_inverse=True)
+    cache = TableCache()  # tables depend on (estimator, n, m), not on the shape: shared as a service would
     for s in shapes:
         samples = [sim[s] for sim in sims]
         for e in ESTIMATORS:
@@ -167,7 +169,7 @@ def run_group(shapes, reps, seed, boot, coverage_reps, chunk=25):
             for lo in range(0, reps, chunk):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", SampledMetricWarning)
-                    got = estimate_repetitions(samples[lo:lo + chunk], n, M, METRICS, estimator=e)
+                    got = estimate_repetitions(samples[lo:lo + chunk], n, M, METRICS, estimator=e, cache=cache)
                 for k in METRICS:
                     values[e][s][k] = np.concatenate([values[e][s][k], got[k]])
             seconds[e] += (time.perf_counter() - t) / reps

@@ -43,3 +43,15 @@ def test_import_stays_light():
             "rankwise.compare; print('scipy.stats' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["False", "False", "True"], out.stderr
+
+
+def test_results_n_queries_is_an_int_and_n_averaged_counts_per_metric():
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}, "q3": {"d": 0}}  # q3: no relevant document
+    run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0, "x": 0.5}, "q3": {"d": 1.0}}
+    res = rw.evaluate(qrels, run, ["AP(no_relevant=nan)", "P@2"])
+    assert isinstance(res.n_queries, int) and res.n_queries == res.query_ids.size == 3
+    assert dict(res.n_averaged) == {"AP(no_relevant=nan)": 2, "P@2": 3}
+    assert res.excluded["AP(no_relevant=nan)"] == 1
+    d = res.to_dict()
+    assert d["n_queries"] == res.n_queries and d["n_queries_averaged"] == dict(res.n_averaged)
+    assert "n_queries=3" in repr(res)

@@ -47,7 +47,7 @@ def test_seed001_five_user_table():
     assert list(res.query_ids) == ["1", "2", "3", "4"]
     for m, want in SEED001_MEANS.items():
         assert res[m] == pytest.approx(want, abs=1e-12), m
-        assert res.n_queries[m] == 3
+        assert res.n_averaged[m] == 3
         for u, row in SEED001_TABLE.items():
             assert res.per_query(m)[u] == pytest.approx(row[m], abs=1e-12), (m, u)
         assert math.isnan(res.per_query(m)["4"])  # no labels -> NaN, left out of the mean

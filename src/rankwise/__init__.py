@@ -12,7 +12,8 @@ from rankwise.errors import (
     RankwiseError,
 )
 from rankwise.evaluation import Results, evaluate
-from rankwise.evaluation.streaming import evaluate_run_file
+from rankwise.evaluation.ranks import evaluate_ranks
+from rankwise.io.streaming import evaluate_run_file
 from rankwise.io.tabular import read_qrels_file as read_qrels
 from rankwise.io.tabular import read_run_file as read_run
 from rankwise.spec.grammar import parse_metric
@@ -21,7 +22,7 @@ from rankwise.spec.metric import MetricSpec, ResolvedMetric
 __version__ = "0.1.0"
 
 __all__ = [
-    "evaluate", "compare", "evaluate_run_file", "Results", "Qrels", "Run", "RelevantRanks",
+    "evaluate", "evaluate_ranks", "compare", "evaluate_run_file", "Results", "Qrels", "Run", "RelevantRanks",
     "read_qrels", "read_run",
     "Convention", "PRESETS", "get_convention", "parse_metric", "MetricSpec", "ResolvedMetric", "explain",
     "RankwiseError", "ParseError", "InvalidParameterError", "ConventionError", "DataError",

@@ -138,14 +138,14 @@ def check_agreement(res, expected: dict[str, dict[str, float]], metrics, *, labe
         assert not extra, f"{label} {m}: rankwise averages queries the peer does not report: {extra}"
         want_mean = float(np.mean([expected[q][m] for q in ref_q])) if ref_q else float("nan")
         assert _close(res.means[m], want_mean), f"{label} {m}: mean {res.means[m]!r} != peer {want_mean!r}"
-        assert res.n_queries[m] == len(ref_q), f"{label} {m}: n_queries {res.n_queries[m]} != {len(ref_q)}"
+        assert res.n_averaged[m] == len(ref_q), f"{label} {m}: n_averaged {res.n_averaged[m]} != {len(ref_q)}"
 
 
 def check_means(res, expected_means: dict[str, float], n_queries: int | None = None, *, label: str = "") -> None:
     for m, want in expected_means.items():
         assert _close(res.means[m], want), f"{label} {m}: mean {res.means[m]!r} != peer {want!r}"
         if n_queries is not None:
-            assert res.n_queries[m] == n_queries, f"{label} {m}: n_queries {res.n_queries[m]} != {n_queries}"
+            assert res.n_averaged[m] == n_queries, f"{label} {m}: n_averaged {res.n_averaged[m]} != {n_queries}"
 
 
 def _close(a, b) -> bool:

@@ -76,7 +76,7 @@ def test_matrix_mean_equals_rankwise_mean():
     assert abs(res.means["nDCG@3"] - metrics.ndcg_score(t, s, k=3)) <= 1e-9
     assert abs(res.means["nDCG"] - metrics.ndcg_score(t, s)) <= 1e-9
     assert abs(res.means["DCG@5"] - metrics.dcg_score(t, s, k=5)) <= 1e-9
-    assert res.n_queries["nDCG"] == len(run)
+    assert res.n_averaged["nDCG"] == len(run)
 
 
 def test_all_zero_rows_score_zero_and_count():
@@ -87,7 +87,7 @@ def test_all_zero_rows_score_zero_and_count():
     want = metrics.ndcg_score([[0, 0], [1, 0], [0, 0]], [[0.3, 0.2]] * 3)
     assert abs(want - 1 / 3) <= 1e-15
     assert abs(res.means["nDCG"] - want) <= 1e-12
-    assert res.n_queries["nDCG"] == 3
+    assert res.n_averaged["nDCG"] == 3
 
 
 def test_ignore_ties_on_tie_free_rows(seed):

@@ -18,9 +18,9 @@ from scipy import stats
 from rankwise.compare import compare_matrix, resampling
 from rankwise.compare.allpairs import anova, tukey_p
 from rankwise.compare.options import EXACT_RANDOMIZATION_UP_TO
+from tests.compare.sakai_data import SAKAI_TABLE, sakai_array, sakai_matrix
 
 from . import matrix
-from .test_sakai import SAKAI_TABLE, sakai_array, sakai_matrix
 
 
 # ---- brute force ---------------------------------------------------------------------------------

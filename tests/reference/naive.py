@@ -89,6 +89,10 @@ def metric_on_list(name, p, k, ranked, judgments, collection_grades=()):
         den = {"relevant": R, "min_k_relevant": R if k is None else min(k, R), "retrieved_relevant": hits,
                "min_k_retrieved": n if k is None else min(k, n)}[p["denominator"]]
         return div(s, den)
+    if name == "AUC":  # every (relevant, retrieved non-relevant) pair, won when the relevant one is above
+        nonrel = [i for i, r in enumerate(rel) if not r]
+        won = sum(1 for i, r in enumerate(rel) if r for j in nonrel if i < j)
+        return div(won, R * len(nonrel))
     if name == "RR":
         for i, r in enumerate(top):
             if r:

@@ -51,6 +51,7 @@ import numpy as np
 import pytest
 
 from rankwise.sampled import corrections as cx
+from rankwise.sampled.table_cache import TableCache
 
 est = importlib.import_module("rankwise.sampled.estimate")
 
@@ -74,7 +75,7 @@ def _curves():
 
 
 def _grid():
-    edges, L = est._bins_and_likelihood(N, M, True)
+    edges, L = TableCache().likelihood(N, M, True)
     assert edges.size - 1 == N  # single-rank bins: the same grid as theirs
     return L, np.diff(edges).astype(np.float64)
 
@@ -178,7 +179,7 @@ def test_mes_solution_satisfies_kkt():
 def test_mes_on_rank_bins_at_large_n():
     """n > 400: the fit lives on rankwise's rank bins (entropy over ranks via the bin widths), as maxent's."""
     n, m = 5000, 50
-    edges, L = est._bins_and_likelihood(n, m, True)
+    edges, L = TableCache().likelihood(n, m, True)
     width = np.diff(edges).astype(np.float64)
     assert edges.size - 1 < n
     rng = np.random.default_rng(3)

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from rankwise.cli.main import main
-from tests.sampled.test_from_scores import write_ncf
+from tests.sampled.ncf_fixture import write_ncf
 
 
 def cli(argv, capsys):

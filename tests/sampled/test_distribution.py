@@ -9,9 +9,9 @@ from scipy import stats
 
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import InvalidParameterError
+from rankwise.evaluation.rank_metric import rank_metrics
 from rankwise.sampled import expected_sampled, rank_distribution
 from rankwise.sampled.distribution import expected_curve
-from rankwise.sampled.metric import parse_metric
 
 
 def brute_force(r, n, m, replacement):
@@ -77,7 +77,7 @@ def test_several_relevant_items_match_enumeration():
     vals = []
     for d in itertools.combinations(negatives, m):
         sampled = [1 + sum(x < r for x in d) + sum(y < r for y in R) for r in R]
-        vals.append(parse_metric("AP").per_query(RelevantRanks.from_lists([sampled], m + 2))[0])
+        vals.append(rank_metrics("AP")[0].per_query(RelevantRanks.from_lists([sampled], m + 2))[0])
     got = expected_sampled(RelevantRanks.from_lists([R], n), m, "AP", replacement=False)["AP"].mean
     assert got == pytest.approx(np.mean(vals), rel=1e-12)
 

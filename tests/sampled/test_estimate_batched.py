@@ -12,19 +12,13 @@ import pytest
 
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import DataError
+from rankwise.evaluation.rank_metric import rank_metrics
 from rankwise.sampled import SampledMetricWarning, estimate, estimate_repetitions, simulate
 from rankwise.sampled import corrections as cx
-from rankwise.sampled.estimate import (
-    _bins_and_likelihood,
-    _Items,
-    _items,
-    _kinds,
-    _nodes,
-    _table_estimates,
-    _target,
-    parse_estimator,
-)
-from rankwise.sampled.metric import parse_metric, parse_metrics
+from rankwise.sampled.estimator_registry import parse_estimator
+from rankwise.sampled.pseudo_items import Items, items_of, kinds, nodes, target
+from rankwise.sampled.table_cache import TableCache
+from rankwise.sampled.table_estimates import table_lookups
 
 METRICS = ("Recall@10", "NDCG@10", "AP", "AUC")
 TABLE = ("naive", "rank_floor", "rank_interp", "ls", "cls", "bv(0.1)", "bv(1)", "posterior_mean")
@@ -56,19 +50,19 @@ def _geometric(n, p):
 
 def _old_batched_tables(samples, n_items, m, metrics, estimator):
     """The pre-batching estimate_repetitions for table estimators: all repetitions' items
-    concatenated, one (reps, items) indicator matrix, ``_table_estimates``."""
+    concatenated as one sample, one (reps, items) indicator matrix, the one-sample table path."""
     name, param = parse_estimator(estimator)
-    metrics = parse_metrics(metrics)
-    parts = [_items(s, n_items, m) for s in samples]
+    metrics = rank_metrics(metrics)
+    parts = [items_of(s, n_items, m) for s in samples]
     first, reps, nq = parts[0], len(parts), parts[0].n_queries
     cat = lambda attr: np.concatenate([getattr(p, attr) for p in parts])  # noqa: E731
-    items = _Items(np.concatenate([p.query + k * nq for k, p in enumerate(parts)]), cat("pos"), cat("nrel"),
-                   cat("n"), cat("reduced"), cat("size"), nq * reps, np.tile(first.has_relevant, reps))
+    items = Items(np.concatenate([p.query + k * nq for k, p in enumerate(parts)]), cat("pos"), cat("nrel"),
+                  cat("n"), cat("reduced"), cat("size"), nq * reps, np.tile(first.has_relevant, reps))
     item_w = np.zeros((reps, items.query.size))
     item_w[np.repeat(np.arange(reps), first.query.size), np.arange(items.query.size)] = 1.0
-    nodes = _nodes(items.size, 8)
-    totals, _ = _table_estimates(name, param, items, metrics, m, True, nodes, item_w, None)
-    return {mt.name: totals[mt.name] / float(first.has_relevant.sum()) for mt in metrics}
+    per_item = table_lookups(name, param, items, items.reduced[None, :], metrics, m, True, nodes(items.size, 8), None,
+                             TableCache())
+    return {mt.name: (item_w @ per_item[mt.name][0]) / float(first.has_relevant.sum()) for mt in metrics}
 
 
 def test_kinds_equal_rowwise_unique():
@@ -76,13 +70,13 @@ def test_kinds_equal_rowwise_unique():
     for size in (0, 1, 500):
         pos = rng.integers(1, 5, size=size)
         nrel = rng.integers(1, 7, size=size)
-        kinds, inverse = _kinds(pos, nrel)
+        got_k, inverse = kinds(pos, nrel)
         if size:
             want_k, want_i = np.unique(np.stack([pos, nrel], axis=1), axis=0, return_inverse=True)
-            np.testing.assert_array_equal(kinds, want_k)
+            np.testing.assert_array_equal(got_k, want_k)
             np.testing.assert_array_equal(inverse, want_i.ravel())
         else:
-            assert kinds.shape == (0, 2) and inverse.size == 0
+            assert got_k.shape == (0, 2) and inverse.size == 0
 
 
 @pytest.mark.parametrize("estimator", TABLE)
@@ -146,7 +140,7 @@ def test_systems_batched_together_equal_systems_alone(systems):
 def test_per_row_fit_equals_one_row_fits():
     rng = np.random.default_rng(4)
     n, m = 900, 20
-    edges, L = _bins_and_likelihood(n, m, True)
+    edges, L = TableCache().likelihood(n, m, True)
     width = np.diff(edges).astype(float)
     counts = rng.integers(0, 30, size=(6, m + 1)).astype(float)
     counts[2] = 0.0  # an empty row stays uniform, as in a one-row call
@@ -161,7 +155,7 @@ def test_per_row_fit_equals_one_row_fits():
 def test_bin_moments_equal_moments_of_a_binwise_constant_prior():
     n, m = 700, 15
     edges = cx.rank_bins(n, max_bins=60, exact_top=20)
-    targets = [_target(parse_metric(x), 1, 1, n, m) for x in ("NDCG@10", "AP")]
+    targets = [target(rank_metrics(x)[0], 1, 1, n, m) for x in ("NDCG@10", "AP")]
     Gb, cb, hbs = cx.bin_moments(edges, n, m, True, [t.true_curve for t in targets], block_rows=128)
     a = np.random.default_rng(5).random(edges.size - 1)
     prior = np.repeat(a, np.diff(edges))

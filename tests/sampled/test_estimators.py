@@ -6,17 +6,17 @@ import pytest
 
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import DataError, InvalidParameterError
+from rankwise.evaluation.rank_metric import rank_metrics
 from rankwise.sampled import SampledMetricWarning, agreement, estimate
 from rankwise.sampled import corrections as cx
-from rankwise.sampled.estimate import _target
-from rankwise.sampled.metric import parse_metric
+from rankwise.sampled.pseudo_items import target
 
 N, M = 500, 20
 
 
 @pytest.fixture(scope="module")
 def moments():
-    t = _target(parse_metric("AP"), 1, 1, N, M)
+    t = target(rank_metrics("AP")[0], 1, 1, N, M)
     G, c, (h,) = cx.moments([t], N, M, True)
     return t, G, c, h
 
@@ -28,7 +28,7 @@ def bv_objective(table, n, m, gamma, metric="AP"):
     P = rank_distribution(r, n, m)
     mean = P @ table
     var = P @ table ** 2 - mean ** 2
-    truth = parse_metric(metric).of_rank(r, n)
+    truth = rank_metrics(metric)[0].of_rank(r, n)
     return np.mean((mean - truth) ** 2 + gamma * var)
 
 
@@ -62,7 +62,7 @@ def test_cls_is_monotone_bounded_and_no_worse_than_any_monotone_candidate(moment
 
 
 def test_rank_estimate_eq_20():
-    t = _target(parse_metric("AP"), 1, 1, 10_000, 100)
+    t = target(rank_metrics("AP")[0], 1, 1, 10_000, 100)
     floor = cx.table_rank_estimate(t, 10_000, 100, interpolate=False)
     assert floor[0] == 1.0 and floor[1] == pytest.approx(1 / np.floor(1 + 9999 / 100))
     interp = cx.table_rank_estimate(t, 10_000, 100, interpolate=True)
@@ -77,7 +77,7 @@ def population():
     n, m, q = 2000, 100, 3000
     true = np.minimum(np.floor(rng.lognormal(3.5, 1.5, q)) + 1, n)
     sampled = rng.binomial(m, (true - 1) / (n - 1)) + 1
-    exact = {k: parse_metric(k).of_rank(true, n).mean() for k in ("Recall@10", "NDCG@10", "AP", "AUC")}
+    exact = {k: rank_metrics(k)[0].of_rank(true, n).mean() for k in ("Recall@10", "NDCG@10", "AP", "AUC")}
     return n, m, sampled, exact
 
 
@@ -142,7 +142,7 @@ def test_several_relevant_items_per_query():
     truth = RelevantRanks.from_lists(lists, n)
     from rankwise.sampled import simulate
     sampled = simulate(truth, m, seed=1)[0]
-    exact = parse_metric("NDCG").per_query(truth).mean()
+    exact = rank_metrics("NDCG")[0].per_query(truth).mean()
     res = estimate(sampled, n, m, ["NDCG"], estimator="bv(0.1)", bootstrap=50)
     assert res["NDCG"].value == pytest.approx(exact, rel=0.15)
 
@@ -181,7 +181,7 @@ def test_bootstrap_ci_is_seeded_and_ordered(population):
 @pytest.mark.parametrize("metric,n,m", [("Recall@10", 300, 15), ("NDCG@5", 250, 30), ("NDCG", 400, 10),
                                         ("AUC", 200, 20), ("P@3", 150, 12)])
 def test_cls_monotone_for_every_metric(metric, n, m):
-    t = _target(parse_metric(metric), 1, 1, n, m)
+    t = target(rank_metrics(metric)[0], 1, 1, n, m)
     G, c, (h,) = cx.moments([t], n, m, True)
     table = cx.table_constrained(G, c, h, 0.0, 1.0)
     assert np.all(np.diff(table) <= 1e-12) and 0 <= table.min() and table.max() <= 1
@@ -195,7 +195,7 @@ def test_auc_corrections_stay_unbiased_with_several_relevant_items():
     truth = RelevantRanks.from_lists(lists, n)
     from rankwise.sampled import simulate
     sampled = simulate(truth, m, seed=2)[0]
-    exact = parse_metric("AUC").per_query(truth).mean()
+    exact = rank_metrics("AUC")[0].per_query(truth).mean()
     for est in ("bv(0.01)", "mle"):
         got = estimate(sampled, n, m, ["AUC"], estimator=est, bootstrap=0)["AUC"].value
         assert got == pytest.approx(exact, abs=0.02)

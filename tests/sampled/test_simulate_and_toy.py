@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 
 from rankwise.data.ranks import RelevantRanks
+from rankwise.evaluation.rank_metric import rank_metrics
 from rankwise.experiments import krichene_rendle_toy as toy
 from rankwise.sampled import expected_sampled, simulate, simulate_items
-from rankwise.sampled.metric import parse_metric
 
 METRICS = ["AP", "NDCG@5", "AUC", "Recall@3"]
 
@@ -17,7 +17,7 @@ def test_simulated_mean_matches_expectation(replacement):
     reps = len(sims)
     stacked = RelevantRanks(np.concatenate([[0], np.cumsum(np.tile(rr.n_relevant, reps))]),
                             np.concatenate([s.ranks for s in sims]), np.tile(sims[0].n_items, reps))
-    values = np.stack([parse_metric(k).per_query(stacked).reshape(reps, -1).mean(axis=1) for k in METRICS], axis=1)
+    values = np.stack([rank_metrics(k)[0].per_query(stacked).reshape(reps, -1).mean(axis=1) for k in METRICS], axis=1)
     expected = expected_sampled(rr, 20, METRICS, replacement=replacement)
     se = values.std(axis=0, ddof=1) / np.sqrt(len(values))
     for col, k in enumerate(METRICS):
@@ -27,7 +27,7 @@ def test_simulated_mean_matches_expectation(replacement):
 def test_simulated_variance_matches_for_single_relevant():
     rr = RelevantRanks.single([5, 40, 300], 1000)
     sims = simulate(rr, 30, repetitions=3000, seed=2)
-    values = np.array([parse_metric("AP").per_query(s).mean() for s in sims])
+    values = np.array([rank_metrics("AP")[0].per_query(s).mean() for s in sims])
     assert values.var(ddof=1) == pytest.approx(expected_sampled(rr, 30, "AP")["AP"].var_of_mean, rel=0.1)
 
 
@@ -53,8 +53,8 @@ def test_item_level_simulation_uniform_and_popularity():
     rel[np.arange(nq), rng.integers(0, n, nq)] = True
     ranks = np.argsort(np.argsort(-scores, axis=1), axis=1) + 1
     truth = RelevantRanks(np.arange(nq + 1), ranks[rel].astype(float), n)
-    sims = simulate_items({"a": ranks, "b": n + 1 - ranks}, rel, m, repetitions=400, seed=2)
-    v = np.array([parse_metric("AP").per_query(s["a"]).mean() for s in sims])
+    sims = simulate_items({"a": ranks, "b": n + 1 - ranks}, rel, m, replacement=False, repetitions=400, seed=2)
+    v = np.array([rank_metrics("AP")[0].per_query(s["a"]).mean() for s in sims])
     exp = expected_sampled(truth, m, "AP", replacement=False)["AP"].mean
     assert abs(v.mean() - exp) < 4 * v.std(ddof=1) / np.sqrt(v.size)
     # popularity concentrated on the items ranked first: sampled ranks get worse than uniform

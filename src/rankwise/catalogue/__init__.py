@@ -12,7 +12,7 @@ from rankwise.catalogue.ranks import (
     ranks_from_factors,
     ranks_from_scores,
 )
-from rankwise.catalogue.scorers import CallableScorer, DenseScorer, FactorScorer
+from rankwise.catalogue.scorers import CallableScorer, DenseScorer, FactorScorer, PairCallableScorer
 from rankwise.catalogue.ties import TIE_POLICIES
 from rankwise.catalogue.topk import TopK, top_k
 
@@ -21,6 +21,7 @@ __all__ = [
     "DenseScorer",
     "FactorScorer",
     "ItemRanks",
+    "PairCallableScorer",
     "TIE_POLICIES",
     "TopK",
     "item_ranks",

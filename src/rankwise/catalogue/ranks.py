@@ -8,6 +8,8 @@ after they are produced.
 
 Conventions (explicit parameters):
 
+Both default to the convention's policies (``candidate_ties``, ``other_relevant``; ``rankwise conventions``):
+
 - ``ties``: how competitors with exactly the target's score count (see ``rankwise.catalogue.ties``).
   Ties are decided on the scores as held in ``dtype`` (default float32): both backends cast the
   scores to that dtype before comparing, and the target's own score is read from the same block
@@ -39,7 +41,10 @@ import scipy.sparse as sp
 from rankwise.catalogue.backends import check_dtype, make_backend
 from rankwise.catalogue.interactions import as_interaction_csr, block_entries, check_disjoint
 from rankwise.catalogue.scorers import CallableScorer, DenseScorer, FactorScorer
-from rankwise.catalogue.ties import check_tie_policy, ranks_from_counts
+from rankwise.catalogue.sources import source_of
+from rankwise.catalogue.ties import ranks_from_counts, resolve_ties
+from rankwise.conventions.convention import Convention
+from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import InvalidParameterError
 
@@ -112,20 +117,22 @@ def prepare(scorer, train, dtype, block_size, backend, device):
     return dtype, n_users, n_items, block_size, be, train
 
 
-def item_ranks(scorer, train, heldout, *, ties: str, other_relevant: OtherRelevant = "compete",
+def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevant: OtherRelevant | None = None,
                backend: str = "auto", dtype="float32", device=None, block_size: int | None = None,
-               seed=None, progress: Callable[[int, int], None] | None = None) -> ItemRanks:
-    """Ranks of held-out items for any scorer (``DenseScorer``, ``FactorScorer``, ``CallableScorer``).
+               seed=None, progress: Callable[[int, int], None] | None = None,
+               convention: str | Convention = DEFAULT) -> ItemRanks:
+    """Ranks of held-out items for any scorer (``DenseScorer``, ``FactorScorer``, ``CallableScorer``,
+    ``PairCallableScorer`` with sizes), a dense score matrix or a (user_factors, item_factors) pair.
 
     ``train`` and ``heldout``: scipy.sparse (n_users, n_items) matrices or (user_indices,
     item_indices) pairs; ``train`` may be None (nothing excluded). ``progress(done, total)`` is
-    called after each block with counts of evaluated users.
+    called after each block with counts of evaluated users. ``ties`` and ``other_relevant`` default
+    to the convention's ``candidate_ties`` and ``other_relevant`` policies.
     """
-    ties = check_tie_policy(ties)
-    if other_relevant not in ("compete", "exclude"):
-        raise InvalidParameterError(f"other_relevant must be 'compete' or 'exclude', got {other_relevant!r}")
-    if ties == "random" and seed is None:
-        raise InvalidParameterError("ties='random' needs an explicit seed (int) so that ranks are reproducible")
+    conv = get_convention(convention)
+    ties = resolve_ties(conv, ties, seed)
+    other_relevant = conv.policy("other_relevant", other_relevant)
+    scorer = source_of(scorer, rows=True)
     dtype, n_users, n_items, block_size, be, train = prepare(scorer, train, dtype, block_size, backend, device)
     held = as_interaction_csr(heldout, n_users, n_items, "heldout")
     check_disjoint(train, held)
@@ -189,23 +196,25 @@ def item_ranks(scorer, train, heldout, *, ties: str, other_relevant: OtherReleva
 _COMMON = """
     ``train``/``heldout``: scipy.sparse (n_users, n_items) matrices or (user_indices, item_indices)
     pairs (``train`` may be None). ``ties``: 'optimistic' | 'pessimistic' | 'average' | 'random'
-    (needs ``seed``). ``other_relevant``: 'compete' | 'exclude'. ``backend``: 'auto' (torch if
-    installed) | 'numpy' | 'torch'; ``dtype``: scores are compared in this dtype. ``block_size``:
-    users per block (memory ~ block_size x n_items x itemsize). Returns ``RelevantRanks`` with one
-    query per user that has held-out items (``query_ids`` = user indices).
+    (needs ``seed``). ``other_relevant``: 'compete' | 'exclude'. Both default to ``convention``'s
+    ``candidate_ties`` and ``other_relevant`` (trec_eval, the default: pessimistic, compete).
+    ``backend``: 'auto' (torch if installed) | 'numpy' | 'torch'; ``dtype``: scores are compared in this
+    dtype. ``block_size``: users per block (memory ~ block_size x n_items x itemsize). Returns
+    ``RelevantRanks`` with one query per user that has held-out items (``query_ids`` = user indices).
 """
 
 
-def ranks_from_scores(scores, train, heldout, *, ties: str, **options) -> RelevantRanks:
+def ranks_from_scores(scores, train, heldout, *, ties: str | None = None, **options) -> RelevantRanks:
     return item_ranks(DenseScorer(scores), train, heldout, ties=ties, **options).relevant_ranks()
 
 
-def ranks_from_factors(user_factors, item_factors, train, heldout, *, ties: str, **options) -> RelevantRanks:
+def ranks_from_factors(user_factors, item_factors, train, heldout, *, ties: str | None = None,
+                       **options) -> RelevantRanks:
     return item_ranks(FactorScorer(user_factors, item_factors), train, heldout, ties=ties,
                       **options).relevant_ranks()
 
 
-def ranks_from_callable(score_fn, n_users: int, n_items: int, train, heldout, *, ties: str,
+def ranks_from_callable(score_fn, n_users: int, n_items: int, train, heldout, *, ties: str | None = None,
                         **options) -> RelevantRanks:
     return item_ranks(CallableScorer(score_fn, n_users, n_items), train, heldout, ties=ties,
                       **options).relevant_ranks()

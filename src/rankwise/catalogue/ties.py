@@ -15,19 +15,25 @@ t and ``tied`` the number of other competitors scored exactly t (compared in the
 """
 from __future__ import annotations
 
-from typing import Literal
-
 import numpy as np
 
+from rankwise.conventions.convention import Convention, check_policy
 from rankwise.errors import InvalidParameterError
+from rankwise.spec.params import CANDIDATE_TIES, TieBreak
 
-TiePolicy = Literal["optimistic", "pessimistic", "average", "random"]
-TIE_POLICIES = ("optimistic", "pessimistic", "average", "random")
+TiePolicy = TieBreak  # the one tie vocabulary; held-out items accept CANDIDATE_TIES
+TIE_POLICIES = CANDIDATE_TIES
 
 
 def check_tie_policy(ties: str) -> str:
-    if ties not in TIE_POLICIES:
-        raise InvalidParameterError(f"ties must be one of {TIE_POLICIES}, got {ties!r}")
+    return str(check_policy("candidate_ties", ties, keyword="ties"))
+
+
+def resolve_ties(convention: Convention, ties: str | None, seed: object) -> str:
+    """The tie policy of a call: ``ties`` if given, else the convention's ``candidate_ties``; random needs a seed."""
+    ties = str(convention.policy("candidate_ties", ties, keyword="ties"))
+    if ties == "random" and seed is None:
+        raise InvalidParameterError("ties='random' needs an explicit seed (int) so that ranks are reproducible")
     return ties
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from rankwise.catalogue.interactions import block_entries
 from rankwise.catalogue.ranks import prepare
-from rankwise.catalogue.scorers import DenseScorer
+from rankwise.catalogue.sources import source_of
 from rankwise.errors import InvalidParameterError
 
 
@@ -51,10 +51,10 @@ def top_k(scorer, train, k: int, *, users=None, backend: str = "auto", dtype="fl
           block_size: int | None = None, progress: Callable[[int, int], None] | None = None) -> TopK:
     """The K best non-training items of each user (all users, or the given user indices).
 
-    ``scorer``: a ``DenseScorer``/``FactorScorer``/``CallableScorer`` or a dense score matrix.
+    ``scorer``: a ``DenseScorer``/``FactorScorer``/``CallableScorer`` (or ``PairCallableScorer`` with
+    sizes), a dense score matrix or a (user_factors, item_factors) pair.
     """
-    if not isinstance(scorer, (DenseScorer,)) and not hasattr(scorer, "bind"):
-        scorer = DenseScorer(scorer)
+    scorer = source_of(scorer, rows=True)
     if isinstance(k, bool) or int(k) != k or k < 1:
         raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
     k = int(k)

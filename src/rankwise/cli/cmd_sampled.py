@@ -9,8 +9,9 @@ import warnings
 
 import numpy as np
 
+from rankwise.conventions import DEFAULT, get_convention
 from rankwise.errors import InvalidParameterError, RankwiseError
-from rankwise.sampled.from_scores import DEFAULT_TIES, MISSING, NO_REPEATS_NOTE, SELF_NEGATIVES, TIES
+from rankwise.sampled.from_scores import MISSING, NO_REPEATS_NOTE, SELF_NEGATIVES, TIES
 
 _FORMATS = ("table", "json", "csv")
 
@@ -31,16 +32,17 @@ def register(subparsers) -> None:
                                                      "present, PREFIX.train.rating (e.g. data/ml-1m)")
     est.add_argument("--scores", metavar="RUN_FILE", help="with --ncf: TREC run scoring (user, item) pairs, ids = "
                                                           "the NCF integer codes")
-    est.add_argument("--ties", choices=TIES, default=DEFAULT_TIES,
-                     help=f"with --ncf: negatives scored like the held-out item (default {DEFAULT_TIES}: it loses "
-                          "every tie)")
+    est.add_argument("--ties", choices=TIES, default=None,
+                     help="with --ncf: negatives scored like the held-out item (default: the convention's "
+                          f"candidate_ties; {DEFAULT.candidate_ties} under {DEFAULT.name}: it loses every tie)")
     est.add_argument("--tie-seed", type=int, default=None, help="with --ties random: the seed of the tie order")
-    est.add_argument("--missing", choices=MISSING, default="error",
-                     help="with --ncf: a candidate the run does not score is an error (default), or 'worst': "
-                          "ranked last, and counted")
-    est.add_argument("--self-negatives", choices=SELF_NEGATIVES, default="ignore",
+    est.add_argument("--missing", choices=MISSING, default=None,
+                     help="with --ncf: a candidate the run does not score is an error, or 'worst': ranked last, and "
+                          "counted (default: the convention's missing_candidates, error under trec_eval)")
+    est.add_argument("--self-negatives", choices=SELF_NEGATIVES, default=None,
                      help="with --ncf: a negative equal to the held-out item is left out of the comparison "
-                          "(default), counted as a tie, or an error")
+                          "(ignore), counted as a tie, or an error (default: the convention's self_negatives, "
+                          "ignore under trec_eval)")
     est.add_argument("--negatives", type=int, default=None, dest="m",
                      help="sampled negatives per query, m (required with PATH; with --ncf read from the file)")
     est.add_argument("--n-items", type=int,
@@ -48,13 +50,15 @@ def register(subparsers) -> None:
                           "item count (default: from the files), less each user's training items when "
                           "PREFIX.train.rating exists")
     _add_metric_options(est, "Recall@10,NDCG@10,AP")
-    est.add_argument("--estimator", default=None, help="estimator (default: the library default); see --agreement")
+    est.add_argument("--estimator", default=None,
+                     help=f"estimator (default: the convention's, {DEFAULT.estimator} under {DEFAULT.name}); "
+                          "see --agreement")
     est.add_argument("--agreement", action="store_true", help="run every estimator and print them side by side")
     est.add_argument("--bootstrap", type=int, default=None,
                      help="bootstrap replicates for CIs (default 1000; 200 for rank-distribution estimators)")
     est.add_argument("--confidence", type=float, default=0.95)
     est.add_argument("--seed", type=int, default=0)
-    est.add_argument("--without-replacement", action="store_true", help="negatives were sampled without replacement")
+    _add_convention_options(est)
     est.add_argument("--format", choices=_FORMATS, default="table")
     est.set_defaults(func=_estimate)
 
@@ -67,9 +71,19 @@ def register(subparsers) -> None:
     _add_metric_options(sim, "AUC,AP,NDCG,Recall@10")
     sim.add_argument("--repetitions", type=int, default=100)
     sim.add_argument("--seed", type=int, default=0)
-    sim.add_argument("--without-replacement", action="store_true")
+    _add_convention_options(sim)
     sim.add_argument("--format", choices=_FORMATS, default="table")
     sim.set_defaults(func=_simulate)
+
+
+def _add_convention_options(parser) -> None:
+    parser.add_argument("--convention", "-c", default=DEFAULT.name,
+                        help=f"preset naming the metrics' and the sampling protocol's choices (default {DEFAULT.name}; "
+                             "krichene_rendle, ncf, ...: `rankwise conventions`)")
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--without-replacement", action="store_const", const=False, dest="replacement", default=None,
+                     help="negatives were sampled without replacement (default: the convention's replacement)")
+    how.add_argument("--with-replacement", action="store_const", const=True, dest="replacement")
 
 
 def _add_metric_options(parser, default: str) -> None:
@@ -132,34 +146,38 @@ def _sampled_ranks(args):
         return read_ranks(args.path, args.n_items), args.m, [], {"path": args.path}
     if args.scores is None:
         raise InvalidParameterError("--ncf needs --scores RUN_FILE (a TREC run scoring the test lines' candidates)")
-    from rankwise.data.collections import Run
     from rankwise.io.ncf import load_ncf
+    from rankwise.io.trec import read_run
     from rankwise.sampled import sampled_ranks_ncf
+    from rankwise.sampled.distribution import resolve_replacement
     split = load_ncf(args.ncf)
     m = split.negatives.shape[1]
     if args.m is not None and args.m != m:
         raise InvalidParameterError(f"--negatives {args.m} but {args.ncf}.test.negative lists {m} negatives per line")
-    sr = sampled_ranks_ncf(split, Run.read(args.scores), n_items=args.n_items, ties=args.ties, seed=args.tie_seed,
-                           missing=args.missing, self_negatives=args.self_negatives)
+    conv = get_convention(args.convention)
+    sr = sampled_ranks_ncf(split, read_run(args.scores), n_items=args.n_items, ties=args.ties, seed=args.tie_seed,
+                           missing=args.missing, self_negatives=args.self_negatives, convention=conv)
     counts = {k: getattr(sr, k) for k in ("self_negatives", "repeated_negatives", "missing_scores",
                                           "missing_positives", "train_negatives", "run_rows_unused",
                                           "run_rows_not_codes")}
     meta = {"ncf": args.ncf, "scores": args.scores, "lines": sr.n_lines, "ties": sr.ties,
-            "self_negatives_policy": args.self_negatives, "missing_policy": args.missing, "counts": counts}
+            "self_negatives_policy": conv.policy("self_negatives", args.self_negatives),
+            "missing_policy": conv.policy("missing_candidates", args.missing), "counts": counts}
     # the hint to sample without replacement is noise once the user asked for it
-    notes = [x for x in sr.notes if not (args.without_replacement and x.startswith(NO_REPEATS_NOTE))]
+    without = not resolve_replacement(conv, args.replacement)
+    notes = [x for x in sr.notes if not (without and x.startswith(NO_REPEATS_NOTE))]
     return sr.ranks, m, notes, meta
 
 
 def _estimate(args) -> int:
-    from rankwise.sampled import DEFAULT_ESTIMATOR, agreement, estimate
+    from rankwise.sampled import agreement, estimate
     _read_m_flags(args)
     try:
         ranks, m, notes, meta = _sampled_ranks(args)
         n_items = ranks.n_items
         metrics = _metrics(args.metrics)
-        opts = dict(replacement=not args.without_replacement, bootstrap=args.bootstrap,
-                    confidence=args.confidence, seed=args.seed)
+        opts = dict(replacement=args.replacement, bootstrap=args.bootstrap, confidence=args.confidence,
+                    seed=args.seed, convention=args.convention)
         rows = []
         if args.agreement:
             table = agreement(ranks, n_items, m, metrics, **opts)
@@ -169,7 +187,7 @@ def _estimate(args) -> int:
         else:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                res = estimate(ranks, n_items, m, metrics, estimator=args.estimator or DEFAULT_ESTIMATOR, **opts)
+                res = estimate(ranks, n_items, m, metrics, estimator=args.estimator, **opts)
             notes += list(res.notes) + [str(w.message) for w in caught]
             rows = [_row(e) for e in res.estimates.values()]
     except (RankwiseError, OSError) as exc:
@@ -186,14 +204,15 @@ def _row(e) -> dict:
 
 def _simulate(args) -> int:
     from rankwise.io.sampled_ranks import read_ranks
-    from rankwise.sampled import expected_sampled, parse_metric, simulate
+    from rankwise.sampled import expected_sampled, rank_metrics, simulate
+    from rankwise.sampled.distribution import resolve_replacement
     _read_m_flags(args)
     if args.m is None:
         raise InvalidParameterError("simulate needs --negatives M (the number of sampled negatives per query)")
     try:
         ranks = read_ranks(args.path, args.n_items)
-        metrics = [parse_metric(x) for x in _metrics(args.metrics)]
-        replacement = not args.without_replacement
+        metrics = rank_metrics(_metrics(args.metrics), args.convention)
+        replacement = resolve_replacement(args.convention, args.replacement)
         expected = expected_sampled(ranks, args.m, metrics, replacement=replacement)
         sims = simulate(ranks, args.m, replacement=replacement, repetitions=args.repetitions, seed=args.seed)
     except (RankwiseError, OSError) as exc:

@@ -43,7 +43,7 @@ def run(args) -> int:
                     res = evaluate(qrels, run_, [m], convention=c)
                     v = res[m]
                     cells.append("NaN" if math.isnan(v) else f"{v:.4f}")
-                    counts[c] = res.n_queries[m]
+                    counts[c] = res.n_averaged[m]
                 except ConventionError:
                     cells.append("n/a")
             flag = "  *" if len(set(cells) - {"n/a"}) > 1 else ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from rankwise.conventions import DEFAULT, PRESETS, QUERY_POLICIES, get_convention
+from rankwise.conventions import DEFAULT, POLICIES, PRESETS, get_convention
 from rankwise.conventions.explain import explain
 from rankwise.spec import registry
 
@@ -58,6 +58,13 @@ def metrics_markdown() -> str:
         lines.append(f"- `{name}`: {p.doc}")
         for v, doc in p.choice_docs.items():
             lines.append(f"  - `{v}`: {doc}")
+    lines += ["", "## Policies", "",
+              "Choices of an evaluation rather than of a metric: which queries are evaluated, and how the ranks "
+              "of held-out items are formed and read (full-catalogue and sampled evaluation).", ""]
+    for name, spec in POLICIES.items():
+        lines.append(f"- `{name}`: {spec['doc']}")
+        for v, doc in spec["choices"].items():
+            lines.append(f"  - `{v}`: {doc}")
     lines += ["", "## Presets", ""]
     for name, c in PRESETS.items():
         lines += [f"### {name}", "", c.description, "", f"Reproduces: {c.provenance}", ""]
@@ -91,7 +98,7 @@ def cmd_metrics(args) -> int:
 
 
 def _convention_rows(conv):
-    rows = {f: getattr(conv, f) for f in QUERY_POLICIES}
+    rows = {f: getattr(conv, f) for f in POLICIES}
     rows.update({k: v for k, v in conv.defaults.items()})
     for m, per in conv.metric_defaults.items():
         for k, v in per.items():

@@ -110,7 +110,7 @@ def _evaluate_one(args, qrels, path: str, stage):
     stream = run_fmt == "trec" and (args.stream == "yes" or (args.stream == "auto" and os.path.isfile(path)
                                                                 and os.path.getsize(path) > STREAM_BYTES))
     if stream:
-        from rankwise.evaluation.streaming import evaluate_run_file
+        from rankwise.io.streaming import evaluate_run_file
 
         def report(done, total):
             stage(f"run {done / 1e6:.0f} of {total / 1e6:.0f} MB evaluated")

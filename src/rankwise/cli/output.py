@@ -62,7 +62,7 @@ def to_table(res: Results, per_query: bool, digits: int = 4) -> str:
     else:
         lines.append(f"{'metric':<{width}}  {'mean':>{digits + 3}}  {'queries':>7}")
         for m in res.metrics:
-            lines.append(f"{m:<{width}}  {_num(res.means[m], digits):>{digits + 3}}  {res.n_queries[m]:>7}")
+            lines.append(f"{m:<{width}}  {_num(res.means[m], digits):>{digits + 3}}  {res.n_averaged[m]:>7}")
     return "\n".join(lines) + "\n"
 
 

@@ -1,5 +1,5 @@
 """Conventions and presets."""
-from rankwise.conventions.convention import QUERY_POLICIES, Convention
+from rankwise.conventions.convention import POLICIES, QUERY_POLICIES, RANK_POLICIES, Convention
 from rankwise.conventions.presets import DEFAULT, PRESETS, get_convention
 
-__all__ = ["Convention", "PRESETS", "DEFAULT", "get_convention", "QUERY_POLICIES"]
+__all__ = ["Convention", "PRESETS", "DEFAULT", "get_convention", "QUERY_POLICIES", "RANK_POLICIES", "POLICIES"]

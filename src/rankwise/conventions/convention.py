@@ -8,6 +8,7 @@ from typing import Any, Mapping
 
 from rankwise.errors import ConventionError, InvalidParameterError
 from rankwise.spec.metric import MetricSpec, ResolvedMetric
+from rankwise.spec.params import CANDIDATE_TIES, TIE_BREAKS
 
 QUERY_POLICIES = {
     "missing_in_run": {
@@ -24,6 +25,55 @@ QUERY_POLICIES = {
     },
 }
 
+# How the ranks of held-out items are formed and read (full-catalogue and sampled evaluation). Ties use
+# the one tie vocabulary (rankwise.spec.params.TIE_BREAKS); random is drawn from an explicit seed.
+RANK_POLICIES: dict[str, dict[str, Any]] = {
+    "candidate_ties": {
+        "doc": "a held-out item scored exactly like other candidates (full-catalogue and sampled ranks)",
+        "choices": {t: TIE_BREAKS[t] for t in CANDIDATE_TIES},
+    },
+    "other_relevant": {
+        "doc": "a user's other held-out items when one of them is ranked among all items",
+        "choices": {"compete": "they are candidates like any other item (one ranking per user)",
+                    "exclude": "each held-out item is ranked among the non-relevant items only"},
+    },
+    "self_negatives": {
+        "doc": "a sampled negative that is the held-out item itself (NCF's sampler can draw it)",
+        "choices": {"ignore": "left out of the comparison: an item does not outrank itself",
+                    "tie": "counted as a negative tied with the held-out item",
+                    "error": "refused, naming the line"},
+    },
+    "missing_candidates": {
+        "doc": "a candidate (held-out item or sampled negative) that the scores do not cover",
+        "choices": {"error": "an error naming the line, user and item",
+                    "worst": "scored -inf: ranked last, tied with any other unscored candidate"},
+    },
+    "replacement": {
+        "doc": "how the m negatives of a sampled evaluation are drawn from the user's non-relevant items",
+        "choices": {"with": "independently, with replacement (binomial sampled ranks; Krichene & Rendle eq. 15)",
+                    "without": "without replacement (hypergeometric; the NCF files)"},
+    },
+    "estimator": {
+        "doc": "how exact metrics are estimated from sampled ranks, with its parameter (e.g. 'maxent(0.01)', "
+               "'bv(0.1)', 'mes(0.01)', 'naive'); `rankwise sampled estimate --help` lists them",
+        "choices": {},  # a free estimator spec, checked by the estimator grammar where it is used
+    },
+}
+POLICIES: dict[str, dict[str, Any]] = {**QUERY_POLICIES, **RANK_POLICIES}
+
+
+def check_policy(name: str, value: Any, *, keyword: str | None = None) -> Any:
+    """``value`` if it is one of policy ``name``'s choices, else an error listing them."""
+    choices = POLICIES[name]["choices"]
+    if choices and value not in choices:
+        label = keyword or name
+        extra = "" if label == name else f" (the convention's {name} policy)"
+        if name == "candidate_ties" and value in TIE_BREAKS:
+            extra += (f"; {value} orders a run's documents (the ties parameter of metrics), "
+                     "not a held-out item's candidates")
+        raise InvalidParameterError(f"{label} must be one of {', '.join(choices)}; got {value!r}{extra}")
+    return value
+
 
 @dataclass(frozen=True)
 class Convention:
@@ -32,6 +82,12 @@ class Convention:
     provenance: str
     missing_in_run: str
     missing_in_qrels: str
+    candidate_ties: str
+    other_relevant: str
+    self_negatives: str
+    missing_candidates: str
+    replacement: str
+    estimator: str
     defaults: Mapping[str, object]
     metric_defaults: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
@@ -40,13 +96,22 @@ class Convention:
     overrides: Mapping[str, object] = field(default_factory=dict)  # choices changed on top of that preset
 
     def __post_init__(self) -> None:
-        for fld, spec in QUERY_POLICIES.items():
-            v = getattr(self, fld)
-            if v not in spec["choices"]:
-                raise InvalidParameterError(f"{fld} must be one of {', '.join(spec['choices'])}; got {v!r}")
+        for fld in POLICIES:
+            check_policy(fld, getattr(self, fld))
         object.__setattr__(self, "defaults", MappingProxyType(dict(self.defaults)))
         object.__setattr__(self, "metric_defaults", MappingProxyType(
             {k.lower(): MappingProxyType(dict(v)) for k, v in self.metric_defaults.items()}))
+
+    def policy(self, name: str, given: Any = None, *, keyword: str | None = None) -> Any:
+        """``given`` when a caller set it (checked), else this convention's choice for policy ``name``.
+
+        ``keyword``: the argument the caller's user wrote (e.g. ``ties`` for ``candidate_ties``), for the message.
+        """
+        if name not in POLICIES:
+            raise InvalidParameterError(f"unknown policy {name!r}; policies: {', '.join(POLICIES)}")
+        if given is None:
+            return getattr(self, name)
+        return check_policy(name, given, keyword=keyword)
 
     def default(self, metric: str, param: str) -> object:
         per = self.metric_defaults.get(metric.lower())
@@ -82,12 +147,12 @@ class Convention:
         defaults = dict(self.defaults)
         fields = {}
         for key, value in changes.items():
-            if key in QUERY_POLICIES:
+            if key in POLICIES:
                 fields[key] = value
             elif key in known_params:
                 defaults[key] = known_params[key].coerce(value)
             else:
-                options = sorted(set(known_params) | set(QUERY_POLICIES))
+                options = sorted(set(known_params) | set(POLICIES))
                 close = difflib.get_close_matches(key, options, n=1)
                 hint = f" Did you mean {close[0]!r}?" if close else ""
                 raise InvalidParameterError(f"unknown convention option {key!r}.{hint} Options: {', '.join(options)}")

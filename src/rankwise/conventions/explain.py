@@ -1,7 +1,7 @@
 """explain(): every choice behind a metric under a convention, and how each preset computes it."""
 from __future__ import annotations
 
-from rankwise.conventions.convention import QUERY_POLICIES, Convention
+from rankwise.conventions.convention import QUERY_POLICIES, RANK_POLICIES, Convention
 from rankwise.conventions.presets import DEFAULT, PRESETS, get_convention
 from rankwise.spec.grammar import parse_metric
 from rankwise.spec.metric import ResolvedMetric
@@ -37,8 +37,11 @@ def explain(metric: str, convention: str | Convention = DEFAULT) -> str:
         except Exception as exc:  # a preset may not define this combination
             resolved[name] = exc
     names = list(PRESETS)
-    w = max([len(p.name) for p in d.all_params] + [len(f) for f in QUERY_POLICIES]) + 2
-    cw = max(len(n) for n in names) + 2
+    w = max([len(p.name) for p in d.all_params] + [len(f) for f in (*QUERY_POLICIES, *RANK_POLICIES)]) + 2
+    shown = [p.format(r.params[p.name]) for r in resolved.values() if not isinstance(r, Exception)
+             for p in d.all_params] + [str(getattr(c, f)) for c in PRESETS.values() for f in (*QUERY_POLICIES,
+                                                                                            *RANK_POLICIES)]
+    cw = max(len(x) for x in [*names, *shown]) + 2
     out(f"  {'choice':<{w}}" + "".join(f"{n:<{cw}}" for n in names) + "\n")
     for p in d.all_params:
         vals = [p.format(r.params[p.name]) if not isinstance(r, Exception) else "n/a" for r in resolved.values()]
@@ -48,6 +51,12 @@ def explain(metric: str, convention: str | Convention = DEFAULT) -> str:
         vals = [getattr(c, f) for c in PRESETS.values()]
         mark = " *" if len(set(vals)) > 1 else ""
         out(f"  {f:<{w}}" + "".join(f"{v:<{cw}}" for v in vals) + mark + "\n")
+    if rm.has_rank_form:  # the metric can be read off ranks: how those ranks are formed matters too
+        out("  -- ranks of held-out items (evaluate_ranks, catalogue and sampled evaluation) --\n")
+        for f in RANK_POLICIES:
+            vals = [getattr(c, f) for c in PRESETS.values()]
+            mark = " *" if len(set(vals)) > 1 else ""
+            out(f"  {f:<{w}}" + "".join(f"{v:<{cw}}" for v in vals) + mark + "\n")
     out("  (* = the presets disagree)\n")
     for name, r in resolved.items():
         if isinstance(r, Exception):

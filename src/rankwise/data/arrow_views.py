@@ -1,12 +1,13 @@
 """numpy views of primitive Arrow arrays, read straight from their buffers.
 
 pyarrow's own ``to_numpy``/``__array__`` import pandas on first use (about half a second of
-start-up for every CLI call), so the hot paths read the value buffer instead.
+start-up for every CLI call), so the hot paths read the value buffer instead. They serve in-memory
+columns (the data model accepts pyarrow id columns); where the Arrow buffers of a file being read
+come from is io's (``io/arrow_pool.py``).
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,34 +17,6 @@ if TYPE_CHECKING:
 _TYPES = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8,
           "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64, "float": np.float32,
           "double": np.float64}
-
-
-@contextmanager
-def system_pool() -> Iterator[None]:
-    """Within the block, pyarrow allocates from the system allocator (malloc); then the previous
-    default pool is restored.
-
-    Reading a file makes large, short-lived Arrow arrays whose contents are copied into numpy.
-    Measured on the 100k-query benchmark (10M run lines, 2-core VM), reading and evaluating took
-    5.9-7.1 s with pyarrow's default (mimalloc) pool and 3.1-3.8 s with the system pool
-    (ARROW_DEFAULT_MEMORY_POOL=system) in the same series, the difference being kernel time spent
-    mapping fresh pages (2.4-5.1 s against 1.0-1.6 s): with malloc, memory the parse frees is
-    reused by the numpy arrays that follow. Passing memory_pool= to each call was not enough
-    (267 MB still came from the default pool: the CSV reader's column buffers, concatenations).
-    The switch is for the block only, and only moves where buffers come from; each buffer is
-    returned to the pool it came from."""
-    import pyarrow as pa
-
-    previous = pa.default_memory_pool()
-    system = pa.system_memory_pool()
-    if previous.backend_name == system.backend_name:
-        yield
-        return
-    pa.set_memory_pool(system)
-    try:
-        yield
-    finally:
-        pa.set_memory_pool(previous)
 
 
 def to_numpy(arr: pa.Array | pa.ChunkedArray, fill: float | None = None) -> np.ndarray:

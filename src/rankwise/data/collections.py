@@ -209,6 +209,9 @@ class Qrels(_Collection):
 
     @classmethod
     def read(cls, path: str | os.PathLike[str], **kw: Any) -> "Qrels":
+        """A TREC qrels file, read by ``rankwise.io.trec.read_qrels`` (``rankwise.read_qrels`` reads
+        every format). The data model knows no file format: the reader is imported when called, the
+        one import of io/ from data/ (tests/test_layers.py)."""
         from rankwise.io.trec import read_qrels
         qrels: Qrels = read_qrels(path, **kw)
         return qrels
@@ -249,6 +252,8 @@ class Run(_Collection):
 
     @classmethod
     def read(cls, path: str | os.PathLike[str], **kw: Any) -> "Run":
+        """A TREC run file, read by ``rankwise.io.trec.read_run`` (``rankwise.read_run`` reads every
+        format); imported when called, as for ``Qrels.read``."""
         from rankwise.io.trec import read_run
         run: Run = read_run(path, **kw)
         return run

@@ -70,7 +70,8 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
     removed = {str(k): c.jr.unjudged_removed for k, c in contexts.items() if c.jr.unjudged_removed}
     if removed:
         info["unjudged_removed"] = sum(removed.values())
-    return Results(conv, tuple(written), resolved, query_ids, values, means, counts, set_aside, excluded, info)
+    return Results(convention=conv, metrics=tuple(written), resolved=resolved, query_ids=query_ids, values=values,
+                   means=means, n_averaged=counts, set_aside=set_aside, excluded=excluded, info=info)
 
 
 def _compute(ctx: EvalContext, rm) -> np.ndarray:

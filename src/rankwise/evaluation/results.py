@@ -19,10 +19,15 @@ class Results:
     query_ids: np.ndarray  # evaluated queries (sorted)
     values: Mapping[str, np.ndarray]  # per-query values aligned with query_ids; NaN = left out of the mean
     means: Mapping[str, float]
-    n_queries: Mapping[str, int]  # queries averaged, per metric
+    n_averaged: Mapping[str, int]  # metric -> queries averaged into its mean (those with a value)
     set_aside: Mapping[str, tuple[str, ...]]  # reason -> query ids not evaluated at all
     excluded: Mapping[str, int] = field(default_factory=dict)  # metric -> queries with NaN (no relevant doc)
     info: Mapping[str, object] = field(default_factory=dict)  # counts of ignored input (duplicates, unjudged...)
+
+    @property
+    def n_queries(self) -> int:
+        """The number of evaluated queries (``query_ids.size``); per metric, see ``n_averaged``."""
+        return int(self.query_ids.size)
 
     def __getitem__(self, metric: str) -> float:
         return self.means[metric]
@@ -51,10 +56,10 @@ class Results:
             "convention": self.convention.preset or self.convention.name,
             "overrides": {k: (v if isinstance(v, (str, int, float)) else str(v))
                           for k, v in self.convention.overrides.items()},
-            "n_queries": int(self.query_ids.size),
+            "n_queries": self.n_queries,
             "metrics": {m: clean(self.means[m]) for m in self.metrics},
             "resolved": {m: str(self.resolved[m]) for m in self.metrics},
-            "n_queries_averaged": {m: int(self.n_queries[m]) for m in self.metrics},
+            "n_queries_averaged": {m: int(self.n_averaged[m]) for m in self.metrics},
             "set_aside": {k: list(v) for k, v in self.set_aside.items()},
             "excluded_no_relevant": {m: int(self.excluded.get(m, 0)) for m in self.metrics},
             "info": dict(self.info),
@@ -66,4 +71,4 @@ class Results:
 
     def __repr__(self) -> str:
         body = ", ".join(f"{m}={self.means[m]:.4f}" for m in self.metrics)
-        return f"Results(convention={self.convention.name!r}, n_queries={self.query_ids.size}, {body})"
+        return f"Results(convention={self.convention.name!r}, n_queries={self.n_queries}, {body})"

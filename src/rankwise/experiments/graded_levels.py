@@ -79,7 +79,7 @@ class Batch:
     shared by every reference (only the grades change), and the test rankings as a Run."""
 
     def __init__(self, orders: np.ndarray):
-        import rankwise as rw
+        from rankwise.data.collections import Qrels, Run
 
         n_swaps, runs, n = orders.shape
         self.shape = (n_swaps, runs)
@@ -90,21 +90,21 @@ class Batch:
         # the test ranking lists items in `orders`; scores n, n-1, ... keep that order
         ranked = orders.reshape(-1, n).ravel().astype(str)
         scores = np.tile(np.arange(n, 0, -1, dtype=np.float64), q.size)
-        self.run = rw.Run.from_arrays(self.qids, ranked, scores)
+        self.run = Run.from_arrays(self.qids, ranked, scores)
         # Interning a million ids is most of the cost of a batch, and only the grades differ between
         # references: build the qrels once with each row's input index as its "grade", which tells
         # where every input row landed in the qrels' own order; each reference then only swaps values.
-        self._template = rw.Qrels.from_arrays(self.qids, self.items, np.arange(self.qids.size, dtype=np.float64))
+        self._template = Qrels.from_arrays(self.qids, self.items, np.arange(self.qids.size, dtype=np.float64))
         self._row_of = self._template.values.astype(np.int64)
 
     def evaluate(self, grades: np.ndarray) -> dict[str, np.ndarray]:
         """Mean of each measure per swap count, reference ``grades`` (runs, N_ITEMS)."""
-        import rankwise as rw
+        from rankwise.evaluation import evaluate
 
         values = grades[self.run_of_q].ravel()[self._row_of]
         values.setflags(write=False)
         qrels = dataclasses.replace(self._template, values=values)
-        res = rw.evaluate(qrels, self.run, list(MEASURES.values()), no_relevant="nan")
+        res = evaluate(qrels, self.run, list(MEASURES.values()), no_relevant="nan")
         idx = res.query_ids.astype(np.int64)  # ids sort as strings; map back to (swaps, run)
         out = {}
         for label, metric in MEASURES.items():

@@ -38,12 +38,13 @@ import numpy as np
 from rankwise.catalogue import ranks_from_callable, ranks_from_factors
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import DataError
+from rankwise.evaluation.rank_metric import rank_metrics
 from rankwise.experiments.datasets import load_movielens
 from rankwise.experiments.recommenders import fit_item_cf, recommender_x, recommender_y, recommender_z
 from rankwise.sampled.distribution import expected_sampled
 from rankwise.sampled.estimate import ESTIMATORS, SampledMetricWarning, estimate_repetitions, parse_estimator
-from rankwise.sampled.metric import parse_metrics
 from rankwise.sampled.simulate import simulate
+from rankwise.sampled.table_cache import TableCache
 
 METRICS = ("Recall@10", "NDCG@10", "AP", "AUC")
 SYSTEMS = ("X", "Y", "Z")
@@ -157,7 +158,7 @@ def evaluate(ranks: dict, *, repetitions: int = 100, m: int = 100, seed: int = 0
 
     ``timings``: a dict (wall seconds per phase are written into it) or a ``_Clock``."""
     clock = _clock(timings)
-    metrics = parse_metrics(METRICS)
+    metrics = rank_metrics(METRICS)
     exact = {s: {mt.name: float(np.nanmean(mt.per_query(ranks[s]))) for mt in metrics} for s in SYSTEMS}
     n_items = ranks["X"].n_items
     with clock("simulate"):
@@ -165,13 +166,14 @@ def evaluate(ranks: dict, *, repetitions: int = 100, m: int = 100, seed: int = 0
     with clock("sampled"):
         sampled, naive = _sampled_block(ranks, sims, metrics, repetitions, m)
     corrected, pairwise, out_of, notes = {}, {"sampled": _pairwise(naive, exact)}, {"sampled": repetitions}, []
+    cache = TableCache()  # one for every estimator: the likelihoods and uniform moments depend only on (n, m)
     for est in estimators:
         name, _ = parse_estimator(est)
         reps = repetitions if name not in FITTED or fit_repetitions is None else min(repetitions, fit_repetitions)
         with clock(f"estimate_{est}"):
             # one call for X, Y and Z: they share queries and catalogue sizes, hence tables and fits
             values = estimate_repetitions({s: [rep[s] for rep in sims[:reps]] for s in SYSTEMS}, n_items, m,
-                                          METRICS, estimator=est)
+                                          METRICS, estimator=est, cache=cache)
         corrected[est] = {s: {mt: {**_mean_std(values[s][mt]), "repetitions": reps} for mt in METRICS}
                           for s in SYSTEMS}
         pairwise[est] = _pairwise(values, exact)

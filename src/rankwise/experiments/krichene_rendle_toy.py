@@ -13,8 +13,8 @@ import json
 import numpy as np
 
 from rankwise.data.ranks import RelevantRanks
+from rankwise.evaluation.rank_metric import rank_metrics
 from rankwise.sampled.distribution import expected_sampled
-from rankwise.sampled.metric import parse_metrics
 from rankwise.sampled.simulate import simulate
 
 N_ITEMS = 10_000
@@ -27,7 +27,7 @@ METRICS = ("AUC", "AP", "NDCG", "Recall@10")
 
 
 def run(repetitions: int = 1000, seed: int = 0, m: int = 99, replacement: bool = True) -> dict:
-    metrics = parse_metrics(METRICS)
+    metrics = rank_metrics(METRICS)
     systems = {name: RelevantRanks.single(r, N_ITEMS) for name, r in RECOMMENDERS.items()}
     exact = {name: {mt.name: float(mt.per_query(rr).mean()) for mt in metrics} for name, rr in systems.items()}
     # common random numbers: the three systems see the same draws, as one evaluation would

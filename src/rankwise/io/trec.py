@@ -8,7 +8,6 @@ exact line whenever the fast path meets a problem, so both paths accept and reje
 """
 from __future__ import annotations
 
-import contextlib
 import gzip
 import mmap
 import os
@@ -19,6 +18,7 @@ import numpy as np
 
 from rankwise.data.collections import Qrels, Run
 from rankwise.errors import ParseError
+from rankwise.io.arrow_pool import arrow_scope
 
 _NON_BLANK = re.compile(rb"[^ \t\r\n]")
 QRELS_LAYOUT = ("query", "iteration", "doc", "relevance")
@@ -228,17 +228,6 @@ def _read(path, layout, value_col: int, kind: str):
     data = bytes(data)  # (no-op for bytes; the strict parser splits lines)
     q, d, v, _ = _strict_parse(data, path_s, layout, value_col)
     return q, d, v, _LineNumbers(data)
-
-
-def arrow_scope():
-    """Where pyarrow is installed, the block's Arrow buffers come from the system allocator
-    (``arrow_views.system_pool``: measured faster for reading files); else nothing."""
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        return contextlib.nullcontext()
-    from rankwise.data.arrow_views import system_pool
-    return system_pool()
 
 
 def read_qrels(path, *, duplicates: str = "error") -> Qrels:

@@ -11,7 +11,8 @@ from typing import Iterator
 
 from rankwise.data.collections import Run
 from rankwise.errors import ParseError
-from rankwise.io.trec import RUN_LAYOUT, _fast_parse, _LineNumbers, _prepare, _strict_parse, arrow_scope
+from rankwise.io.arrow_pool import arrow_scope
+from rankwise.io.trec import RUN_LAYOUT, _fast_parse, _LineNumbers, _prepare, _strict_parse
 
 
 def read_run_blocks(path: str, block_bytes: int, *, duplicates: str = "error") -> Iterator[tuple[Run, int]]:

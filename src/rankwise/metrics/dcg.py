@@ -1,7 +1,16 @@
 """Discounted cumulative gain."""
+import numpy as np
+
+from rankwise.kernels import rank_metrics as km
 from rankwise.kernels import segments as sk
-from rankwise.spec.metric import MetricDef
+from rankwise.spec.metric import MetricDef, RankForm
 from rankwise.spec.params import GAIN, LOG_BASE
+
+
+def rank_form(p, k):
+    # every gain (linear, exp, binary) of the relevant grade 1 is 1
+    log_base = float(p["log_base"])
+    return RankForm(lambda r, i, nrel, n: km.within(r, k) * np.log(log_base) / np.log1p(r))
 
 
 def dcg(ctx, p, k):
@@ -16,4 +25,4 @@ DEFINITION = MetricDef(
     reference="Järvelin & Kekäläinen (2002); Burges et al. (2005) for the exp gain",
     example="grades (3, 0, 2), linear, b=2: DCG = 3/1 + 0 + 2/2 = 4",
     compute=dcg, params=(GAIN, LOG_BASE), tie_average=True, gain_based=True,
-    implied={"dcg_burges": {"gain": "exp"}})
+    implied={"dcg_burges": {"gain": "exp"}}, rank_form=rank_form)

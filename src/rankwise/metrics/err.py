@@ -2,8 +2,9 @@
 import numpy as np
 
 from rankwise.errors import DataError
+from rankwise.kernels import rank_metrics as km
 from rankwise.kernels import segments as sk
-from rankwise.spec.metric import MetricDef
+from rankwise.spec.metric import MetricDef, RankForm
 from rankwise.spec.params import GMAX
 
 
@@ -31,6 +32,19 @@ def _gmax(ctx, choice, ok):
     return g
 
 
+def rank_form(p, k):
+    # every relevant item has grade 1, the highest grade of its query and of the collection
+    gmax = 1.0 if p["gmax"] in ("collection", "query") else float(p["gmax"])
+    if gmax < 1.0:
+        return f"gmax={gmax:g} is below the grade 1 of a relevant item"
+    stop = 2.0 ** -gmax  # (2^1 - 1) / 2^gmax
+
+    def contribution(r, i, nrel, n):
+        # the i - 1 relevant items above each had the chance to stop the user; non-relevant ones have none
+        return km.within(r, k) * stop * np.power(1.0 - stop, np.asarray(i) - 1.0) / r
+    return RankForm(contribution)
+
+
 def compute(ctx, p, k):
     t = p["rel"]
     labels = ctx.labels
@@ -56,4 +70,4 @@ DEFINITION = MetricDef(
     reference="Chapelle, Metzler, Zhang & Grinspan, Expected Reciprocal Rank for Graded Relevance "
               "(CIKM 2009); seed 002; gdeval.pl (TREC Web track) uses gmax=4",
     example="grades (2, 0, 1), gmax=2: R = (3/4, 0, 1/4); ERR = 3/4 + 0 + (1/3)(1/4)(1/4) = 0.7708",
-    compute=compute, params=(GMAX,), gain_based=True)
+    compute=compute, params=(GMAX,), gain_based=True, rank_form=rank_form)

@@ -1,5 +1,10 @@
 """Number of relevant documents in the top k."""
-from rankwise.spec.metric import MetricDef
+from rankwise.kernels import rank_metrics as km
+from rankwise.spec.metric import MetricDef, RankForm
+
+
+def rank_form(p, k):
+    return RankForm(lambda r, i, nrel, n: km.within(r, k))
 
 
 def compute(ctx, p, k):
@@ -12,4 +17,4 @@ DEFINITION = MetricDef(
     formula="Hits@k = |{relevant in top k}|",
     reference="ranx hits; trec_eval num_rel_ret",
     example="ranking [rel, non, rel]: Hits@2 = 1, Hits = 2",
-    compute=compute, tie_average=True)
+    compute=compute, tie_average=True, rank_form=rank_form)

@@ -2,9 +2,10 @@
 import numpy as np
 
 from rankwise.errors import ConventionError
+from rankwise.kernels import rank_metrics as km
 from rankwise.kernels import segments as sk
 from rankwise.metrics.dcg import dcg
-from rankwise.spec.metric import MetricDef
+from rankwise.spec.metric import MetricDef, RankForm
 from rankwise.spec.params import GAIN, IDEAL, LOG_BASE
 
 
@@ -36,6 +37,18 @@ def ideal_dcg_of(ctx, p, k, ideal_gains, ranked_gains):
     return np.bincount(seg, weights=g * sk.log_discount(pos, base), minlength=ctx.n)
 
 
+def rank_form(p, k):
+    if p["ideal"] == "retrieved" and k is not None:
+        return ("ideal=retrieved re-sorts the retrieved top k, which depends on how many relevant items are "
+                "in it, not on each item's rank alone; use ideal=judged")
+    # gain 1 for every relevant item; the log base cancels between DCG and IDCG
+
+    def contribution(r, i, nrel, n):
+        ideal = km.ideal_dcg(nrel if k is None else np.minimum(nrel, k))
+        return km.within(r, k) * km.log2_discount(r) / ideal
+    return RankForm(contribution)
+
+
 def compute(ctx, p, k):
     return sk.safe_divide(dcg(ctx, p, k), ideal_dcg(ctx, p, k))
 
@@ -49,4 +62,4 @@ DEFINITION = MetricDef(
     example="binary, relevant at ranks 2 and 4 of 5, R = 3: nDCG@5 = (1/log2 3 + 1/log2 5) / "
             "(1 + 1/log2 3 + 1/2) = 0.4935",
     compute=compute, params=(GAIN, LOG_BASE, IDEAL), tie_average=True, gain_based=True,
-    implied={"ndcg_burges": {"gain": "exp"}, "ndcg_exp": {"gain": "exp"}})
+    implied={"ndcg_burges": {"gain": "exp"}, "ndcg_exp": {"gain": "exp"}}, rank_form=rank_form)

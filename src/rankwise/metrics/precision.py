@@ -1,8 +1,9 @@
 """Precision at k."""
 import numpy as np
 
+from rankwise.kernels import rank_metrics as km
 from rankwise.kernels.segments import safe_divide
-from rankwise.spec.metric import MetricDef
+from rankwise.spec.metric import MetricDef, RankForm
 from rankwise.spec.params import SHORT
 
 
@@ -10,6 +11,16 @@ def precision_denominator(ctx, short: str, k):
     if k is None:
         return ctx.n_ret
     return float(k) if short == "k" else np.minimum(float(k), ctx.n_ret)
+
+
+def rank_form(p, k):
+    short = p["short"]
+
+    def contribution(r, i, nrel, n):
+        # every candidate is ranked, so "retrieved" is n
+        den = n if k is None else (float(k) if short == "k" else np.minimum(float(k), n))
+        return km.within(r, k) / den
+    return RankForm(contribution)
 
 
 def compute(ctx, p, k):
@@ -22,4 +33,4 @@ DEFINITION = MetricDef(
     formula="P@k = |{relevant in top k}| / k   (short=retrieved: / min(k, retrieved)); without k: / retrieved",
     reference="Manning, Raghavan & Schütze, Introduction to IR (2008) §8.3; trec_eval P_k",
     example="ranking [rel, non, rel], k=5: P@5 = 2/5 = 0.4 (short=k) or 2/3 (short=retrieved)",
-    compute=compute, params=(SHORT,), tie_average=True)
+    compute=compute, params=(SHORT,), tie_average=True, rank_form=rank_form)

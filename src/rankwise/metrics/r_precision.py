@@ -1,6 +1,12 @@
 """R-precision: precision at rank R, R = number of relevant documents."""
+import numpy as np
+
 from rankwise.kernels.segments import safe_divide
-from rankwise.spec.metric import MetricDef
+from rankwise.spec.metric import MetricDef, RankForm
+
+
+def rank_form(p, k):
+    return RankForm(lambda r, i, nrel, n: (np.asarray(r) <= nrel) / nrel, item_share=True)
 
 
 def compute(ctx, p, k):
@@ -15,4 +21,4 @@ DEFINITION = MetricDef(
     formula="Rprec = |{relevant in top R}| / R",
     reference="Buckley & Voorhees (2000); trec_eval Rprec",
     example="R = 2, ranking [rel, non, rel]: Rprec = 1/2",
-    compute=compute, cutoff=False, tie_average=True)
+    compute=compute, cutoff=False, tie_average=True, rank_form=rank_form)

@@ -1,9 +1,15 @@
 """Rank-biased precision (Moffat & Zobel 2008)."""
 import numpy as np
 
+from rankwise.kernels import rank_metrics as km
 from rankwise.kernels import segments as sk
-from rankwise.spec.metric import MetricDef
+from rankwise.spec.metric import MetricDef, RankForm
 from rankwise.spec.params import GAIN, PERSISTENCE
+
+
+def rank_form(p, k):
+    pp = float(p["p"])
+    return RankForm(lambda r, i, nrel, n: km.within(r, k) * (1.0 - pp) * np.power(pp, np.asarray(r) - 1.0))
 
 
 def compute(ctx, p, k):
@@ -20,4 +26,4 @@ DEFINITION = MetricDef(
             "gain=linear: g_i, as ranx; the residual is not added)",
     reference="Moffat & Zobel, TOIS 2008",
     example="p = 0.5, relevant at ranks 1 and 3: RBP = 0.5·(1 + 0.25) = 0.625",
-    compute=compute, params=(PERSISTENCE, GAIN), tie_average=True)
+    compute=compute, params=(PERSISTENCE, GAIN), tie_average=True, rank_form=rank_form)

@@ -1,6 +1,11 @@
 """Recall at k."""
+from rankwise.kernels import rank_metrics as km
 from rankwise.kernels.segments import safe_divide
-from rankwise.spec.metric import MetricDef
+from rankwise.spec.metric import MetricDef, RankForm
+
+
+def rank_form(p, k):
+    return RankForm(lambda r, i, nrel, n: km.within(r, k) / nrel, item_share=True)
 
 
 def compute(ctx, p, k):
@@ -13,4 +18,4 @@ DEFINITION = MetricDef(
     formula="R@k = |{relevant in top k}| / R,  R = number of judged relevant documents",
     reference="Manning, Raghavan & Schütze (2008) §8.3; trec_eval recall_k",
     example="R = 4 relevant, 1 of them in the top 2: R@2 = 1/4 = 0.25 (seed 003)",
-    compute=compute, tie_average=True)
+    compute=compute, tie_average=True, rank_form=rank_form)

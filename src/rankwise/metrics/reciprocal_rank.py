@@ -1,8 +1,13 @@
 """Reciprocal rank of the first relevant document."""
 import numpy as np
 
+from rankwise.kernels import rank_metrics as km
 from rankwise.kernels import segments as sk
-from rankwise.spec.metric import MetricDef
+from rankwise.spec.metric import MetricDef, RankForm
+
+
+def rank_form(p, k):
+    return RankForm(lambda r, i, nrel, n: km.within(r, k) * (i == 1) / r)
 
 
 def compute(ctx, p, k):
@@ -23,4 +28,4 @@ DEFINITION = MetricDef(
     formula="RR@k = 1 / min{i ≤ k : doc i relevant}",
     reference="Voorhees (1999), TREC-8 QA track; trec_eval recip_rank",
     example="first relevant at rank 2: RR = 0.5; RR@1 = 0",
-    compute=compute)
+    compute=compute, rank_form=rank_form)

@@ -1,7 +1,13 @@
 """Success (hit rate) at k: is there a relevant document in the top k."""
 import numpy as np
 
-from rankwise.spec.metric import MetricDef
+from rankwise.kernels import rank_metrics as km
+from rankwise.spec.metric import MetricDef, RankForm
+
+
+def rank_form(p, k):
+    # the query is a hit iff its best relevant item is in the top k: count only the first item
+    return RankForm(lambda r, i, nrel, n: km.within(r, k) * (i == 1))
 
 
 def compute(ctx, p, k):
@@ -40,4 +46,4 @@ DEFINITION = MetricDef(
     formula="Success@k = [hits@k > 0]",
     reference="trec_eval success_k; Krichene & Rendle (2020) 'hit ratio' = Recall for one relevant item",
     example="first relevant at rank 3: Success@1 = 0, Success@5 = 1",
-    compute=compute, tie_average=True)
+    compute=compute, tie_average=True, rank_form=rank_form)

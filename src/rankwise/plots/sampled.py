@@ -42,12 +42,12 @@ def figure2(recommenders: dict, n_items: int, metrics=("AUC", "AP", "NDCG", "Rec
 def figure3(n_items: int = 10_000, sample_sizes=(50, 100, 1000), metrics=("AUC", "AP", "NDCG", "Recall@10"),
             max_rank: int = 1000):
     """E[M(r~) | r] against the true rank r for several sample sizes, next to the exact M(r)."""
-    from rankwise.sampled.metric import parse_metric
+    from rankwise.evaluation.rank_metric import rank_metrics
     plt = _pyplot()
     fig, axes = plt.subplots(1, len(metrics), figsize=(4 * len(metrics), 3.2), squeeze=False)
     r = np.arange(1, min(max_rank, n_items) + 1)
     for ax, mt in zip(axes[0], metrics):
-        ax.plot(r, parse_metric(mt).of_rank(r, n_items), color="black", label="exact")
+        ax.plot(r, rank_metrics(mt)[0].of_rank(r, n_items), color="black", label="exact")
         for m in sample_sizes:
             mean, _ = expected_curve(mt, n_items, m)
             ax.plot(r, mean[: r.size], label=f"sampled m={m}")
@@ -61,13 +61,14 @@ def figure3(n_items: int = 10_000, sample_sizes=(50, 100, 1000), metrics=("AUC",
 def figure4(n_items: int = 10_000, m: int = 100, metric: str = "AP",
             estimators=("cls", "bv(1)", "bv(0.1)", "bv(0.01)", "rank_floor"), max_rank: int = 1000):
     """Corrected tables M^(r~) (left) and their expectation E[M^(r~) | r] against the exact M(r) (right)."""
+    from rankwise.evaluation.rank_metric import rank_metrics
     from rankwise.sampled import corrections as cx
     from rankwise.sampled.distribution import rank_distribution
-    from rankwise.sampled.estimate import _table_for, _target, parse_estimator
-    from rankwise.sampled.metric import parse_metric
+    from rankwise.sampled.estimator_registry import parse_estimator, table_for
+    from rankwise.sampled.pseudo_items import target as item_target
     plt = _pyplot()
-    mt = parse_metric(metric)
-    target = _target(mt, 1, 1, float(n_items), m)
+    mt = rank_metrics(metric)[0]
+    target = item_target(mt, 1, 1, float(n_items), m)
     G, c, (h,) = cx.moments([target], n_items, m, True)
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
     r = np.arange(1, min(max_rank, n_items) + 1)
@@ -75,7 +76,7 @@ def figure4(n_items: int = 10_000, m: int = 100, metric: str = "AP",
     right.plot(r, mt.of_rank(r, n_items), color="black", label="exact")
     for spec in estimators:
         name, param = parse_estimator(spec)
-        table = _table_for(name, param, target, n_items, m, True, (G, c, h), 1)
+        table = table_for(name, param, target, n_items, m, True, (G, c, h), 1)
         left.plot(np.arange(1, m + 2), table, label=spec)
         right.plot(r, P @ table, label=spec)
     left.set_xlabel("sampled rank r~")

@@ -107,6 +107,8 @@ def table_constrained(G, c, h, lower: float, upper: float) -> np.ndarray:
     bounded linear least-squares problem in d once G is factored.
     """
     k = G.shape[0]
+    if upper <= lower:  # an item that cannot add anything (e.g. the 11th relevant item for AP@10): T = lower
+        return np.full(k, float(lower))
     scale = np.trace(G) / k
     Gs = G / scale + 1e-12 * np.eye(k)
     hs = (h - lower * G.sum(axis=1)) / scale

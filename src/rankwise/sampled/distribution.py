@@ -19,12 +19,21 @@ from typing import Iterator
 import numpy as np
 from scipy.special import gammaln
 
+from rankwise.conventions.convention import Convention
+from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import InvalidParameterError
-from rankwise.sampled.metric import parse_metric
+from rankwise.evaluation.rank_metric import rank_metrics
 
 # Rows per block: 8192 x 101 float64 is 6.6 MB, so a handful of temporaries stay far below 100 MB.
 BLOCK_ROWS = 8192
+
+
+def resolve_replacement(convention: str | Convention, replacement: bool | None) -> bool:
+    """``replacement`` when a caller set it, else the convention's replacement policy ('with' -> True)."""
+    if replacement is not None:
+        return bool(replacement)
+    return bool(get_convention(convention).replacement == "with")
 
 
 def check_sampling(n, m, replacement: bool) -> tuple[np.ndarray, int]:
@@ -117,9 +126,11 @@ def iter_blocks(n: int, m: int, *, replacement: bool = True, block_rows: int = B
             yield r, rank_distribution(r, n, m, replacement=replacement)
 
 
-def expected_curve(metric, n: int, m: int, *, replacement: bool = True, block_rows: int = BLOCK_ROWS):
+def expected_curve(metric, n: int, m: int, *, replacement: bool | None = None, block_rows: int = BLOCK_ROWS,
+                   convention: str | Convention = DEFAULT):
     """E[M(r~) | r] and Var[M(r~) | r] for every r = 1..n (Figure 3), built block by block."""
-    metric = parse_metric(metric)
+    metric = rank_metrics(metric, convention)[0]
+    replacement = resolve_replacement(convention, replacement)
     n_, m = check_sampling(n, m, replacement)
     sampled_values = metric.of_rank(np.arange(1, m + 2), m + 1)
     mean = np.empty(int(n))
@@ -154,8 +165,9 @@ def _as_ranks(ranks, n_items) -> RelevantRanks:
     return RelevantRanks.single(ranks, n_items)
 
 
-def expected_sampled(ranks, m: int, metrics=("AUC",), *, n_items=None, replacement: bool = True,
-                     block_rows: int = BLOCK_ROWS) -> dict[str, ExpectedSampled]:
+def expected_sampled(ranks, m: int, metrics=("AUC",), *, n_items=None, replacement: bool | None = None,
+                     block_rows: int = BLOCK_ROWS, convention: str | Convention = DEFAULT
+                     ) -> dict[str, ExpectedSampled]:
     """Exact expected sampled metric (eq. 16) for each query and for the mean.
 
     ``ranks`` is a :class:`RelevantRanks` (several relevant items per query allowed) or an array
@@ -166,7 +178,8 @@ def expected_sampled(ranks, m: int, metrics=("AUC",), *, n_items=None, replaceme
     then exact (linearity); its variance treats the items' sampled ranks as independent.
     """
     rr = _as_ranks(ranks, n_items)
-    metrics = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
+    metrics = rank_metrics(metrics, convention)
+    replacement = resolve_replacement(convention, replacement)
     nrel_q = rr.n_relevant
     seg = rr.segment
     from rankwise.kernels.rank_metrics import within_query_position

@@ -11,7 +11,8 @@ so it lies in 1..m+1. Scores come from a :class:`rankwise.Run` (or a TREC run fi
 ``score(users[b], items[b, m+1]) -> scores[b, m+1]`` whose column 0 is the positive. Lines are
 scored in blocks (no loop over lines in Python), so 10^6 lines x 100 negatives fit in memory.
 
-Conventions (each an explicit parameter):
+Conventions (each an explicit parameter, defaulting to the convention's policy of the same meaning:
+``candidate_ties``, ``self_negatives``, ``missing_candidates``; ``rankwise conventions`` lists them):
 
 - ``ties`` (default ``"pessimistic"``): how negatives scored exactly like the positive count.
   ``pessimistic`` = the positive loses every tie, ``optimistic`` = it wins every tie, ``average``
@@ -56,15 +57,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rankwise.catalogue.ties import ranks_from_counts
+from rankwise.catalogue.sources import RunSource, source_of
+from rankwise.catalogue.ties import ranks_from_counts, resolve_ties
+from rankwise.conventions.convention import RANK_POLICIES, Convention
+from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import DataError, InvalidParameterError
-from rankwise.sampled.score_sources import RunSource, source_of
+from rankwise.spec.params import CANDIDATE_TIES
 
-TIES = ("pessimistic", "optimistic", "average", "random")
-DEFAULT_TIES = "pessimistic"
-MISSING = ("error", "worst")
-SELF_NEGATIVES = ("ignore", "tie", "error")
+TIES = CANDIDATE_TIES
+DEFAULT_TIES = DEFAULT.candidate_ties  # the default convention's; kept for code that imported it
+MISSING = tuple(RANK_POLICIES["missing_candidates"]["choices"])
+SELF_NEGATIVES = tuple(RANK_POLICIES["self_negatives"]["choices"])
 NO_REPEATS_NOTE = "no line repeats a negative"
 # values gathered per block: (m+1) scores per line, times the factor width for factor sources
 _BLOCK_VALUES = 1 << 22
@@ -107,30 +111,28 @@ class SampledRanks:
         return estimate(self.ranks, self.n_items, self.m, metrics, **options)
 
 
-def sampled_ranks(users, positives, negatives, scores, *, n_items, train=None, ties: str = DEFAULT_TIES,
-                  seed=None, missing: str = "error", self_negatives: str = "ignore",
-                  block_lines: int | None = None) -> SampledRanks:
+def sampled_ranks(users, positives, negatives, scores, *, n_items, train=None, ties: str | None = None,
+                  seed=None, missing: str | None = None, self_negatives: str | None = None,
+                  block_lines: int | None = None, convention: str | Convention = DEFAULT) -> SampledRanks:
     """Sampled rank of each line's positive among itself and its negatives (see the module notes).
 
     ``users``, ``positives``: (n,) integer codes; ``negatives``: (n, m) item codes. ``scores``: a
     :class:`rankwise.Run` or a run file path (user and item ids are the codes written in decimal),
     a dense (n_users, n_items) array, a pair ``(user_factors, item_factors)`` (scores are dot
     products, in the factors' dtype), or a callable ``score(users, items) -> (b, m+1)`` array with
-    the positive in column 0 (scores are compared exactly as returned; NaN is an error). ``n_items``:
+    the positive in column 0 (scores are compared exactly as returned; NaN is an error), or a score
+    source (``rankwise.catalogue``'s ``DenseScorer``, ``FactorScorer``, ``CallableScorer``, ...). ``n_items``:
     the total item count (item codes lie in 0..n_items-1; the user's training items are subtracted
     when ``train`` is given) or an array of per-line candidate-set sizes. ``train``: optional
-    scipy.sparse (n_users, n_items) interactions.
+    scipy.sparse (n_users, n_items) interactions. ``ties``, ``missing`` and ``self_negatives`` default
+    to ``convention``'s ``candidate_ties``, ``missing_candidates`` and ``self_negatives`` policies.
     """
     users, positives, negatives = _check_lines(users, positives, negatives)
     n, m = negatives.shape
-    if ties not in TIES:
-        raise InvalidParameterError(f"ties must be one of {TIES}, got {ties!r}")
-    if ties == "random" and seed is None:
-        raise InvalidParameterError("ties='random' needs an explicit seed (int) so that ranks are reproducible")
-    if missing not in MISSING:
-        raise InvalidParameterError(f"missing must be one of {MISSING}, got {missing!r}")
-    if self_negatives not in SELF_NEGATIVES:
-        raise InvalidParameterError(f"self_negatives must be one of {SELF_NEGATIVES}, got {self_negatives!r}")
+    conv = get_convention(convention)
+    ties = resolve_ties(conv, ties, seed)
+    missing = conv.policy("missing_candidates", missing, keyword="missing")
+    self_negatives = conv.policy("self_negatives", self_negatives)
     n_total, per_line = _check_n_items(n_items, n)
     max_item = int(max(positives.max(initial=-1), negatives.max(initial=-1)))
     if n_total is not None and max_item >= n_total:
@@ -138,13 +140,12 @@ def sampled_ranks(users, positives, negatives, scores, *, n_items, train=None, t
         raise DataError(f"test line {line + 1} (user {users[line]}) lists item code {max_item} but n_items is "
                         f"{n_total} (codes 0..{n_total - 1}); pass the catalogue's item count")
     train_keys, train_count = _train(train, users, positives, n_total)
-    source = source_of(scores, users, max_item, missing)
+    source = source_of(scores, int(users.max()), max_item, missing)
 
     greater = np.zeros(n, dtype=np.int64)
     tied = np.zeros(n, dtype=np.int64)
     repeated = train_neg = self_lines = 0
-    width = getattr(source, "width", 1)
-    step = int(block_lines) if block_lines is not None else max(1, _BLOCK_VALUES // ((m + 1) * width))
+    step = int(block_lines) if block_lines is not None else max(1, _BLOCK_VALUES // source.values_per_line(m + 1))
     if step < 1:
         raise InvalidParameterError(f"block_lines must be a positive integer, got {block_lines!r}")
     for a in range(0, n, step):
@@ -153,7 +154,7 @@ def sampled_ranks(users, positives, negatives, scores, *, n_items, train=None, t
         cand = np.empty((b - a, m + 1), dtype=np.int64)
         cand[:, 0] = pos
         cand[:, 1:] = neg
-        s = source.scores(u, cand, a)
+        s = source.score_pairs(u, cand, a)
         t = s[:, :1]
         is_self = neg == pos[:, None]
         self_here = is_self.any(axis=1)

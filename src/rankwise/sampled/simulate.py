@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankwise.conventions.convention import Convention
+from rankwise.conventions.presets import DEFAULT
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.kernels.rank_metrics import within_query_position
-from rankwise.sampled.distribution import check_sampling
+from rankwise.sampled.distribution import check_sampling, resolve_replacement
 
 
 def _negatives_above(ranks: RelevantRanks):
@@ -31,13 +33,15 @@ def _negatives_above(ranks: RelevantRanks):
     return seg, pos, nrel, above, (ranks.n_items[seg] - nrel).astype(np.float64)
 
 
-def simulate(ranks, m: int, *, replacement: bool = True, repetitions: int = 1, seed=None) -> list:
+def simulate(ranks, m: int, *, replacement: bool | None = None, repetitions: int = 1, seed=None,
+             convention: str | Convention = DEFAULT) -> list:
     """Sampled ranks for each repetition.
 
     ``ranks``: a RelevantRanks, or a dict name -> RelevantRanks over the same queries (common random
     numbers across systems).  Returns a list (one per repetition) of RelevantRanks with n_items =
-    m + |R| (or dicts of them).
+    m + |R| (or dicts of them).  ``replacement`` defaults to the convention's replacement policy.
     """
+    replacement = resolve_replacement(convention, replacement)
     systems = ranks if isinstance(ranks, dict) else {None: ranks}
     first = next(iter(systems.values()))
     for name, rr in systems.items():
@@ -125,8 +129,9 @@ def _counts_above(above, pos, seg, n_neg, m, replacement, u, n_queries, rng=None
     return counts
 
 
-def simulate_items(item_ranks: dict, relevant: np.ndarray, m: int, *, replacement: bool = False,
-                   popularity: np.ndarray | None = None, repetitions: int = 1, seed=None) -> list:
+def simulate_items(item_ranks: dict, relevant: np.ndarray, m: int, *, replacement: bool | None = None,
+                   popularity: np.ndarray | None = None, repetitions: int = 1, seed=None,
+                   convention: str | Convention = DEFAULT) -> list:
     """Sampled ranks from full rankings, drawing real negative items shared by all systems.
 
     ``item_ranks``: dict system -> int array (n_queries, n_items) with the 1-based rank of every
@@ -135,8 +140,9 @@ def simulate_items(item_ranks: dict, relevant: np.ndarray, m: int, *, replacemen
     (n_items,) for popularity-sampled negatives (probability proportional to weight among the
     query's eligible negatives).  Without replacement the Gumbel-top-m trick draws weighted
     samples without a loop over queries.  Memory is O(n_queries x n_items): block the queries
-    for large catalogues.
+    for large catalogues.  ``replacement`` defaults to the convention's replacement policy.
     """
+    replacement = resolve_replacement(convention, replacement)
     relevant = np.asarray(relevant, dtype=bool)
     nq, n = relevant.shape
     for name, r in item_ranks.items():

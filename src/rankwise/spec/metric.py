@@ -4,10 +4,28 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Mapping
 
+from rankwise.errors import ConventionError
 from rankwise.spec.params import COMMON_PARAMS, Param
 
 if TYPE_CHECKING:
     import numpy as np
+
+
+@dataclass(frozen=True)
+class RankForm:
+    """A metric written on the ranks of the relevant items: the value of a query is the sum over its
+    relevant items of ``contribution(r, i, nrel, n)``, where ``r`` is the item's (1-based, possibly
+    tie-averaged) rank among ``n`` candidates, ``i`` its 1-based position among the query's ``nrel``
+    relevant items sorted by rank. Every candidate that is not relevant counts as judged non-relevant.
+
+    Written this way one resolved metric gives per-query values on ``RelevantRanks``, the curve M(r) of
+    one relevant item, and (by linearity) the expectation of a sampled metric, with no second grammar.
+    """
+
+    contribution: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+    # True when the metric averages over the relevant items (Recall, AP, AUC): one item then adds at
+    # most its best value, contribution(i, i, nrel, n); otherwise an item's share is bounded by 1
+    item_share: bool = False
 
 
 @dataclass(frozen=True)
@@ -26,6 +44,8 @@ class MetricDef:
     binary_only_params: tuple[str, ...] = ()
     # alias -> implied parameters, e.g. {"ndcg_burges": {"gain": "exp"}}
     implied: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # (params, k) -> its RankForm, or a sentence saying why these parameters have none; None: no rank form
+    rank_form: Callable[[Mapping[str, object], int | None], RankForm | str] | None = None
 
     @property
     def all_params(self) -> tuple[Param, ...]:
@@ -69,3 +89,22 @@ class ResolvedMetric:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ResolvedMetric) and self.key == other.key
+
+    @property
+    def has_rank_form(self) -> bool:
+        return isinstance(self._rank_form(), RankForm)
+
+    @property
+    def rank_form(self) -> RankForm:
+        """The metric on the ranks of the relevant items; ConventionError where it has none."""
+        form = self._rank_form()
+        if isinstance(form, RankForm):
+            return form
+        raise ConventionError(f"{self}: {form}")
+
+    def _rank_form(self) -> RankForm | str:
+        d = self.definition
+        if d.rank_form is None:
+            return (f"{d.name} has no form on the ranks of relevant items alone (it needs the grades or the "
+                    "judged non-relevant documents of a run); evaluate a run instead")
+        return d.rank_form(self.params, self.k)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 from rankwise.errors import InvalidParameterError
 
@@ -93,17 +93,27 @@ def format_number(v: float | str) -> str:
 # ---- parameters shared by every metric -------------------------------------------------------
 REL = Param("rel", "minimum relevance grade counted as relevant (binary metrics); for gain metrics, "
             "grades below it give no gain", kind="float")
+# The one tie vocabulary: how items with equal scores are ordered, for a run's documents (the ``ties``
+# parameter of every metric) and for a held-out item among its candidates (the ``candidate_ties`` policy
+# of full-catalogue and sampled ranks). Each place accepts the values that are defined there.
+TieBreak = Literal["docid_desc", "docid_asc", "input", "optimistic", "pessimistic", "average", "random"]
+TIE_BREAKS: dict[str, str] = {
+    "docid_desc": "doc ids in descending byte order (trec_eval, pytrec_eval)",
+    "docid_asc": "doc ids in ascending byte order",
+    "input": "the order the documents were given in (stable sort)",
+    "optimistic": "relevant (higher-graded) items first among equal scores (an upper bound)",
+    "pessimistic": "relevant (higher-graded) items last among equal scores (a lower bound)",
+    "average": "expectation over all orders of the tied items (McSherry & Najork 2008; scikit-learn); "
+               "a rank may end in .5",
+    "random": "one uniformly random order of the tied items, drawn from an explicit seed",
+}
+RUN_TIES: tuple[TieBreak, ...] = ("docid_desc", "docid_asc", "input", "optimistic", "pessimistic", "average")
+# a held-out item has no doc-id or input order among catalogue items; a random order is drawn per item
+CANDIDATE_TIES: tuple[TieBreak, ...] = ("optimistic", "pessimistic", "average", "random")
+
 TIES = Param(
-    "ties", "order of documents with equal scores", choices=(
-        "docid_desc", "docid_asc", "input", "optimistic", "pessimistic", "average"),
-    choice_docs={
-        "docid_desc": "doc ids in descending byte order (trec_eval, pytrec_eval)",
-        "docid_asc": "doc ids in ascending byte order",
-        "input": "the order the documents were given in (stable sort)",
-        "optimistic": "higher grades first among equal scores (an upper bound)",
-        "pessimistic": "lower grades first among equal scores (a lower bound)",
-        "average": "expectation over all orders of the tied documents (McSherry & Najork 2008; scikit-learn)",
-    },
+    "ties", "order of documents with equal scores", choices=RUN_TIES,
+    choice_docs={t: TIE_BREAKS[t] for t in RUN_TIES},
     value_aliases={"trec_eval": "docid_desc", "stable": "input", "expected": "average", "mean": "average"})
 UNJUDGED = Param(
     "unjudged", "documents of the run that have no judgment", choices=("nonrelevant", "removed"),

@@ -8,7 +8,7 @@ from rankwise.spec.metric import MetricDef
 # One module per metric (house rule 3). Order is the order of `rankwise metrics`.
 METRIC_MODULES = (
     "precision", "recall", "f1", "success", "hits", "r_precision", "average_precision",
-    "reciprocal_rank", "dcg", "ndcg", "bpref", "rbp",
+    "reciprocal_rank", "dcg", "ndcg", "bpref", "rbp", "auc",
 )
 # trec_eval / pytrec_eval spell the cutoff as a suffix: P_5, ndcg_cut_10, map_cut.100
 CUTOFF_SUFFIX_STEMS = {"p": "P", "recall": "R", "ndcg_cut": "nDCG", "map_cut": "AP", "success": "Success",

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankwise as rw
-from rankwise.evaluation.streaming import evaluate_run_file
+from rankwise.io.streaming import evaluate_run_file
 
 METRICS = ["nDCG@5", "AP", "RR", "P@3", "R@10", "bpref"]
 
@@ -41,7 +41,7 @@ def test_blocks_equal_in_memory(tmp_path_factory, data):
     assert got.set_aside == want.set_aside
     for m in METRICS:
         np.testing.assert_allclose(got.values[m], want.values[m], atol=1e-12)
-        assert got.n_queries[m] == want.n_queries[m]
+        assert got.n_averaged[m] == want.n_averaged[m]
         assert got.excluded[m] == want.excluded[m]
     # condensed lists: the unjudged rows removed are counted as in memory, over every block
     want = rw.evaluate(rw.Qrels.read(qp), rw.Run.read(rp), METRICS, convention=conv, unjudged="removed")

@@ -4,7 +4,8 @@ Per-query independence is what makes this exact: every metric of a query depends
 query's rows, so blocks are evaluated separately and their per-query values concatenated. The
 run file must keep each query's lines together (as every TREC run does); a query seen in two
 blocks is an error, never a silent merge. The blocks come from ``io.trec_blocks``; which queries
-count and how values become means are ``evaluation.aggregate``'s, as for ``evaluate()``.
+count and how values become means are ``evaluation.aggregate``'s, as for ``evaluate()``. It lives in
+``io`` because it reads the file itself; evaluation below it never touches a file format.
 """
 from __future__ import annotations
 
@@ -82,4 +83,5 @@ def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=
                                "run_duplicates_dropped": dropped, "blocks": len(seen)}
     if removed:
         info["unjudged_removed"] = removed
-    return Results(conv, tuple(metrics), resolved, query_ids, values, means, counts_, set_aside, excluded, info)
+    return Results(convention=conv, metrics=tuple(metrics), resolved=resolved, query_ids=query_ids, values=values,
+                   means=means, n_averaged=counts_, set_aside=set_aside, excluded=excluded, info=info)

@@ -1,5 +1,4 @@
 """Every kernel and every convention against the naive per-query oracle, on random ragged inputs."""
-import math
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -7,70 +6,9 @@ from hypothesis import strategies as st
 
 import rankwise as rw
 from rankwise.spec import registry
-from tests.reference.naive import naive_evaluate
+from tests.reference.random_collections import QUERIES, check, collections, metric_strings
 
-DOCS = ["d0", "d1", "d2", "d10", "d11", "D3", "a", "z9", "é"]
-N_DOCS = len(DOCS)
-QUERIES = ["q1", "q2", "q10", "q3", "q4"]
-SCORES = [0.0, 0.5, 1.0, 1.0 + 1e-9, 2.0, 3.0, -1.0]
-BASE_METRICS = ["P", "R", "F1", "Success", "Hits", "Rprec", "AP", "RR", "DCG", "nDCG", "Bpref", "RBP"]
-
-
-@st.composite
-def collections(draw, max_docs=N_DOCS, allow_negative=True):
-    grades = [0, 0, 1, 1, 2, 3] + ([-1] if allow_negative else [])
-    qrels, run = {}, {}
-    for q in draw(st.lists(st.sampled_from(QUERIES), unique=True, min_size=1, max_size=4)):
-        docs = draw(st.lists(st.sampled_from(DOCS), unique=True, min_size=1, max_size=max_docs))
-        qrels[q] = {d: draw(st.sampled_from(grades)) for d in docs}
-    for q in draw(st.lists(st.sampled_from(QUERIES), unique=True, min_size=1, max_size=4)):
-        docs = draw(st.lists(st.sampled_from(DOCS), unique=True, min_size=1, max_size=max_docs))
-        run[q] = {d: draw(st.sampled_from(SCORES)) for d in docs}
-    return qrels, run
-
-
-def metric_strings(draw, names):
-    out = []
-    for name in names:
-        k = draw(st.sampled_from([None, 1, 2, 3, 5, 20]))
-        d = registry.lookup(name)[0]
-        if not d.cutoff:
-            k = None
-        params = {}
-        if name == "AP":
-            params["denominator"] = draw(st.sampled_from(
-                ["relevant", "min_k_relevant", "retrieved_relevant", "min_k_retrieved"]))
-        if name in ("P", "F1"):
-            params["short"] = draw(st.sampled_from(["k", "retrieved"]))
-        if name in ("DCG", "nDCG"):
-            params["gain"] = draw(st.sampled_from(["linear", "exp", "binary"]))
-            params["log_base"] = draw(st.sampled_from(["2", "10", "e"]))
-        if name == "nDCG":
-            params["ideal"] = draw(st.sampled_from(["judged", "retrieved"]))
-        if name == "RBP":
-            params["p"] = draw(st.sampled_from(["0.5", "0.8", "0.95"]))
-            params["gain"] = draw(st.sampled_from(["linear", "binary", "exp"]))
-        if draw(st.booleans()):
-            params["rel"] = draw(st.sampled_from(["1", "2", "0.5"]))
-        inner = ",".join(f"{a}={b}" for a, b in params.items())
-        out.append(name + (f"({inner})" if inner else "") + (f"@{k}" if k else ""))
-    return out
-
-
-def check(qrels, run, metrics, convention, **overrides):
-    res = rw.evaluate(qrels, run, metrics, convention=convention, **overrides)
-    conv = res.convention
-    for m in metrics:
-        want = naive_evaluate(qrels, run, res.resolved[m], conv.missing_in_run, conv.missing_in_qrels)
-        got = res.per_query(m)
-        assert list(got) == list(want), (m, list(got), list(want))
-        for q in want:
-            a, b = got[q], want[q]
-            assert (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-9, (m, str(res.resolved[m]), q, a, b)
-        vals = [v for v in want.values() if not math.isnan(v)]
-        mean = sum(vals) / len(vals) if vals else float("nan")
-        assert (math.isnan(mean) and math.isnan(res[m])) or abs(mean - res[m]) <= 1e-9
-        assert res.n_queries[m] == len(vals)
+BASE_METRICS = ["P", "R", "F1", "Success", "Hits", "Rprec", "AP", "RR", "DCG", "nDCG", "Bpref", "RBP", "AUC"]
 
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -17,7 +17,7 @@ import pytest
 import rankwise as rw
 from rankwise.compare import PerQueryMatrix
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "src" / "rankwise" / "examples" / "data"
 QRELS = EXAMPLES / "synthetic.qrels"
 CMD = [sys.executable, "-m", "rankwise"]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"
 EXAMPLES = ROOT / "src" / "rankwise" / "examples" / "data"
 _EXE = shutil.which("rankwise")

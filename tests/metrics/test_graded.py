@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import rankwise as rw
 from rankwise.errors import DataError, InvalidParameterError
-from tests.test_properties import DOCS, N_DOCS, QUERIES, SCORES, check
+from tests.reference.random_collections import DOCS, N_DOCS, QUERIES, SCORES, check
 
 ITEMS = list("ABCDEFGH")
 TABLE1_GRADES = [1, 0, 3, 3, 2, 0, 1, 4]
@@ -77,7 +77,7 @@ def test_uap_collection_levels_and_queries_without_a_relevant_level():
     assert c["q1"] == q["q1"]  # q1 reaches the collection's top level
     # no positive level: no threshold; the no_relevant policy decides
     assert q["q3"] == 0.0 and math.isnan(res.per_query("uAP(no_relevant=nan)")["q3"])
-    assert res.n_queries["uAP(no_relevant=nan)"] == 2
+    assert res.n_averaged["uAP(no_relevant=nan)"] == 2
 
 
 # ---- seed 004, Table 2: nDCG's dependence on the scale, and NDCNG ---------------------------------

@@ -1,0 +1,55 @@
+"""evaluate_ranks(): the metrics of ``RelevantRanks`` (full-catalogue or sampled ranks), as ``evaluate``."""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import numpy as np
+
+from rankwise.conventions.convention import Convention
+from rankwise.conventions.presets import DEFAULT, get_convention
+from rankwise.data.ranks import RelevantRanks
+from rankwise.errors import DataError, InvalidParameterError
+from rankwise.evaluation.aggregate import preview, summarize
+from rankwise.evaluation.rank_metric import rank_metrics
+from rankwise.evaluation.results import Results
+
+
+def evaluate_ranks(ranks: RelevantRanks, metrics: str | Iterable[str], convention: str | Convention = DEFAULT,
+                   **overrides: Any) -> Results:
+    """Evaluate the ranks of each query's relevant items among its ``n_items`` candidates.
+
+    Every metric is resolved exactly as :func:`rankwise.evaluate` resolves it (same denominators,
+    gains, ideal and cutoff) and computed from its rank form; every candidate that is not relevant
+    counts as judged non-relevant, so the values equal ``evaluate`` on a run that ranks all
+    candidates with the relevant ones at these ranks. Queries without relevant items follow the
+    convention's ``no_relevant``. Per-query values are keyed by ``ranks.query_ids`` (0, 1, ... when
+    it has none). A metric without a rank form (bpref, μAP, NDCNG, AP under
+    denominator=retrieved_relevant with a cutoff, ...) raises ConventionError saying why.
+    """
+    if not isinstance(ranks, RelevantRanks):
+        raise InvalidParameterError(f"ranks must be a RelevantRanks, got {type(ranks).__name__}; build one with "
+                                    "RelevantRanks.single(...) or RelevantRanks.from_lists(...)")
+    conv = get_convention(convention)
+    if overrides:
+        conv = conv.derive(**overrides)
+    resolved_metrics = rank_metrics([metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics)), conv)
+    nq = ranks.offsets.size - 1
+    ids = ranks.query_ids if ranks.query_ids is not None else np.arange(nq)
+    order = np.argsort(ids, kind="stable")
+    no_rel = np.diff(ranks.offsets) == 0
+    values = {}
+    for rm in resolved_metrics:
+        v = rm.per_query(ranks)
+        policy = rm.resolved.params["no_relevant"]
+        if no_rel.any():
+            if policy == "error":
+                raise DataError(f"{rm.resolved}: {int(no_rel.sum())} queries have no relevant item: "
+                                f"{preview(np.sort(ids[no_rel]))}. Set no_relevant='zero' or 'nan'.")
+            v[no_rel] = 0.0 if policy == "zero" else np.nan
+        v = v[order]
+        v.setflags(write=False)
+        values[rm.name] = v
+    means, counts, excluded = summarize(values)
+    resolved = {rm.name: rm.resolved for rm in resolved_metrics}
+    return Results(convention=conv, metrics=tuple(values), resolved=resolved, query_ids=ids[order], values=values,
+                   means=means, n_averaged=counts, set_aside={}, excluded=excluded, info={})
