@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import rankwise as rw
 from rankwise.errors import DataError, InvalidParameterError
-from tests.reference.random_collections import DOCS, N_DOCS, QUERIES, SCORES, check
+from tests.reference.random_collections import N_DOCS, check, collections
 
 ITEMS = list("ABCDEFGH")
 TABLE1_GRADES = [1, 0, 3, 3, 2, 0, 1, 4]
@@ -193,16 +193,8 @@ def test_graded_metric_strings_round_trip(text):
 GRADED = [0, 0, 0.3, 1, 1, 2, 2.5, 3, 4, -1]
 
 
-@st.composite
-def graded_collections(draw, max_docs=N_DOCS):
-    qrels, run = {}, {}
-    for q in draw(st.lists(st.sampled_from(QUERIES), unique=True, min_size=1, max_size=4)):
-        docs = draw(st.lists(st.sampled_from(DOCS), unique=True, min_size=1, max_size=max_docs))
-        qrels[q] = {d: draw(st.sampled_from(GRADED)) for d in docs}
-    for q in draw(st.lists(st.sampled_from(QUERIES), unique=True, min_size=1, max_size=4)):
-        docs = draw(st.lists(st.sampled_from(DOCS), unique=True, min_size=1, max_size=max_docs))
-        run[q] = {d: draw(st.sampled_from(SCORES)) for d in docs}
-    return qrels, run
+def graded_collections(max_docs=N_DOCS):
+    return collections(max_docs=max_docs, grades=GRADED)
 
 
 def graded_metric_strings(draw, names=("ERR", "uAP", "nDCNG")):

@@ -15,8 +15,10 @@ SCORES = [0.0, 0.5, 1.0, 1.0 + 1e-9, 2.0, 3.0, -1.0]
 
 
 @st.composite
-def collections(draw, max_docs=N_DOCS, allow_negative=True):
-    grades = [0, 0, 1, 1, 2, 3] + ([-1] if allow_negative else [])
+def collections(draw, max_docs=N_DOCS, allow_negative=True, grades=None):
+    """qrels and run dicts over a few queries; ``grades``: the judgments to draw from (default 0-3, and -1)."""
+    if grades is None:
+        grades = [0, 0, 1, 1, 2, 3] + ([-1] if allow_negative else [])
     qrels, run = {}, {}
     for q in draw(st.lists(st.sampled_from(QUERIES), unique=True, min_size=1, max_size=4)):
         docs = draw(st.lists(st.sampled_from(DOCS), unique=True, min_size=1, max_size=max_docs))
