@@ -30,7 +30,8 @@ def _expected_totals(name, param, plan: NodePlan, metrics, m, replacement, cache
     ``histograms(sel)``: (rows, m+1) counts of the reduced sampled ranks of the items ``sel``;
     ``weight_of(members)``: the weight of those items in every row."""
     fit = REGISTRY[name].fit
-    assert fit is not None
+    if fit is None:  # pragma: no cover - only distribution estimators reach here (the registry says which)
+        raise RuntimeError(f"estimator {name} has no rank-distribution fit")
     totals = {mt.name: np.zeros(rows) for mt in metrics}
     for group in plan.nearest():
         edges, L = cache.likelihood(group.size, m, replacement)

@@ -225,5 +225,5 @@ def table_for(name, param, target, size, m, replacement, moments, group_items) -
     ``moments`` already); ``moments``: see :data:`TableFunction`."""
     table = REGISTRY[name].table
     if table is None:  # pragma: no cover - parse_estimator guards the names
-        raise AssertionError(name)
+        raise RuntimeError(f"estimator {name} has no table")
     return table(param, target, size, m, moments, group_items)

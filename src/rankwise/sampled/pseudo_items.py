@@ -99,7 +99,7 @@ def stack_items(samples, n_items, m: int) -> tuple[Items, np.ndarray]:
     ok = whole & np.all((reduced >= 1) & (reduced <= m + 1), axis=1)
     if not np.all(ok):
         items_of(samples[int(np.flatnonzero(~ok)[0])], n_items, m)  # raises with the query named
-        raise AssertionError("unreachable")  # pragma: no cover
+        raise RuntimeError("a sample failed the stacked check but not its own")  # pragma: no cover
     return first, reduced
 
 

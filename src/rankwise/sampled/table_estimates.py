@@ -28,7 +28,8 @@ def _empty(metrics, shape) -> dict[str, np.ndarray]:
 
 def _add_lookup(per_item, mname, group: NodeGroup, sel, values) -> None:
     """per_item[metric][:, sel] += (the node's interpolation weight) * (the table values of those items)."""
-    assert group.weight is not None
+    if group.weight is None:  # pragma: no cover - lookups run on interpolation groups, which carry weights
+        raise RuntimeError("a table lookup needs the node's interpolation weights")
     per_item[mname][:, sel] += group.weight[sel] * values
 
 
@@ -94,10 +95,11 @@ def table_lookups(name, param, items: Items, reduced, metrics, m, replacement, g
     """
     entry = REGISTRY[name]
     table_fn = entry.table
-    assert table_fn is not None
+    if table_fn is None:  # pragma: no cover - only table estimators reach here (the registry says which)
+        raise RuntimeError(f"estimator {name} has no table")
     reduced = np.atleast_2d(reduced)
     if entry.kind == "fitted_prior" and prior is None and reduced.shape[0] != 1:
-        raise AssertionError("fitted-prior tables depend on the sample: one row at a time")  # pragma: no cover
+        raise RuntimeError("fitted-prior tables depend on the sample: one row at a time")  # pragma: no cover
     plan = NodePlan(items, grid)
     per_item = _empty(metrics, reduced.shape)
     for group in plan.interpolated():
@@ -127,7 +129,8 @@ def fitted_prior_rows(name, param, items: Items, reduced, metrics, m, replacemen
     gives every row's BV (or MN) tables.
     """
     entry = REGISTRY[name]
-    assert entry.table_rows is not None
+    if entry.table_rows is None:  # pragma: no cover - only fitted-prior estimators reach here
+        raise RuntimeError(f"estimator {name} has no stacked table")
     rows = reduced.shape[0]
     plan = NodePlan(items, grid)
     per_item = _empty(metrics, reduced.shape)
