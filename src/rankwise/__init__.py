@@ -10,6 +10,7 @@ from rankwise.errors import (
     MissingDependencyError,
     ParseError,
     RankwiseError,
+    RankwiseWarning,
 )
 from rankwise.evaluation import Results, evaluate
 from rankwise.evaluation.ranks import evaluate_ranks
@@ -24,9 +25,10 @@ __version__ = "0.1.0"
 __all__ = [
     "evaluate", "evaluate_ranks", "compare", "evaluate_run_file", "Results", "Qrels", "Run", "RelevantRanks",
     "read_qrels", "read_run",
+    "evaluate_catalogue",  # lazy: see __getattr__
     "Convention", "PRESETS", "get_convention", "parse_metric", "MetricSpec", "ResolvedMetric", "explain",
     "RankwiseError", "ParseError", "InvalidParameterError", "ConventionError", "DataError",
-    "MissingDependencyError",
+    "MissingDependencyError", "RankwiseWarning",
     "__version__",
 ]
 
@@ -37,4 +39,7 @@ def __getattr__(name: str):
     if name in ("compare", "plots", "report"):
         import importlib
         return importlib.import_module(f"rankwise.{name}")
+    if name == "evaluate_catalogue":  # rankwise.catalogue loads scipy.sparse (~0.25 s): on first use
+        from rankwise.catalogue.workflow import evaluate_catalogue
+        return evaluate_catalogue
     raise AttributeError(f"module 'rankwise' has no attribute {name!r}")

@@ -40,6 +40,13 @@ class DataError(RankwiseError, ValueError):
     under policy 'error')."""
 
 
+class RankwiseWarning(UserWarning):
+    """Something was left out, dropped or decided by a convention, and the numbers depend on it: queries
+    set aside, duplicates dropped, ties ordered at a cutoff, scores out of range. The message gives the
+    counts and the option that changes it. Filter it like any warning, e.g.
+    ``warnings.filterwarnings("ignore", category=rankwise.RankwiseWarning)``."""
+
+
 class MissingDependencyError(RankwiseError, ImportError):
     """An optional dependency is needed for this feature; the message says which extra to install."""
 

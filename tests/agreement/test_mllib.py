@@ -21,6 +21,10 @@ import warnings
 import pytest
 
 pytest.importorskip("pyspark")
+from .java import java_problem  # noqa: E402
+
+if java_problem():  # without Java these tests skip, saying what they need, instead of failing in SparkContext
+    pytest.skip(java_problem(), allow_module_level=True)
 from pyspark import SparkConf, SparkContext  # noqa: E402
 from pyspark.mllib.evaluation import RankingMetrics  # noqa: E402
 

@@ -17,7 +17,9 @@ import rankwise as rw  # noqa: E402
 
 from .conftest import CUTOFFS, Case, check_agreement, random_case  # noqa: E402
 
-pytestmark = pytest.mark.peer
+# random collections set queries aside and tie scores on purpose: the RankwiseWarnings that say so are
+# tested in tests/evaluation/test_warnings.py, not repeated for every example here
+pytestmark = [pytest.mark.peer, pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")]
 
 
 # rankwise metric -> pytrec_eval measure key

@@ -1,12 +1,17 @@
 """Every kernel and every convention against the naive per-query oracle, on random ragged inputs."""
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankwise as rw
 from rankwise.spec import registry
 from tests.reference.random_collections import QUERIES, check, collections, metric_strings
+
+# random collections set queries aside and tie scores on purpose: the RankwiseWarnings that say so are
+# tested in tests/evaluation/test_warnings.py, not repeated for every example here
+pytestmark = pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 
 BASE_METRICS = ["P", "R", "F1", "Success", "Hits", "Rprec", "AP", "RR", "DCG", "nDCG", "Bpref", "RBP", "AUC"]
 

@@ -9,6 +9,10 @@ from hypothesis import strategies as st
 import rankwise as rw
 from rankwise.io.streaming import evaluate_run_file
 
+# random collections set queries aside and tie scores on purpose: the RankwiseWarnings that say so are
+# tested in tests/evaluation/test_warnings.py, not repeated for every example here
+pytestmark = pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+
 METRICS = ["nDCG@5", "AP", "RR", "P@3", "R@10", "bpref"]
 
 
@@ -35,10 +39,18 @@ def test_blocks_equal_in_memory(tmp_path_factory, data):
            unique=True, min_size=1, max_size=9))} for q in qids[1:] or qids}
     qp, rp = write_trec(tmp_path, qrels, run, gz=data.draw(st.booleans()))
     conv = data.draw(st.sampled_from(["trec_eval", "ir_measures", "mllib", "recsys_confusion"]))
+    if not set(qrels) & set(run):  # no query in common: an error both ways (issue #13), never NaN means
+        with pytest.raises(rw.DataError, match="share no query"):
+            rw.evaluate(rw.Qrels.read(qp), rw.Run.read(rp), METRICS, convention=conv)
+        with pytest.raises(rw.DataError, match="share no query"):
+            evaluate_run_file(qp, rp, METRICS, convention=conv, block_bytes=16)
+        return
     want = rw.evaluate(rw.Qrels.read(qp), rw.Run.read(rp), METRICS, convention=conv)
     got = evaluate_run_file(qp, rp, METRICS, convention=conv, block_bytes=data.draw(st.sampled_from([16, 64, 1 << 20])))
     assert list(got.query_ids) == list(want.query_ids)
     assert got.set_aside == want.set_aside
+    # what the warnings say (ties a deterministic policy decided), counted block by block, is the same
+    assert got.info.get("ties_decided_by_policy") == want.info.get("ties_decided_by_policy")
     for m in METRICS:
         np.testing.assert_allclose(got.values[m], want.values[m], atol=1e-12)
         assert got.n_averaged[m] == want.n_averaged[m]

@@ -11,6 +11,10 @@ import rankwise as rw
 from rankwise.errors import DataError, InvalidParameterError
 from tests.reference.random_collections import N_DOCS, check, collections
 
+# random collections set queries aside and tie scores on purpose: the RankwiseWarnings that say so are
+# tested in tests/evaluation/test_warnings.py, not repeated for every example here
+pytestmark = pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+
 ITEMS = list("ABCDEFGH")
 TABLE1_GRADES = [1, 0, 3, 3, 2, 0, 1, 4]
 

@@ -26,6 +26,10 @@ def collections(draw, max_docs=N_DOCS, allow_negative=True, grades=None):
     for q in draw(st.lists(st.sampled_from(QUERIES), unique=True, min_size=1, max_size=4)):
         docs = draw(st.lists(st.sampled_from(DOCS), unique=True, min_size=1, max_size=max_docs))
         run[q] = {d: draw(st.sampled_from(SCORES)) for d in docs}
+    if not set(qrels) & set(run):  # sharing no query is an error (issue #13): rank one judged query too
+        q = draw(st.sampled_from(sorted(qrels)))
+        docs = draw(st.lists(st.sampled_from(DOCS), unique=True, min_size=1, max_size=max_docs))
+        run[q] = {d: draw(st.sampled_from(SCORES)) for d in docs}
     return qrels, run
 
 

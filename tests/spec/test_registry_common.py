@@ -17,6 +17,10 @@ from rankwise.errors import ConventionError, DataError, InvalidParameterError
 from rankwise.spec import registry
 from rankwise.spec.grammar import parse_metric
 
+# random collections set queries aside and tie scores on purpose: the RankwiseWarnings that say so are
+# tested in tests/evaluation/test_warnings.py, not repeated for every example here
+pytestmark = pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "rankwise" / "examples" / "data"
 CONVENTION = rw.get_convention("trec_eval")
 UNBOUNDED = {"DCG", "Hits"}  # a sum of discounted gains and a count: not normalised to [0, 1]

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import sys
+import warnings
 
 from rankwise.cli.options import add_convention_options, overrides_from
 from rankwise.compare.options import CORRECTIONS, DEFAULT_ALPHA, DEFAULT_PERMUTATIONS, DEFAULT_SEED, FAMILIES, TESTS
-from rankwise.errors import InvalidParameterError
+from rankwise.errors import InvalidParameterError, RankwiseWarning
 from rankwise.io.tabular import FORMATS
 
 OUTPUT_FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
@@ -59,6 +60,7 @@ def register(sub) -> None:
 def load_matrix(args):
     """The per-query matrix from the command's inputs (qrels and runs, or --values)."""
     from rankwise.cli.evaluate_cmd import named_paths
+    from rankwise.cli.output import notice_lines
     from rankwise.compare.matrix import PerQueryMatrix
     from rankwise.conventions import DEFAULT
     from rankwise.evaluation import evaluate
@@ -92,7 +94,11 @@ def load_matrix(args):
     results = {}
     for name, path in named_paths(args.inputs[1:]).items():
         run = read_run_file(path, args.run_format)
-        results[name] = evaluate(qrels, run, args.metric, convention=convention, **overrides_from(args))
+        with warnings.catch_warnings():  # set-aside queries are reported by run(); the rest here, once
+            warnings.simplefilter("ignore", RankwiseWarning)
+            results[name] = evaluate(qrels, run, args.metric, convention=convention, **overrides_from(args))
+        for line in notice_lines(results[name], f"{name}: "):
+            print(line, file=sys.stderr)
     return PerQueryMatrix.from_results(results, group_tags=group)
 
 
@@ -104,7 +110,10 @@ def run(args) -> int:
     comparison = compare_matrix(matrix, baseline=args.baseline, all_pairs=args.all_pairs, test=args.test,
                                 correction=args.correction, family=args.family, alpha=args.alpha,
                                 permutations=args.permutations, seed=args.seed)
-    text = render(comparison, args.format)
+    from rankwise.cli.output import terminal_width
+
+    width = None if args.output else terminal_width()  # the terminal's, else the report's default
+    text = render(comparison, args.format, width=width) if width else render(comparison, args.format)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)

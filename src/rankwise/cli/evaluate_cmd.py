@@ -2,29 +2,35 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
-import time
+import warnings
 
 from rankwise.cli.options import add_convention_options, overrides_from
-from rankwise.errors import InvalidParameterError
+from rankwise.errors import InvalidParameterError, RankwiseWarning
 from rankwise.io.tabular import FORMATS
 
-PROGRESS_BYTES = 32 << 20  # inputs above this size report their stages on stderr
+PROGRESS_BYTES = 128 << 20  # inputs above this size (a few seconds of work) report their stages on a terminal
 STREAM_BYTES = 1 << 30  # TREC runs above this size are evaluated block by block
 
 
 def register(sub) -> None:
     p = sub.add_parser("evaluate", help="evaluate a run against qrels",
+                       usage="%(prog)s QRELS RUN [RUN ...] -m METRIC [-m METRIC ...] [options]  (--help: the options)",
                        description="Evaluate a run against relevance judgments. Every number says how it was "
-                                   "computed: see 'rankwise explain METRIC'.")
+                                   "computed: see 'rankwise explain METRIC'. Tables wider than the terminal "
+                                   "($COLUMNS) are wrapped into blocks of columns; files and pipes get whole rows.")
     p.add_argument("qrels", help="relevance judgments (TREC 'qid 0 doc rel', CSV, TSV, Parquet, JSON; .gz ok)")
     p.add_argument("run", nargs="+",
                    help="ranking(s) to evaluate (TREC 'qid Q0 doc rank score tag', CSV, TSV, Parquet, JSON); "
                         "several runs (NAME=PATH to name one) print one table of systems x metrics")
-    p.add_argument("-m", "--metric", action="append", required=True, metavar="METRIC",
-                   help="metric, e.g. P@5, 'nDCG(gain=exp)@10', AP, RR (repeat for several)")
+    p.add_argument("-m", "--metric", action="append", metavar="METRIC",
+                   help="metric, e.g. P@5, 'nDCG(gain=exp)@10', AP, RR (repeat for several; required: there is "
+                        "no default set, see 'rankwise metrics')")
     p.add_argument("--per-query", "-q", action="store_true", help="also print one value per query")
-    p.add_argument("--format", "-f", default="table", choices=["table", "json", "csv", "tsv", "trec"])
+    p.add_argument("--format", "-f", default="table", choices=["table", "json", "csv", "tsv", "trec"],
+                   help="table (default), json, csv, tsv, or trec: trec_eval's layout, with its runid line (the "
+                        "tag of the run's last line; NAME=PATH names it)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the result here instead of stdout")
     p.add_argument("--qrels-format", choices=FORMATS, help="override the format guessed from the extension")
     p.add_argument("--run-format", choices=FORMATS, help="override the format guessed from the extension")
@@ -34,7 +40,9 @@ def register(sub) -> None:
     p.add_argument("--score-column", help="column of the score in the run (CSV/TSV/Parquet)")
     p.add_argument("--duplicates", default="error", choices=["error", "first", "last", "max"],
                    help="what to do with a (query, doc) pair given twice (default: error)")
-    p.add_argument("--progress", action="store_true", help="report stages on stderr even for small inputs")
+    p.add_argument("--progress", action="store_true",
+                   help="report stages on stderr (default: only on a terminal, for inputs above "
+                        f"{PROGRESS_BYTES >> 20} MB)")
     p.add_argument("--stream", choices=["auto", "yes", "no"], default="auto",
                    help="evaluate a TREC run block by block of whole queries, in bounded memory "
                         f"(auto: for run files above {STREAM_BYTES >> 20} MB)")
@@ -42,32 +50,42 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
-    from rankwise.cli.output import render, render_many, set_aside_report
-    from rankwise.io.tabular import read_qrels_file
+def no_metric_message(command: str, inputs: list[str]) -> str:
+    """The error for a missing -m: what is missing, the same command with metrics, where the list is."""
+    example = " ".join(shlex.quote(a) for a in inputs[:3]) or "QRELS RUN"
+    return (f"no metric given: name one or more with -m, e.g.\n"
+            f"  rankwise {command} {example} -m nDCG@10 -m AP -m P@5\n"
+            "'rankwise metrics' lists every metric; 'rankwise explain METRIC' shows how one is computed.")
 
+
+def run(args) -> int:
+    from rankwise.cli.output import Progress, notice_lines, render, render_many, set_aside_report, terminal_width
+
+    if not args.metric:
+        raise InvalidParameterError(no_metric_message("evaluate", [args.qrels, *args.run]))
     if len(args.run) > 1 and args.format == "trec":
         raise InvalidParameterError("--format trec writes one run; evaluate several runs with --format "
                                     "table, json, csv or tsv")
     size = sum(os.path.getsize(f) for f in (args.qrels, *args.run) if os.path.isfile(f))
-    progress = args.progress or size > PROGRESS_BYTES
-    t0 = time.perf_counter()
-
-    def stage(msg):
-        if progress:
-            print(f"rankwise: {msg} ({time.perf_counter() - t0:.1f}s)", file=sys.stderr, flush=True)
+    progress = Progress.auto(args.progress, size > PROGRESS_BYTES)
+    stage = progress.stage
+    from rankwise.io.tabular import read_qrels_file
 
     stage(f"reading qrels {args.qrels}")
     qrels = read_qrels_file(args.qrels, args.qrels_format, query=args.query_column, doc=args.doc_column,
                             relevance=args.relevance_column, duplicates=args.duplicates)
     named = named_paths(args.run)
-    results = {name: _evaluate_one(args, qrels, path, stage) for name, path in named.items()}
+    with warnings.catch_warnings():  # said below, once, in the CLI's words (output.notice_lines)
+        warnings.simplefilter("ignore", RankwiseWarning)
+        results = {name: _evaluate_one(args, qrels, path, progress) for name, path in named.items()}
     stage("done")
+    width = None if args.output else terminal_width()
     if len(results) == 1:
         res = next(iter(results.values()))
-        text = render(res, args.format, args.per_query)
+        runid = trec_runid(args.run[0], args.run_format) if args.format == "trec" else None
+        text = render(res, args.format, args.per_query, width=width, runid=runid)
     else:
-        text = render_many(results, args.format, args.per_query)
+        text = render_many(results, args.format, args.per_query, width=width)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -83,7 +101,24 @@ def run(args) -> int:
             if report:
                 print("\n".join(line.replace("rankwise: ", f"rankwise: {label}", 1) for line in report.splitlines()),
                       file=sys.stderr)
+        for line in notice_lines(res, label):
+            print(line, file=sys.stderr)
     return 0
+
+
+def trec_runid(arg: str, fmt: str | None) -> str:
+    """The name trec_eval prints as ``runid``: NAME of NAME=PATH, else the tag of a TREC run's last line
+    (as trec_eval), else the file's name without extensions (a CSV/Parquet/JSON run has no tag)."""
+    from rankwise.compare.matrix import system_name
+    from rankwise.io.per_query import split_name
+    from rankwise.io.tabular import detect_format
+    from rankwise.io.trec import read_run_tag
+
+    name, path = split_name(arg)
+    if name:
+        return name
+    tag = read_run_tag(path) if (fmt or detect_format(path)) == "trec" else None
+    return tag or system_name(path)
 
 
 def named_paths(args: list[str]) -> dict[str, str]:
@@ -102,7 +137,7 @@ def named_paths(args: list[str]) -> dict[str, str]:
     return out
 
 
-def _evaluate_one(args, qrels, path: str, stage):
+def _evaluate_one(args, qrels, path: str, progress):
     from rankwise.evaluation import evaluate
     from rankwise.io.tabular import detect_format, read_run_file
 
@@ -112,11 +147,10 @@ def _evaluate_one(args, qrels, path: str, stage):
     if stream:
         from rankwise.io.streaming import evaluate_run_file
 
-        def report(done, total):
-            stage(f"run {done / 1e6:.0f} of {total / 1e6:.0f} MB evaluated")
-
-        return evaluate_run_file(qrels, path, args.metric, convention=args.convention,
-                                 duplicates=args.duplicates, progress=report, **overrides_from(args))
+        return evaluate_run_file(qrels, path, args.metric, convention=args.convention, duplicates=args.duplicates,
+                                 progress=progress.counter("run", scale=1e6, unit="MB evaluated"),
+                                 **overrides_from(args))
+    stage = progress.stage
     stage(f"reading run {path}")
     run_ = read_run_file(path, args.run_format, query=args.query_column, doc=args.doc_column,
                          score=args.score_column, duplicates=args.duplicates)

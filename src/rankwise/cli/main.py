@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
-from rankwise.errors import RankwiseError, import_if_present
+from rankwise.errors import RankwiseError, RankwiseWarning, import_if_present
 
 # Sub-command modules; each exposes register(subparsers). Optional ones may be absent.
 COMMAND_MODULES = (
@@ -15,6 +16,7 @@ COMMAND_MODULES = (
     "rankwise.cli.cmd_sampled",
     "rankwise.cli.compare_cmd",
     "rankwise.cli.power_cmd",
+    "rankwise.cli.catalogue_cmd",
 )
 # Commands whose registration imports heavy modules (scipy.optimize, the experiments): registered in
 # full only when they are the command being run, so `rankwise evaluate` does not pay for them.
@@ -51,6 +53,17 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A RankwiseWarning on stderr as one 'rankwise: warning:' line (no source location); others as usual."""
+    if issubclass(category, RankwiseWarning):
+        print(f"rankwise: warning: {message}", file=sys.stderr)
+    else:
+        _SHOW_WARNING(message, category, filename, lineno, file, line)
+
+
+_SHOW_WARNING = warnings.showwarning
+
+
 def main(argv=None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
@@ -58,7 +71,9 @@ def main(argv=None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return int(args.func(args) or 0)
     except RankwiseError as exc:
         print(f"rankwise: error: {exc}", file=sys.stderr)
         return 2

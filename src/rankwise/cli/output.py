@@ -5,8 +5,16 @@ import csv
 import io
 import json
 import math
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
 
+from rankwise.evaluation.notices import FLOAT32_KEY, TIES_KEY
 from rankwise.evaluation.results import Results
+
+CONVENTION_INFO = (TIES_KEY, FLOAT32_KEY)  # Results.info entries said by notice_lines
 
 
 def _num(v: float, digits: int | None = None) -> str:
@@ -33,8 +41,11 @@ def to_delimited(res: Results, per_query: bool, delimiter: str) -> str:
     return buf.getvalue()
 
 
-def to_trec(res: Results, per_query: bool, digits: int = 4) -> str:
-    """trec_eval's layout: ``measure<TAB>query<TAB>value``, per query first (with -q), then ``all``."""
+def to_trec(res: Results, per_query: bool, digits: int = 4, runid: str | None = None) -> str:
+    """trec_eval's layout: ``measure<TAB>query<TAB>value``, per query first (with -q), then ``all``.
+
+    ``runid`` (the run's tag) opens the ``all`` block as trec_eval prints it: ``runid<pad>\tall\tNAME``.
+    """
     lines = []
     if per_query:
         for i, q in enumerate(res.query_ids):
@@ -42,31 +53,106 @@ def to_trec(res: Results, per_query: bool, digits: int = 4) -> str:
                 v = res.values[m][i]
                 if not math.isnan(v):
                     lines.append(f"{m:<22}\t{q}\t{_num(v, digits)}")
+    if runid is not None:
+        lines.append(f"{'runid':<22}\tall\t{runid}")
     lines.append(f"{'num_q':<22}\tall\t{res.query_ids.size}")
     for m in res.metrics:
         lines.append(f"{m:<22}\tall\t{_num(res.means[m], digits)}")
     return "\n".join(lines) + "\n"
 
 
-def to_table(res: Results, per_query: bool, digits: int = 4) -> str:
-    width = max([len(m) for m in res.metrics] + [6])
+class Progress:
+    """Stage messages on stderr, never on stdout: always with ``--progress``; otherwise only when stderr is a
+    terminal and the work is expected to be long (``Progress.auto``), so logs and pipes stay clean."""
+
+    def __init__(self, enabled: bool, min_interval: float = 1.0) -> None:
+        self.enabled = enabled
+        self.min_interval = min_interval
+        self.t0 = time.perf_counter()
+
+    @classmethod
+    def auto(cls, forced: bool, long: bool) -> Progress:
+        try:
+            tty = sys.stderr.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        return cls(forced or (long and tty))
+
+    def stage(self, msg: str) -> None:
+        if self.enabled:
+            print(f"rankwise: {msg} ({time.perf_counter() - self.t0:.1f}s)", file=sys.stderr, flush=True)
+
+    def counter(self, what: str, *, scale: float = 1.0, unit: str = "done") -> Callable[[int, int], None]:
+        """A ``progress(done, total)`` callback (the library's: streaming evaluation, full-catalogue ranking)
+        that reports at most once per ``min_interval`` seconds, and at the end."""
+        last = [-math.inf]
+
+        def report(done: int, total: int) -> None:
+            now = time.perf_counter()
+            if self.enabled and (done >= total or now - last[0] >= self.min_interval):
+                last[0] = now
+                self.stage(f"{what} {done / scale:.0f} of {total / scale:.0f} {unit}")
+
+        return report
+
+
+def terminal_width() -> int | None:
+    """Columns available to a table: $COLUMNS when set, else the terminal's when stdout is one; None (no
+    limit) when stdout is a file or a pipe, so redirected tables keep whole rows."""
+    env = os.environ.get("COLUMNS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        if sys.stdout.isatty():
+            return shutil.get_terminal_size().columns
+    except (AttributeError, ValueError):  # a closed or replaced stdout
+        pass
+    return None
+
+
+def fit_table(header: list[str], rows: list[list[str]], width: int | None, gap: int = 2) -> list[str]:
+    """A table: a label column (left-aligned) and value columns (right-aligned), each as wide as its widest
+    cell. When the rows would be wider than ``width``, the value columns are wrapped: printed in blocks
+    one under another, each block repeating the label column, so no line is wider than ``width`` (unless a
+    single column is)."""
+    ncol = len(header)
+    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(ncol)]
+    blocks: list[range] = []
+    start = 1
+    while start < ncol:
+        used, end = widths[0], start
+        while end < ncol and (end == start or width is None or used + gap + widths[end] <= width):
+            used += gap + widths[end]
+            end += 1
+        blocks.append(range(start, end))
+        start = end
+    lines: list[str] = []
+    for b, cols in enumerate(blocks or [range(1, 1)]):
+        if b:
+            lines.append("")
+        for r in (header, *rows):
+            line = f"{r[0]:<{widths[0]}}" + "".join(" " * gap + f"{r[i]:>{widths[i]}}" for i in cols)
+            lines.append(line.rstrip())
+    return lines
+
+
+def to_table(res: Results, per_query: bool, digits: int = 4, width: int | None = None) -> str:
+    """The human-readable table; per query, metrics are columns, wrapped into blocks to fit ``width``."""
+    mw = max([len(m) for m in res.metrics] + [6])
     lines = [f"convention: {res.convention.name}   queries evaluated: {res.query_ids.size}", ""]
     if per_query:
-        qw = max([len(str(q)) for q in res.query_ids] + [5])
-        cw = max(width, digits + 3)
-        lines.append(f"{'query':<{qw}}  " + "  ".join(f"{m:>{cw}}" for m in res.metrics))
-        for i, q in enumerate(res.query_ids):
-            lines.append(f"{str(q):<{qw}}  " + "  ".join(f"{_num(res.values[m][i], digits):>{cw}}"
-                                                        for m in res.metrics))
-        lines.append(f"{'all':<{qw}}  " + "  ".join(f"{_num(res.means[m], digits):>{cw}}" for m in res.metrics))
+        rows = [[str(q), *(_num(res.values[m][i], digits) for m in res.metrics)]
+                for i, q in enumerate(res.query_ids)]
+        rows.append(["all", *(_num(res.means[m], digits) for m in res.metrics)])
+        lines += fit_table(["query", *res.metrics], rows, width)
     else:
-        lines.append(f"{'metric':<{width}}  {'mean':>{digits + 3}}  {'queries':>7}")
+        lines.append(f"{'metric':<{mw}}  {'mean':>{digits + 3}}  {'queries':>7}")
         for m in res.metrics:
-            lines.append(f"{m:<{width}}  {_num(res.means[m], digits):>{digits + 3}}  {res.n_averaged[m]:>7}")
+            lines.append(f"{m:<{mw}}  {_num(res.means[m], digits):>{digits + 3}}  {res.n_averaged[m]:>7}")
     return "\n".join(lines) + "\n"
 
 
-def render(res: Results, fmt: str, per_query: bool) -> str:
+def render(res: Results, fmt: str, per_query: bool, *, width: int | None = None, runid: str | None = None) -> str:
     if fmt == "json":
         return to_json(res, per_query) + "\n"
     if fmt == "csv":
@@ -74,8 +160,8 @@ def render(res: Results, fmt: str, per_query: bool) -> str:
     if fmt == "tsv":
         return to_delimited(res, per_query, "\t")
     if fmt == "trec":
-        return to_trec(res, per_query)
-    return to_table(res, per_query)
+        return to_trec(res, per_query, runid=runid)
+    return to_table(res, per_query, width=width)
 
 
 def set_aside_report(res: Results) -> str:
@@ -91,12 +177,21 @@ def set_aside_report(res: Results) -> str:
         if n:
             lines.append(f"rankwise: {m}: {n} queries without relevant documents are NaN and left out of the mean")
     for k, v in res.info.items():
-        if v:
+        if v and isinstance(v, int) and k not in CONVENTION_INFO:  # (those are notice_lines')
             lines.append(f"rankwise: {k.replace('_', ' ')}: {v}")
     return "\n".join(lines)
 
 
-def render_many(results: dict[str, Results], fmt: str, per_query: bool, digits: int = 4) -> str:
+def notice_lines(res: Results, label: str = "") -> list[str]:
+    """The RankwiseWarnings the CLI's own reports do not already say (ties a deterministic policy
+    decided, scores out of float32's range), as stderr lines: the CLI silences the warnings of the
+    evaluations it runs and prints these, so nothing is said twice."""
+    from rankwise.evaluation.notices import notices
+    return [f"rankwise: warning: {label}{text}" for kind, text in notices(res) if kind in ("ties", "scores")]
+
+
+def render_many(results: dict[str, Results], fmt: str, per_query: bool, digits: int = 4,
+                width: int | None = None) -> str:
     """Several runs evaluated on the same qrels: one table of systems x metrics (or JSON/CSV/TSV)."""
     names = list(results)
     metrics = results[names[0]].metrics
@@ -116,16 +211,22 @@ def render_many(results: dict[str, Results], fmt: str, per_query: bool, digits: 
             w.writerow([n, "all", *(_num(res.means[m]) for m in metrics)])
         return buf.getvalue()
     first = results[names[0]]
-    sw = max([len(n) for n in names] + [6])
-    cw = max([len(m) for m in metrics] + [digits + 3])
-    lines = [f"convention: {first.convention.name}   queries evaluated: "
-             + ", ".join(f"{n} {r.query_ids.size}" for n, r in results.items()), ""]
-    lines.append(f"{'system':<{sw}}  " + "  ".join(f"{m:>{cw}}" for m in metrics))
-    for n, res in results.items():
-        lines.append(f"{n:<{sw}}  " + "  ".join(f"{_num(res.means[m], digits):>{cw}}" for m in metrics))
+    counts = {r.query_ids.size for r in results.values()}
+    evaluated = (f"{counts.pop()} per run" if len(counts) == 1
+                 else ", ".join(f"{n} {r.query_ids.size}" for n, r in results.items()))
+    lines = [*_wrap(f"convention: {first.convention.name}   queries evaluated: {evaluated}", width), ""]
+    lines += fit_table(["system", *metrics], [[n, *(_num(res.means[m], digits) for m in metrics)]
+                                             for n, res in results.items()], width)
     if per_query:
         lines.append("")
         lines.append("per-query values: use --format csv or json with several runs")
     lines.append("")
-    lines.append("Is one better than another? 'rankwise compare QRELS RUN RUN ... -m METRIC' tests it.")
+    lines += _wrap("Is one better than another? 'rankwise compare QRELS RUN RUN ... -m METRIC' tests it.", width)
     return "\n".join(lines) + "\n"
+
+
+def _wrap(text: str, width: int | None) -> list[str]:
+    """A line of prose, wrapped to ``width`` (continuation lines indented); whole when width is None."""
+    import textwrap
+
+    return textwrap.wrap(text, width, subsequent_indent="    ", break_on_hyphens=False) if width else [text]

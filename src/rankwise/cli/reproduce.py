@@ -1,15 +1,18 @@
-"""`rankwise reproduce NAME`: the seeds' experiments, each a module with add_arguments/main."""
+"""`rankwise reproduce NAME`: the source papers' experiments, each a module with add_arguments/main."""
 from __future__ import annotations
 
 from rankwise.errors import import_if_present
 
 REPRODUCTIONS = {
     "graded-levels": ("rankwise.experiments.graded_levels",
-                      "seed 004 §2.1: nDCG vs μAP vs NDCNG as the number of relevance levels grows"),
+                      "Scheel, Lommatzsch & Albayrak (2011) §2.1: nDCG vs μAP vs NDCNG as the number of "
+                      "relevance levels grows"),
     "krichene-rendle-toy": ("rankwise.experiments.krichene_rendle_toy",
-                            "seed 000 Tables 1-2: exact and sampled metrics of recommenders A, B, C"),
+                            "Krichene & Rendle (KDD 2020) Tables 1-2: exact and sampled metrics of "
+                            "recommenders A, B, C"),
     "krichene-rendle": ("rankwise.experiments.krichene_rendle",
-                        "seed 000 §6: sampled vs exact metrics of recommenders X, Y, Z on MovieLens"),
+                        "Krichene & Rendle (KDD 2020) §6: sampled vs exact metrics of recommenders X, Y, Z "
+                        "on MovieLens"),
 }
 
 

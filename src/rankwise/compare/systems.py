@@ -22,11 +22,13 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
             correction: str | None = None, family: str | None = None, alpha: float | None = None,
             permutations: int | None = None, seed: int | None = None, convention: Any = None,
             group_tags: bool = True, groups: Mapping[str, Sequence[str]] | None = None,
-            **overrides: Any) -> Comparison:
+            columns: Mapping[str, Any] | None = None, **overrides: Any) -> Comparison:
     """Evaluate every run on the same qrels and metrics, then compare the systems.
 
-    ``runs`` maps system names to runs (a Run, a ``{query: {doc: score}}`` dict or a path), or is a
-    list of paths (named by their file stem). Runs named ``SYSTEM@TAG`` are averaged per query into
+    ``runs`` maps system names to runs (a Run, a DataFrame or Arrow table, a ``{query: {doc: score}}``
+    or ``{query: [doc, ...]}`` dict, or a path to a TREC, CSV/TSV, Parquet or JSON file), or is a list
+    of paths (named by their file stem); ``qrels`` is any input of :func:`rankwise.evaluate`, and
+    ``columns`` names the columns of frames and files as there. Runs named ``SYSTEM@TAG`` are averaged per query into
     SYSTEM (``group_tags=False`` keeps them apart; ``groups`` names the runs of each system).
     ``convention`` and ``overrides`` are those of :func:`rankwise.evaluate`; the query policy
     ``missing_in_run`` decides whether a query some run lacks scores zero or is set aside for every
@@ -37,9 +39,10 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
     from rankwise.evaluation.evaluate import _as_collection, evaluate
 
     named = _named_runs(runs)
-    qrels = _as_collection(qrels, Qrels, "grade")  # read and indexed once for every run
+    qrels = _as_collection(qrels, Qrels, "grade", columns)  # read and indexed once for every run
     metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
-    results = {name: evaluate(qrels, run, metric_list, convention=convention or DEFAULT, **overrides)
+    results = {name: evaluate(qrels, run, metric_list, convention=convention or DEFAULT, columns=columns,
+                              **overrides)
                for name, run in named.items()}
     matrix = PerQueryMatrix.from_results(results, group_tags=group_tags, groups=groups)
     return compare_matrix(matrix, baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,

@@ -14,7 +14,7 @@ QUERY_POLICIES = {
     "missing_in_run": {
         "doc": "queries judged in the qrels but absent from the run",
         "choices": {"skip": "left out of the evaluation and reported (trec_eval without -c)",
-                    "zero": "evaluated as an empty ranking (trec_eval -c, MLlib, seed 001)",
+                    "zero": "evaluated as an empty ranking (trec_eval -c, MLlib, Bellei 2017)",
                     "error": "raise an error naming them"},
     },
     "missing_in_qrels": {

@@ -35,7 +35,7 @@ TREC_EVAL = Convention(
     },
     # trec_eval's ndcg ignores -l (relevance_level): every positive grade is a gain.
     # Graded measures (not in trec_eval): every positive grade counts, as in its ndcg; NDCNG is eq. 5
-    # of seed 004, whose gain is exponential (with the linear gain it equals nDCG).
+    # of Scheel et al. 2011, whose gain is exponential (with the linear gain it equals nDCG).
     metric_defaults={"nDCG": {"rel": 0.0}, "DCG": {"rel": 0.0}, "ERR": {"rel": 0.0}, "uAP": {"rel": 0.0},
                      "nDCNG": {"rel": 0.0, "gain": "exp"}, "RBP": {"gain": "binary"}},
     notes=("trec_eval ignores the rank column of a run; only scores order documents.",
@@ -103,11 +103,12 @@ SKLEARN = _derive(
 
 RECSYS_CONFUSION = _derive(
     TREC_EVAL, name="recsys_confusion",
-    description="Seed 001 ('The confusion over IR metrics in recommender systems'): AP@k over the "
+    description="Claudio Bellei, 'The confusion over information retrieval metrics in Recommender Systems' "
+                "(blog post, 2017): AP@k over the "
                 "relevant documents retrieved in the top k, IDCG from the retrieved top k re-sorted, "
                 "users without labels give NaN and are left out of the mean, users without "
                 "predictions score 0.",
-    provenance="seed 001 (blog post, its five-user test table)",
+    provenance="Bellei (2017), claudiobellei.com: the post's five-user test table (tests/test_seeds.py)",
     ties="input", scores="float64", negative="nonrelevant", missing_in_run="zero", missing_in_qrels="evaluate",
     no_relevant="nan",
     denominator="retrieved_relevant", ideal="retrieved", log_base=math.e,

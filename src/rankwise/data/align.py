@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 
 from rankwise.data.collections import Qrels, Run, _freeze, _frozen
 from rankwise.data.join import join_judged
-from rankwise.data.ordering import break_ties, dense_groups, descending_within, rank_plan
+from rankwise.data.ordering import break_ties, dense_groups, descending_within, mixed_ties, rank_plan
 from rankwise.kernels.segments import expand_ranges, segment_ids
 
 
@@ -41,10 +41,18 @@ class JudgedRankings:
     labels: np.ndarray | None = None
     judged: np.ndarray | None = None
     tie_group: np.ndarray | None = None
+    # deterministic tie policies only (else None): (query, 0-based start rank, size) of every tie group
+    # holding documents of different grades, whose order the policy decided (data.ordering.mixed_ties)
+    mixed_ties: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @property
     def n_queries(self) -> int:
         return self.offsets.size - 1
+
+
+def _frozen_all(arrays: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    _freeze(*arrays)
+    return arrays
 
 
 def _gather(offsets: np.ndarray, codes: np.ndarray) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -122,6 +130,23 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
     if pos.size > 1 and not bool(np.all(pos[1:] > pos[:-1])):
         o = np.argsort(pos, kind="stable")  # (nearly sorted, typically: timsort's runs)
         pos, lab, jseg, rows = pos[o], lab[o], jseg[o], rows[o]
+    mixed = None
+    if ties in ("docid_desc", "docid_asc", "input"):  # the groups are those of every deterministic policy
+        def find_mixed() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            if tied is None:
+                return (np.zeros(0, dtype=np.int64),) * 3
+            return _frozen_all(mixed_ties(pos, rows, lab, jseg, score, scores, offsets, tstart, tsize, tied,
+                                          unjudged == "removed"))
+        if ridx is None:  # whole run: kept on the Run for this qrels, as the join is
+            key = ("mixed_ties", scores, bool(drop_negative), unjudged)
+            last = run._memo.get(key)
+            if last is not None and last[0]() is qrels:
+                mixed = last[1]
+            else:
+                mixed = find_mixed()
+                run._memo[key] = (weakref.ref(qrels), mixed)
+        else:
+            mixed = find_mixed()
 
     removed = 0
     labels = judged = group = None
@@ -144,4 +169,4 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
 
     _freeze(offsets, pos, jseg, lab, qoffsets, ideal_labels, *(x for x in (labels, judged, group) if x is not None))
     return JudgedRankings(query_ids, offsets, pos, jseg, lab, qoffsets, ideal_labels, removed, plan_index,
-                          labels, judged, group)
+                          labels, judged, group, mixed)

@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from rankwise.data import idkeys
 from rankwise.data.duplicates import resolve_duplicates
+from rankwise.data.frames import canonical_ids, frame_columns, id_str
 from rankwise.data.vocabulary import Vocabulary, intern
 from rankwise.errors import DataError, InvalidParameterError, ParseError
 from rankwise.kernels.segments import segment_ids
@@ -50,6 +51,9 @@ class _Collection:
     source: str | None = None
     duplicates_dropped: int = 0
     extra: Mapping[str, object] = field(default_factory=dict)
+    # "int" when every query id was given as an integer (or an integral float): results then keep
+    # integer ids in numeric order; "str" otherwise (ids read from text files are strings)
+    query_id_type: str = "str"
     # set by each subclass: what a value is called, what a row is, whether docs are kept sorted
     _VALUE: ClassVar[str]
     _WHAT: ClassVar[str]
@@ -61,6 +65,28 @@ class _Collection:
     @property
     def n_queries(self) -> int:
         return self.offsets.size - 1
+
+    def __repr__(self) -> str:
+        """Counts and the first rows, never the internal arrays: ``print(run)``."""
+        name, n = type(self).__name__, len(self)
+        head = f"{name}({self.n_queries} queries, {n} rows"
+        if self.duplicates_dropped:
+            head += f", {self.duplicates_dropped} duplicates dropped"
+        if self.source:
+            head += f", from {self.source!r}"
+        shown = min(n, 5)
+        lines = [head + (")" if not shown else "):")]
+        if shown:
+            seg = self.segment[:shown]
+            qs = [str(q) for q in self.query_ids[seg]]
+            ds = [str(d) for d in self.doc_ids(np.arange(shown))]
+            vs = [f"{v:g}" for v in self.values[:shown]]
+            qw, dw = max(len(x) for x in qs + ["query"]), max(len(x) for x in ds + ["doc"])
+            lines.append(f"  {'query':<{qw}}  {'doc':<{dw}}  {self._VALUE}")
+            lines += [f"  {q:<{qw}}  {d:<{dw}}  {v}" for q, d, v in zip(qs, ds, vs)]
+            if n > shown:
+                lines.append(f"  ... {n - shown} more rows")
+        return "\n".join(lines)
 
     def __getstate__(self) -> dict[str, Any]:
         # pickled without the memo: it is derived (recomputed on demand), can be large, and holds
@@ -125,19 +151,28 @@ class _Collection:
 
     @classmethod
     def _from_columns(cls: type[_C], query_ids: IdColumn, doc_ids: IdColumn, values: ArrayLike, *,
-                      duplicates: str = "error", source: str | None = None, row_numbers: Any = None) -> _C:
+                      duplicates: str = "error", source: str | None = None, row_numbers: Any = None,
+                      query_id_type: str | None = None) -> _C:
+        # ids of any type as canonical strings: integral floats are the integers they hold, a missing
+        # id is an error (string ids pass through untouched)
+        query_ids, q_int = canonical_ids(query_ids, "query")
+        doc_ids, _ = canonical_ids(doc_ids, "doc")
         return cls._build(query_ids, doc_ids, values, duplicates=duplicates, what=cls._WHAT, source=source,
-                          row_numbers=row_numbers, value_name=cls._VALUE, sort_docs=cls._SORT_DOCS)
+                          row_numbers=row_numbers, value_name=cls._VALUE, sort_docs=cls._SORT_DOCS,
+                          query_id_type=query_id_type or ("int" if q_int else "str"))
 
     @classmethod
-    def from_dict(cls: type[_C], d: Mapping[str, Mapping[str, float]], **kw: Any) -> _C:
-        """From ``{query: {doc: value}}``."""
-        return cls._from_columns(*_flatten_dict(d, cls._VALUE), **kw)
+    def from_dict(cls: type[_C], d: Mapping[Any, Mapping[Any, float]], **kw: Any) -> _C:
+        """From ``{query: {doc: value}}``. Ids may be strings or numbers (``10.0`` is ``10``); with
+        integer query ids, results keep them as integers."""
+        q, docs, v, q_int = _flatten_dict(d, cls._VALUE)
+        kw.setdefault("query_id_type", "int" if q_int else "str")
+        return cls._from_columns(q, docs, v, **kw)
 
     @classmethod
     def _build(cls: type[_C], query_ids: IdColumn, doc_ids: IdColumn, values: ArrayLike, *, duplicates: str,
                what: str, source: str | None = None, row_numbers: Any = None, value_name: str,
-               sort_docs: bool) -> _C:
+               sort_docs: bool, query_id_type: str = "str") -> _C:
         values = np.asarray(values, dtype=np.float64).ravel()
         # queries numbered by first appearance: a file listing each query's rows together (in
         # any query order) is stored as read, with no permutation of its rows
@@ -151,7 +186,8 @@ class _Collection:
         if not (qcodes.size == keys.shape[0] == values.size):
             raise DataError(f"query, doc and {value_name} columns differ in length: "
                             f"{qcodes.size}, {keys.shape[0]}, {values.size}")
-        bad = np.flatnonzero(~np.isfinite(values)) if value_name == "relevance" else np.flatnonzero(np.isnan(values))
+        # a score of +-inf ties every other infinite score (1e400 overflows to inf): refused like NaN
+        bad = np.flatnonzero(~np.isfinite(values))
 
         def describe(i: int) -> tuple[str, str]:
             d = idkeys.unpack(keys[i:i + 1])[0] if dvocab is None else dvocab.ids[int(keys[i, 0])]
@@ -161,8 +197,11 @@ class _Collection:
             i = int(bad[0])
             q, d = describe(i)
             line = row_numbers[i] if row_numbers is not None else None
-            raise ParseError(f"{value_name} is {values[i]!r} for query {q!r}, doc {d!r}", path=source, line=line,
-                             expected=f"a {'finite number' if value_name == 'relevance' else 'number (not NaN)'}")
+            what = f"{value_name} is {float(values[i])!r} for query {q!r}, doc {d!r}"
+            if source is None and line is None:  # a dict, frame or arrays: no file and line to name
+                raise DataError(f"{what}; {value_name}s must be finite numbers (an infinite or NaN value cannot be "
+                                f"ranked: it ties every other one). {len(bad)} such row(s) in all.")
+            raise ParseError(what, path=source, line=line, expected="a finite number")
         qsalt = _frozen(idkeys.id_salts(qvocab.ids))
         h = idkeys.mix(keys, qsalt, codes=qcodes)  # = row_hash(): kept below
         keep, dropped = resolve_duplicates(qcodes, keys, values, duplicates, what, row_numbers, source, describe, h)
@@ -181,7 +220,7 @@ class _Collection:
             keys, values, h = keys[order], values[order], h[order]
         keys = np.ascontiguousarray(keys)
         _freeze(offsets, keys, values, h)
-        out = cls(qvocab, keys, dvocab, offsets, values, source, dropped)
+        out = cls(qvocab, keys, dvocab, offsets, values, source, dropped, query_id_type=query_id_type)
         out._memo["query_salt"] = qsalt
         out._memo["row_hash"] = h  # the duplicate check's hash is the join's probe: keep it
         out._memo["segment"] = _frozen(qcodes if order is None else qcodes[order])  # rows' query codes
@@ -203,9 +242,23 @@ class Qrels(_Collection):
         return cls._from_columns(query_ids, doc_ids, relevance, **kw)
 
     @classmethod
-    def from_frame(cls, frame: Any, *, query: str = "query_id", doc: str = "doc_id", relevance: str = "relevance",
-                   **kw: Any) -> "Qrels":
-        return cls.from_arrays(*_frame_columns(frame, (query, doc, relevance)), **kw)
+    def from_frame(cls, frame: Any, *, columns: Mapping[str, str] | None = None, query: str | None = None,
+                   doc: str | None = None, relevance: str | None = None, **kw: Any) -> "Qrels":
+        """From a pandas or polars DataFrame or a pyarrow Table.
+
+        Columns are found by name (``rankwise.data.frames.CANDIDATES``: the query in
+        query_id/qid/query/user_id/user/userId/session, the doc in doc_id/docno/doc/item_id/item/
+        itemId/movieId, the relevance in relevance/rel/label/grade/rating), or named with
+        ``columns={"query": ..., "doc": ..., "relevance": ...}`` (or ``query=``, ``doc=``,
+        ``relevance=``). Two candidate columns for one role are an error listing them.
+
+        **Implicit relevance**: a frame without a relevance column means every row is relevant
+        (grade 1), e.g. a recommender's test interactions. Ids may be of any type: integral floats
+        equal the integers they hold, a missing id is an error naming its column and row."""
+        names = _column_names(columns, query=query, doc=doc, relevance=relevance)
+        q, d, v, q_int = frame_columns(frame, "relevance", names)
+        kw.setdefault("query_id_type", "int" if q_int else "str")
+        return cls.from_arrays(q, d, v, **kw)
 
     @classmethod
     def read(cls, path: str | os.PathLike[str], **kw: Any) -> "Qrels":
@@ -233,22 +286,35 @@ class Run(_Collection):
         return cls._from_columns(query_ids, doc_ids, scores, **kw)
 
     @classmethod
-    def from_ranked_lists(cls, lists: Mapping[str, Sequence[str]], **kw: Any) -> "Run":
-        """From ``{qid: [doc, doc, ...]}`` in rank order (scores n, n-1, ..., 1)."""
+    def from_ranked_lists(cls, lists: Mapping[Any, Sequence[Any]], **kw: Any) -> "Run":
+        """From ``{qid: [doc, doc, ...]}`` in rank order (scores n, n-1, ..., 1): a ranked list without
+        scores, e.g. a recommender's ``{user: [item, ...]}``."""
         q: list[str] = []
         doc: list[str] = []
         v: list[float] = []
-        for qid, docs in lists.items():
+        q_int = True
+        for i, (qid, docs) in enumerate(lists.items()):
+            key, is_int = id_str(qid, "query", i)
+            q_int &= is_int
             n = len(docs)
-            q.extend([str(qid)] * n)
-            doc.extend(str(x) for x in docs)
+            q.extend([key] * n)
+            doc.extend(id_str(x, "doc", j)[0] for j, x in enumerate(docs))
             v.extend(range(n, 0, -1))
+        kw.setdefault("query_id_type", "int" if q_int and q else "str")
         return cls.from_arrays(np.array(q, dtype=str), np.array(doc, dtype=str), np.array(v, float), **kw)
 
     @classmethod
-    def from_frame(cls, frame: Any, *, query: str = "query_id", doc: str = "doc_id", score: str = "score",
-                   **kw: Any) -> "Run":
-        return cls.from_arrays(*_frame_columns(frame, (query, doc, score)), **kw)
+    def from_frame(cls, frame: Any, *, columns: Mapping[str, str] | None = None, query: str | None = None,
+                   doc: str | None = None, score: str | None = None, rank: str | None = None, **kw: Any) -> "Run":
+        """From a pandas or polars DataFrame or a pyarrow Table.
+
+        Columns are found by name as in ``Qrels.from_frame`` (the score in score/sim/prediction/pred/
+        rating), or named with ``columns={"query": ..., "doc": ..., "score": ...}``. A frame with no
+        score but a ``rank`` column is a ranked list: rank 1 first (scores are ``-rank``)."""
+        names = _column_names(columns, query=query, doc=doc, score=score, rank=rank)
+        q, d, v, q_int = frame_columns(frame, "score", names)
+        kw.setdefault("query_id_type", "int" if q_int else "str")
+        return cls.from_arrays(q, d, v, **kw)
 
     @classmethod
     def read(cls, path: str | os.PathLike[str], **kw: Any) -> "Run":
@@ -259,19 +325,32 @@ class Run(_Collection):
         return run
 
 
-def _flatten_dict(d: object, value_name: str) -> tuple[np.ndarray, np.ndarray, NDArray[np.float64]]:
+def _column_names(columns: Mapping[str, str] | None, **named: str | None) -> dict[str, str]:
+    out = dict(columns or {})
+    for role, name in named.items():
+        if name is not None:
+            if out.get(role, name) != name:
+                raise InvalidParameterError(f"the {role} column is named twice: {out[role]!r} and {name!r}")
+            out[role] = name
+    return out
+
+
+def _flatten_dict(d: object, value_name: str) -> tuple[np.ndarray, np.ndarray, NDArray[np.float64], bool]:
     if not isinstance(d, Mapping):
         raise InvalidParameterError(f"expected a mapping {{query: {{doc: {value_name}}}}}, got {type(d).__name__}")
     q: list[str] = []
     doc: list[str] = []
     v: list[float] = []
-    for qid, inner in d.items():
+    q_int = bool(d)
+    for i, (qid, inner) in enumerate(d.items()):
         if not isinstance(inner, Mapping):
             raise InvalidParameterError(
                 f"query {qid!r}: expected a mapping {{doc: {value_name}}}, got {type(inner).__name__}")
         n = len(inner)
-        q.extend([str(qid)] * n)
-        doc.extend(str(k) for k in inner.keys())
+        key, is_int = id_str(qid, "query", i)
+        q_int &= is_int
+        q.extend([key] * n)
+        doc.extend(id_str(k, "doc", j)[0] for j, k in enumerate(inner.keys()))
         try:
             v.extend(float(x) for x in inner.values())
         except (TypeError, ValueError):
@@ -279,7 +358,7 @@ def _flatten_dict(d: object, value_name: str) -> tuple[np.ndarray, np.ndarray, N
             raise DataError(f"query {qid!r}: {value_name} {bad!r} is not a number") from None
     return (np.array(q, dtype=str) if q else np.zeros(0, dtype="U1"),
             np.array(doc, dtype=str) if doc else np.zeros(0, dtype="U1"),
-            np.array(v, dtype=np.float64))
+            np.array(v, dtype=np.float64), q_int)
 
 
 def _is_number(x: Any) -> bool:  # x: any value of a user's mapping; float() decides
@@ -288,28 +367,3 @@ def _is_number(x: Any) -> bool:  # x: any value of a user's mapping; float() dec
         return True
     except (TypeError, ValueError):
         return False
-
-
-# frame: a pandas/polars DataFrame or a pyarrow Table, duck-typed (none of them is imported for typing)
-def _frame_columns(frame: Any, names: tuple[str, str, str]) -> tuple[IdColumn, IdColumn, np.ndarray]:
-    """Columns of a pandas/polars DataFrame or a pyarrow Table, without importing any of them eagerly."""
-    mod = type(frame).__module__.split(".")[0]
-    missing = [n for n in names if n not in list(frame.columns if mod != "pyarrow" else frame.column_names)]
-    if missing:
-        have = list(frame.columns if mod != "pyarrow" else frame.column_names)
-        raise InvalidParameterError(f"column(s) {missing} not found; the frame has {have}. "
-                                    "Name the columns with query=, doc=, relevance=/score=.")
-    if mod == "pyarrow":
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        q = pc.cast(frame.column(names[0]), pa.string())
-        d = pc.cast(frame.column(names[1]), pa.string())
-        v = np.asarray(frame.column(names[2]).to_numpy(), dtype=np.float64)
-        return q, d, v
-    if mod == "polars":
-        return (frame[names[0]].cast(str).to_numpy(), frame[names[1]].cast(str).to_numpy(),
-                frame[names[2]].cast(float).to_numpy())
-    # pandas (or anything with __getitem__ returning array-likes)
-    col = frame[names[0]]
-    return (np.asarray(col.astype(str)), np.asarray(frame[names[1]].astype(str)),
-            np.asarray(frame[names[2]], dtype=np.float64))

@@ -72,6 +72,29 @@ def _repeated_hashes(h: np.ndarray, qcodes: np.ndarray) -> np.ndarray:
     return np.unique(sh[1:][rep]) if rep.any() else np.zeros(0, dtype=np.uint64)
 
 
+_GRADE_SAMPLE = 100_000  # rows looked at to tell grades from timestamps or ids
+
+
+def grade_doubt(values: np.ndarray, column: str = "The 4th column (relevance)") -> str | None:
+    """A sentence when ``values`` do not look like relevance grades (many distinct large numbers:
+    timestamps such as 881250949, or ids), else None. Cheap: the maximum, then a sample's distinct values."""
+    if values.size == 0:
+        return None
+    hi = float(np.max(np.abs(values)))
+    if not hi >= 1e5:
+        return None
+    distinct = np.unique(values[:_GRADE_SAMPLE])
+    if distinct.size < 10:
+        return None
+    shown = ", ".join(f"{v:g}" if v != int(v) else str(int(v)) for v in distinct[-3:])
+    return (f"{column} does not look like relevance grades: {distinct.size}"
+            f"{'+' if values.size > _GRADE_SAMPLE else ''} distinct values up to {hi:.0f} (e.g. {shown}), like "
+            "timestamps or ids. Is this a 'user item rating timestamp' file (MovieLens u.data)? A TREC qrels line "
+            "is 'query iteration doc relevance'; read such a file as a table and name its columns (e.g. "
+            "pandas.read_csv(path, sep='\\t', names=['user', 'item', 'rating', 'timestamp']), then "
+            "rankwise.Qrels.from_frame), or give the CLI a CSV/TSV file with a header (user, item, rating)")
+
+
 # row_numbers: the input line of each row, duck-typed (an int array, or io's line index that also has .text)
 def resolve_duplicates(qcodes: np.ndarray, keys: np.ndarray, values: np.ndarray, policy: str, what: str,
                         row_numbers: Any, source: str | None, describe: Callable[[int], tuple[str, str]],
@@ -94,10 +117,13 @@ def resolve_duplicates(qcodes: np.ndarray, keys: np.ndarray, values: np.ndarray,
         line_b = row_numbers[second] if row_numbers is not None else second + 1
         q, d = describe(second)
         text = row_numbers.text(second) if hasattr(row_numbers, "text") else f"{q} ... {d}"
+        doubt = grade_doubt(values) if what == "judgment" else None
+        # keeping one of each pair would score the column as grades: then the fix is another reader
+        fix = (doubt if doubt is not None else "Pass duplicates='first'|'last'|'max' (CLI: --duplicates) to keep "
+               "one explicitly")
         raise ParseError(
             f"duplicate {what}: query {q!r}, doc {d!r} already appeared on line {line_a}; "
-            f"{int(same.sum())} duplicate row(s) in total. Pass duplicates='first'|'last'|'max' "
-            "(CLI: --duplicates) to keep one explicitly",
+            f"{int(same.sum())} duplicate row(s) in total. {fix}",
             path=source, line=line_b, text=text,
             expected="each (query, doc) pair once")
     if policy == "first":

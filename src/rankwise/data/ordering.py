@@ -96,6 +96,43 @@ def _order_pairs(pos: np.ndarray, lab: np.ndarray, docs: np.ndarray, order: np.n
     pos[jt[moved]] += np.where(second[moved], -1, 1)
 
 
+def mixed_ties(pos: np.ndarray, rows: np.ndarray, lab: np.ndarray, jseg: np.ndarray, score: np.ndarray,
+               precision: str, offsets: np.ndarray, tstart: np.ndarray, tsize: np.ndarray, tied: np.ndarray,
+               judged_only: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The tie groups whose order can change a metric: those holding documents of different grades.
+
+    ``pos`` are the judged rows' ranked positions, ascending (after the tie-break: a group keeps its
+    members), ``rows`` their rows in ``score``, ``lab`` their grades, ``jseg`` their queries; ``precision``
+    the rank plan's. A grade <= 0 and an unjudged document count alike (non-relevant); with
+    ``judged_only`` (unjudged=removed) the unjudged rows are not in the ranking. Returns (query, 0-based
+    start rank in its query, size) of every such group, in rank order. Vectorised over the judged rows
+    in tie groups only (no loop over queries): two of them, adjacent in rank order, share a group
+    exactly when their query and score are equal; only the groups holding a relevant document are
+    looked up among all the groups."""
+    none = np.zeros(0, dtype=np.int64)
+    jt = np.flatnonzero(tied[pos])  # judged rows in a tie group, in rank order
+    if jt.size == 0:
+        return none, none, none
+    with np.errstate(over="ignore"):  # beyond float32: +-inf, as the rank plan compares them (said elsewhere)
+        s = score[rows[jt]].astype(np.float32 if precision == "float32" else np.float64)
+    qj = jseg[jt]
+    first = np.flatnonzero(np.r_[True, (s[1:] != s[:-1]) | (qj[1:] != qj[:-1])])
+    lv = np.maximum(lab[jt], 0.0)
+    hi, lo = np.maximum.reduceat(lv, first), np.minimum.reduceat(lv, first)
+    n_judged = np.diff(np.r_[first, jt.size])
+    if judged_only:
+        mixed = hi != lo
+        f = first[mixed]
+        q = qj[f]
+        return q, jt[f] - np.searchsorted(jseg, q, side="left"), n_judged[mixed]
+    cand = hi > 0  # (hi != lo implies it) a group without a relevant document changes nothing
+    f = first[cand]
+    grp = np.searchsorted(tstart, pos[jt[f]], side="right") - 1
+    mixed = (hi[cand] != lo[cand]) | (n_judged[cand] < tsize[grp])  # an unjudged member counts as grade 0
+    q, grp = qj[f][mixed], grp[mixed]
+    return q, tstart[grp] - offsets[q], tsize[grp]
+
+
 def dense_groups(n: int, tstart: np.ndarray, tsize: np.ndarray) -> np.ndarray:
     """Tie-group id of every ranked row (consecutive ids; a row tied with none is its own group)."""
     step = np.ones(n, dtype=np.int64)
@@ -152,7 +189,8 @@ def rank_plan(seg: np.ndarray, score: np.ndarray, precision: str) -> RankPlan:
     for a in range(0, n - 1, chunk):
         b = min(n - 1, a + chunk)  # pairs a .. b-1, rows a .. b
         xs = x[:b + 1 - a]
-        np.copyto(xs, score[a:b + 1], casting="same_kind")
+        with np.errstate(over="ignore"):  # beyond float32: +-inf (evaluation.notices reports how many)
+            np.copyto(xs, score[a:b + 1], casting="same_kind")
         np.greater(xs[1:], xs[:-1], out=rise[:b - a])
         rise[:b - a] &= same_q[a:b]
         rises = rises or bool(rise[:b - a].any())
@@ -160,7 +198,8 @@ def rank_plan(seg: np.ndarray, score: np.ndarray, precision: str) -> RankPlan:
     del x, rise
     order = inv = None
     if rises:
-        s = score.astype(dtype)
+        with np.errstate(over="ignore"):
+            s = score.astype(dtype)
         order = np.lexsort((-s, seg))  # stable: ties stay in input order
         s = s[order]
         inv = np.empty(n, dtype=np.int64)

@@ -10,24 +10,54 @@ from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.align import align
 from rankwise.data.collections import Qrels, Run
+from rankwise.data.frames import check_id_overlap
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.evaluation.aggregate import plan_queries, preview, summarize
 from rankwise.evaluation.context import EvalContext
+from rankwise.evaluation.notices import alignment_key, decided_by_convention, warn_about
 from rankwise.evaluation.results import Results
 from rankwise.spec.grammar import parse_metric
 from rankwise.spec.params import ALIGNMENT_PARAMS
 
 
-def _as_collection(x, cls, what: str):
-    """A Qrels/Run from itself, a dict {query: {doc: value}}, or a path to a TREC file."""
+def _side_columns(columns: Mapping[str, Any] | None, side: str) -> dict[str, str]:
+    """The ``columns=`` roles of one side ("qrels" or "run"): ``{"qrels": {...}, "run": {...}}``, or one
+    mapping for both (query and doc for both sides, relevance for the qrels, score and rank for the run)."""
+    if not columns:
+        return {}
+    if "qrels" in columns or "run" in columns:
+        return dict(columns.get(side) or {})
+    drop = ("score", "rank") if side == "qrels" else ("relevance",)
+    return {k: v for k, v in columns.items() if k not in drop}
+
+
+def _as_collection(x, cls, what: str, columns: Mapping[str, Any] | None = None):
+    """A Qrels/Run from itself, a pandas/polars DataFrame or pyarrow Table (``from_frame``), a dict
+    ``{query: {doc: value}}`` or ``{query: [doc, ...]}`` (a ranked list, best first; for qrels: every
+    listed doc relevant, grade 1), or a path to a TREC, CSV/TSV, Parquet or JSON file (read as the
+    CLI reads it, columns guessed by name). ``columns`` names the columns of frames and files."""
+    from rankwise.data.frames import frame_kind
+
+    side = "qrels" if cls is Qrels else "run"
     if isinstance(x, cls):
         return x
+    if frame_kind(x) is not None:
+        return cls.from_frame(x, columns=_side_columns(columns, side))
     if isinstance(x, Mapping):
+        inner = list(x.values())
+        if inner and all(isinstance(v, (list, tuple, np.ndarray)) for v in inner):
+            if cls is Run:
+                return Run.from_ranked_lists(x)
+            return Qrels.from_dict({q: dict.fromkeys(list(docs), 1) for q, docs in x.items()})
         return cls.from_dict(x)
     if isinstance(x, (str, PathLike)):
-        return cls.read(x)
-    raise InvalidParameterError(f"{cls.__name__.lower()} must be a {cls.__name__}, a dict {{query: {{doc: {what}}}}} "
-                                f"or a path; got {type(x).__name__}")
+        from rankwise.io.tabular import read_qrels_file, read_run_file
+        return (read_qrels_file if cls is Qrels else read_run_file)(x, columns=_side_columns(columns, side))
+    raise InvalidParameterError(
+        f"{side} must be a {cls.__name__}, a pandas or polars DataFrame, a pyarrow Table, a dict "
+        f"{{query: {{doc: {what}}}}}{' or {query: [doc, ...]}' if cls is Run else ''}, or a path to a TREC, CSV, "
+        f"TSV, Parquet or JSON file; got {type(x).__name__}. (rankwise.{cls.__name__}.from_frame, from_dict "
+        "and from_arrays build one explicitly)")
 
 
 def query_plan(qrels: Qrels, run: Run, conv: Convention):
@@ -35,9 +65,19 @@ def query_plan(qrels: Qrels, run: Run, conv: Convention):
     return plan_queries(qrels.query_ids, run.query_ids, conv)
 
 
-def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convention = DEFAULT,
-             **overrides) -> Results:
+def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convention = DEFAULT, *,
+             columns: Mapping[str, Any] | None = None, **overrides) -> Results:
     """Evaluate ``run`` against ``qrels`` with ``metrics`` under a named convention.
+
+    ``qrels`` and ``run`` are Qrels/Run, DataFrames (pandas, polars) or Arrow tables, dicts
+    (``{query: {doc: value}}``, or ``{query: [doc, ...]}`` best first), or paths to TREC, CSV/TSV,
+    Parquet or JSON files. Columns of frames and files are found by name (``user``/``userId``/``qid``...,
+    ``item``/``movieId``/``docno``..., ``rating``/``relevance``..., ``score``/``prediction``..., ``rank``);
+    ``columns={"query": "uid", "doc": "iid", "relevance": "r", "score": "s"}`` names them (or
+    ``{"qrels": {...}, "run": {...}}`` for each side). Qrels without a relevance column: every row is
+    relevant (grade 1). Ids of any type match as values (``10.0`` is ``10``); with integer query ids
+    the per-query results are keyed by ints in numeric order. Qrels and runs that share no query, or
+    whose ids look like different formats (``'7'`` and ``'007'``) and barely match, are a DataError.
 
     ``overrides`` change single choices of the convention, e.g. ``ties="average"``,
     ``missing_in_run="zero"``, ``denominator="min_k_relevant"``.
@@ -45,7 +85,8 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
     conv = get_convention(convention)
     if overrides:
         conv = conv.derive(**overrides)
-    qrels, run = _as_collection(qrels, Qrels, "grade"), _as_collection(run, Run, "score")
+    qrels, run = _as_collection(qrels, Qrels, "grade", columns), _as_collection(run, Run, "score", columns)
+    check_id_overlap(qrels, run)
     if isinstance(metrics, str):
         metrics = [metrics]
     written = list(dict.fromkeys(metrics))
@@ -66,12 +107,35 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
             computed[rm] = _compute(contexts[key], rm)
         values[m] = computed[rm]
     means, counts, excluded = summarize(values)
-    info = {"qrels_duplicates_dropped": qrels.duplicates_dropped, "run_duplicates_dropped": run.duplicates_dropped}
+    info: dict[str, object] = {"qrels_duplicates_dropped": qrels.duplicates_dropped,
+                               "run_duplicates_dropped": run.duplicates_dropped}
     removed = {str(k): c.jr.unjudged_removed for k, c in contexts.items() if c.jr.unjudged_removed}
     if removed:
         info["unjudged_removed"] = sum(removed.values())
-    return Results(convention=conv, metrics=tuple(written), resolved=resolved, query_ids=query_ids, values=values,
-                   means=means, n_averaged=counts, set_aside=set_aside, excluded=excluded, info=info)
+    if qrels.query_id_type == run.query_id_type == "int":
+        query_ids, values = _numeric_order(query_ids, values)
+    info.update(decided_by_convention(resolved, {m: contexts[alignment_key(resolved[m])].jr for m in written}, run))
+    res = Results(convention=conv, metrics=tuple(written), resolved=resolved, query_ids=query_ids, values=values,
+                  means=means, n_averaged=counts, set_aside=set_aside, excluded=excluded, info=info)
+    warn_about(res, qrels.n_queries)  # once per call, one warning per kind (evaluation.notices)
+    return res
+
+
+def _numeric_order(query_ids: np.ndarray, values: dict) -> tuple[np.ndarray, dict]:
+    """Integer query ids (given as ints on both sides) as int64, in numeric order, values along."""
+    try:
+        ints = query_ids.astype(np.int64)
+    except (ValueError, OverflowError):
+        return query_ids, values
+    order = np.argsort(ints, kind="stable")
+    ints = ints[order]
+    ints.setflags(write=False)
+    out = {}
+    for m, v in values.items():
+        w = v[order]
+        w.setflags(write=False)
+        out[m] = w
+    return ints, out
 
 
 def _compute(ctx: EvalContext, rm) -> np.ndarray:

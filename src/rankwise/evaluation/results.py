@@ -16,7 +16,7 @@ class Results:
     convention: Convention
     metrics: tuple[str, ...]  # as the user wrote them
     resolved: Mapping[str, ResolvedMetric]
-    query_ids: np.ndarray  # evaluated queries (sorted)
+    query_ids: np.ndarray  # evaluated queries (sorted; int64 in numeric order when both sides had integer ids)
     values: Mapping[str, np.ndarray]  # per-query values aligned with query_ids; NaN = left out of the mean
     means: Mapping[str, float]
     n_averaged: Mapping[str, int]  # metric -> queries averaged into its mean (those with a value)
@@ -35,19 +35,26 @@ class Results:
     def __iter__(self):
         return iter(self.metrics)
 
-    def per_query(self, metric: str) -> dict[str, float]:
-        return {str(q): float(v) for q, v in zip(self.query_ids, self.values[metric])}
+    def _keys(self) -> list:
+        """Query ids as Python values: ints when the ids were integers on both sides, else str."""
+        if self.query_ids.dtype.kind in "iu":
+            return [int(q) for q in self.query_ids]
+        return [str(q) for q in self.query_ids]
 
-    def per_query_dict(self) -> dict[str, dict[str, float]]:
+    def per_query(self, metric: str) -> dict:
+        """{query id: value}, in ``query_ids`` order (integer ids: ints in numeric order)."""
+        return {q: float(v) for q, v in zip(self._keys(), self.values[metric])}
+
+    def per_query_dict(self) -> dict:
         cols = [self.values[m] for m in self.metrics]
-        return {str(q): {m: float(c[i]) for m, c in zip(self.metrics, cols)} for i, q in enumerate(self.query_ids)}
+        return {q: {m: float(c[i]) for m, c in zip(self.metrics, cols)} for i, q in enumerate(self._keys())}
 
     def to_dataframe(self):
         """Per-query values as a pandas DataFrame indexed by query id (pandas extra)."""
         from rankwise.errors import require
         pd = require("pandas", "pandas", "Results.to_dataframe")
         return pd.DataFrame({m: self.values[m] for m in self.metrics},
-                            index=pd.Index(self.query_ids.astype(str), name="query_id"))
+                            index=pd.Index(self._keys(), name="query_id"))
 
     def to_dict(self, per_query: bool = False) -> dict:
         def clean(v):
@@ -70,5 +77,46 @@ class Results:
         return out
 
     def __repr__(self) -> str:
-        body = ", ".join(f"{m}={self.means[m]:.4f}" for m in self.metrics)
-        return f"Results(convention={self.convention.name!r}, n_queries={self.n_queries}, {body})"
+        """One line: the convention, the means with the queries averaged into each (when fewer than the
+        evaluated ones), and how many queries were set aside and why."""
+        def mean(m: str) -> str:
+            n = self.n_averaged.get(m, self.n_queries)
+            return f"{m}={self.means[m]:.4f}" + (f" (over {n})" if n != self.n_queries else "")
+        body = ", ".join(mean(m) for m in self.metrics)
+        aside = "".join(f", {reason}={len(ids)} set aside" for reason, ids in self.set_aside.items() if ids)
+        return f"Results(convention={self.convention.name!r}, n_queries={self.n_queries}, {body}{aside})"
+
+    def summary(self, digits: int = 4) -> str:
+        """A short text: the convention, each metric's mean and the queries averaged into it, what was
+        set aside and why, and what the numbers depend on beyond the metrics (duplicates dropped, ties
+        a deterministic policy decided, scores out of range; the RankwiseWarnings of the evaluation)."""
+        from rankwise.evaluation.notices import FLOAT32_KEY, TIES_KEY, notices
+
+        name = self.convention.name
+        overrides = ", ".join(f"{k}={v!r}" for k, v in self.convention.overrides.items())
+        lines = [f"convention: {name}" + (f" ({overrides})" if overrides else ""),
+                 f"queries evaluated: {self.n_queries}"]
+        mw = max([len(m) for m in self.metrics] + [6])
+        lines.append(f"  {'metric':<{mw}}  {'mean':>{digits + 3}}  queries averaged")
+        for m in self.metrics:
+            v = self.means[m]
+            shown = "NaN" if math.isnan(v) else f"{v:.{digits}f}"
+            note = ""
+            if self.excluded.get(m):
+                note = f"  ({self.excluded[m]} without relevant documents left out: no_relevant='nan')"
+            lines.append(f"  {m:<{mw}}  {shown:>{digits + 3}}  {self.n_averaged[m]}{note}")
+        for reason, ids in self.set_aside.items():
+            if ids:
+                what = {"missing_in_run": "judged queries absent from the run",
+                        "missing_in_qrels": "run queries without judgments"}.get(reason, "queries")
+                shown = ", ".join(list(ids)[:3]) + (", ..." if len(ids) > 3 else "")
+                policy = getattr(self.convention, reason, None)
+                lines.append(f"set aside: {len(ids)} {what} ({reason}={policy!r}); e.g. {shown}")
+        counts = [f"{k.replace('_', ' ')} {v}" for k, v in self.info.items()
+                  if k not in (TIES_KEY, FLOAT32_KEY) and isinstance(v, int) and v]
+        if counts:
+            lines.append("input: " + ", ".join(counts))
+        for kind, text in notices(self):
+            if kind in ("ties", "scores"):
+                lines.append(f"note: {text}")
+        return "\n".join(lines)

@@ -1,5 +1,5 @@
 """MovieLens loaders (100K, 1M, 20M, latest-small), the NCF split files, binarisation and the
-leave-last-out split of seed 000 §6 ("holdout last event").
+leave-last-out split of Krichene & Rendle (KDD 2020) §6 ("holdout last event").
 
 Data come either from a local folder (``path=``, the extracted archive) or are downloaded once
 from the official GroupLens URL into a cache directory ($RANKWISE_CACHE, else ~/.cache/rankwise)

@@ -1,4 +1,5 @@
-"""Seed 004 §2.1 and Figures 4–5: how nDCG, μAP and NDCNG react to the number of relevance levels.
+"""Scheel, Lommatzsch & Albayrak (2011) §2.1 and Figures 4–5: how nDCG, μAP and NDCNG react to the number
+of relevance levels.
 
 The artificial experiment: a reference ranking of 100 items graded on 2, 10, 20 or 50 levels
 (0 = irrelevant, the top level = L − 1), with the items spread over the levels uniformly
@@ -165,7 +166,7 @@ def write_plot(results: dict, path: Path, runs: int) -> None:
             if j == 0:
                 ax.set_ylabel(f"mean over {runs} runs")
     axes[0][0].legend(fontsize=8)
-    fig.suptitle("Seed 004 §2.1 (Fig. 4 uniform, Fig. 5 non-uniform level usage)", fontsize=11)
+    fig.suptitle("Scheel et al. 2011 §2.1 (Fig. 4 uniform, Fig. 5 non-uniform level usage)", fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

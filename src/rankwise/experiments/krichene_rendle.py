@@ -1,4 +1,5 @@
-"""Reproduce seed 000 §6 (Krichene & Rendle, KDD 2020): Tables 3-4 and Figures 5-6 on MovieLens.
+"""Reproduce §6 of Krichene & Rendle, On Sampled Metrics for Item Recommendation (KDD 2020): Tables 3-4
+and Figures 5-6 on MovieLens.
 
 Recommenders X (implicit ALS), Y (item CF, q = 3) and Z (item CF, q = 1, k' = 10) of §9 are
 trained on the leave-last-out split of a binarised MovieLens set (every rating is an

@@ -1,4 +1,5 @@
-"""The recommenders of seed 000 §9 (Krichene & Rendle, KDD 2020), compact and vectorised.
+"""The recommenders of §9 of Krichene & Rendle, On Sampled Metrics for Item Recommendation (KDD 2020),
+compact and vectorised.
 
 - ``ImplicitALS`` = recommender X: matrix factorisation with the loss of Bayer et al.,
       sum_{(u,i) in H} (y(u,i) - 1)^2 + alpha * sum_{u,i} y(u,i)^2 + lambda ||V||_F^2,

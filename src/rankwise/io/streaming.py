@@ -10,15 +10,18 @@ count and how values become means are ``evaluation.aggregate``'s, as for ``evalu
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Iterable, cast
 
 import numpy as np
 
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.collections import Qrels, Run
-from rankwise.errors import DataError, ParseError
+from rankwise.data.frames import check_query_overlap, id_checks
+from rankwise.errors import DataError, ParseError, RankwiseWarning
 from rankwise.evaluation.aggregate import plan_queries, summarize
 from rankwise.evaluation.evaluate import evaluate
+from rankwise.evaluation.notices import FLOAT32_KEY, TIES_KEY, warn_about
 from rankwise.evaluation.results import Results
 from rankwise.io.trec import RUN_LAYOUT
 from rankwise.io.trec_blocks import read_run_blocks
@@ -43,12 +46,19 @@ def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=
     resolved = None
     dropped, removed = 0, 0
     total, done = os.path.getsize(path), 0
+    ties: dict[str, int] = {}
+    over = 0
     for run, size in read_run_blocks(path, block_bytes, duplicates=duplicates):
-        res = evaluate(qrels, run, metrics, convention=block_conv)
+        with warnings.catch_warnings(), id_checks(False):  # said (and checked) once for the whole file, below
+            warnings.simplefilter("ignore", RankwiseWarning)
+            res = evaluate(qrels, run, metrics, convention=block_conv)
         parts.append((res.query_ids, res.values))
         resolved = res.resolved
         dropped += cast(int, res.info.get("run_duplicates_dropped", 0))
         removed += cast(int, res.info.get("unjudged_removed", 0))
+        over += cast(int, res.info.get(FLOAT32_KEY, 0))
+        for m, n in cast(dict, res.info.get(TIES_KEY, {})).items():
+            ties[m] = ties.get(m, 0) + n
         seen.append(run.query_ids)
         done += size
         if progress:
@@ -62,11 +72,14 @@ def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=
         raise DataError(f"{path}: the lines of query {str(run_ids[counts > 1][0])!r} are not contiguous; "
                         "streaming needs each query's lines together. Sort the file by query "
                         "(e.g. sort -s -k1,1) or evaluate it in memory.")
+    check_query_overlap(np.asarray(qrels.query_ids), run_ids)  # the blocks were not checked one by one
     query_ids, set_aside = plan_queries(qrels.query_ids, run_ids, conv)
     missing = np.setdiff1d(qrels.query_ids, run_ids, assume_unique=True)
     if missing.size and conv.missing_in_run == "zero":  # scored as empty rankings, as evaluate() does
         empty = Run.from_arrays(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0))
-        part = evaluate(qrels, empty, metrics, convention=conv.derive(missing_in_qrels="skip"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RankwiseWarning)
+            part = evaluate(qrels, empty, metrics, convention=conv.derive(missing_in_qrels="skip"))
         keep = np.isin(part.query_ids, missing)
         parts.append((part.query_ids[keep], {m: part.values[m][keep] for m in metrics}))
     qids = np.concatenate([p[0] for p in parts])
@@ -83,5 +96,11 @@ def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=
                                "run_duplicates_dropped": dropped, "blocks": len(seen)}
     if removed:
         info["unjudged_removed"] = removed
-    return Results(convention=conv, metrics=tuple(metrics), resolved=resolved, query_ids=query_ids, values=values,
-                   means=means, n_averaged=counts_, set_aside=set_aside, excluded=excluded, info=info)
+    if ties:
+        info[TIES_KEY] = ties
+    if over:
+        info[FLOAT32_KEY] = over
+    res = Results(convention=conv, metrics=tuple(metrics), resolved=resolved, query_ids=query_ids, values=values,
+                  means=means, n_averaged=counts_, set_aside=set_aside, excluded=excluded, info=info)
+    warn_about(res, qrels.n_queries)  # once for the file, as evaluate() does once per call
+    return res

@@ -1,7 +1,11 @@
 """Qrels and runs from CSV, TSV, Parquet and JSON files (the TREC formats are in io/trec.py).
 
 CSV/TSV need a header row naming the columns; JSON is ``{query: {doc: value}}``. The format is
-taken from the extension (``.gz`` stripped) unless given explicitly.
+taken from the extension (``.gz`` stripped) unless given explicitly. Columns are found by name with
+``rankwise.data.frames.guess_column``, the guesser of ``Qrels.from_frame`` too (two candidates for one
+role are an error listing them); qrels without a relevance column mean every row is relevant (grade 1),
+runs without a score column are ranked by their ``rank`` column (rank 1 first). Ids written as
+integral decimals (``10.0``) are the integers they hold; a missing id is an error naming its line.
 """
 from __future__ import annotations
 
@@ -9,19 +13,22 @@ import csv
 import io
 import json
 import os
+import re
 
 import numpy as np
 
 from rankwise.data.collections import Qrels, Run
-from rankwise.errors import InvalidParameterError, ParseError, require
+from rankwise.data.frames import CANDIDATES, ROLE_NAMES, ColumnError, canonical_ids, resolve_columns, scores_from_ranks
+from rankwise.errors import DataError, InvalidParameterError, ParseError, require
 from rankwise.io.trec import read_bytes, read_qrels, read_run
 
 FORMATS = ("trec", "csv", "tsv", "parquet", "json")
-# column names tried, in order, when the user names none
-QUERY_COLUMNS = ("query_id", "qid", "query", "user_id", "user", "userId")
-DOC_COLUMNS = ("doc_id", "docno", "doc", "docid", "item_id", "item", "movieId")
-REL_COLUMNS = ("relevance", "rel", "label", "grade", "rating", "judgment")
-SCORE_COLUMNS = ("score", "sim", "prediction", "pred", "rating")
+# column names recognised when the user names none (one guesser for the API and the CLI: data/frames.py)
+QUERY_COLUMNS = CANDIDATES["query"]
+DOC_COLUMNS = CANDIDATES["doc"]
+REL_COLUMNS = CANDIDATES["relevance"]
+SCORE_COLUMNS = CANDIDATES["score"]
+_INTEGRAL_DECIMAL = re.compile(r"[+-]?[0-9]+\.0*")
 
 
 def detect_format(path) -> str:
@@ -35,20 +42,24 @@ def detect_format(path) -> str:
     return "trec"
 
 
-def _pick(columns, wanted, candidates, role, path):
-    if wanted:
-        if wanted not in columns:
-            raise ParseError(f"no column {wanted!r} for the {role}; the header has {list(columns)}", path=path,
-                             line=1, expected=f"a column named {wanted!r}")
-        return wanted
-    for c in candidates:
-        if c in columns:
-            return c
-    raise ParseError(f"cannot tell which column holds the {role}; the header has {list(columns)}", path=path,
-                     line=1, expected=f"one of {', '.join(candidates)} (or name it with a column option)")
+def _columns(header, value_role, columns, path) -> dict:
+    """{role: column name} of a file's header (``resolve_columns``), a ParseError at line 1 if it cannot tell."""
+    try:
+        return resolve_columns(list(header), value_role, columns)
+    except ColumnError as exc:
+        raise ParseError(exc.message.replace("the columns are", "the header has"), path=path, line=1,
+                         expected=exc.expected) from None
 
 
-def _read_delimited(path, delimiter: str, cols, roles, value_role):
+def _id_text(s: str) -> str:
+    """An id read as text: stripped, and an integral decimal (``10.0``) written as the integer it holds."""
+    s = s.strip()
+    if "." in s and _INTEGRAL_DECIMAL.fullmatch(s):
+        s = str(int(s.split(".")[0]))
+    return s
+
+
+def _read_delimited(path, delimiter: str, columns, value_role):
     path_s = os.fspath(path)
     data = read_bytes(path_s)
     if data.startswith(b"\xef\xbb\xbf"):
@@ -62,9 +73,11 @@ def _read_delimited(path, delimiter: str, cols, roles, value_role):
         raise ParseError("not valid UTF-8 text", path=path_s, line=line, expected="UTF-8 text") from None
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = next(reader)
-    names = [_pick(header, c, cand, role, path_s)
-             for c, cand, role in zip(cols, roles, ("query id", "doc id", value_role))]
-    idx = [header.index(n) for n in names]
+    roles = _columns(header, value_role, columns, path_s)
+    value_col = roles.get(value_role) or roles.get("rank")  # None: qrels without relevance, every row grade 1
+    names = [roles["query"], roles["doc"], value_col]
+    idx = [header.index(n) if n is not None else -1 for n in names]
+    shown = ROLE_NAMES[value_role] if value_col == roles.get(value_role) else "rank"
     q, d, v, lines = [], [], [], []
     for lineno, row in enumerate(reader, start=2):
         if not row or all(not c.strip() for c in row):
@@ -73,27 +86,47 @@ def _read_delimited(path, delimiter: str, cols, roles, value_role):
             raise ParseError(f"{len(row)} columns, expected {len(header)} as in the header", path=path_s,
                              line=lineno, text=delimiter.join(row), expected=delimiter.join(header))
         try:
-            val = float(row[idx[2]])
+            val = float(row[idx[2]]) if idx[2] >= 0 else 1.0
         except ValueError:
-            raise ParseError(f"{value_role} {row[idx[2]]!r} is not a number", path=path_s, line=lineno,
+            raise ParseError(f"{shown} {row[idx[2]]!r} is not a number", path=path_s, line=lineno,
                              text=delimiter.join(row), expected=f"a number in column {names[2]!r}") from None
-        q.append(row[idx[0]].strip())
-        d.append(row[idx[1]].strip())
+        qid, did = _id_text(row[idx[0]]), _id_text(row[idx[1]])
+        if not qid or not did:
+            col = names[0] if not qid else names[1]
+            raise ParseError(f"the id in column {col!r} is missing", path=path_s, line=lineno,
+                             text=delimiter.join(row), expected=f"an id in column {col!r} on every row")
+        q.append(qid)
+        d.append(did)
         v.append(val)
         lines.append(lineno)
-    return np.array(q, dtype=str), np.array(d, dtype=str), np.array(v, dtype=np.float64), np.array(lines)
+    values = np.array(v, dtype=np.float64)
+    if value_col is not None and value_col != roles.get(value_role):  # a rank column: rank 1 first
+        values = scores_from_ranks(values, value_col)
+    return np.array(q, dtype=str), np.array(d, dtype=str), values, np.array(lines)
 
 
-def _read_parquet(path, cols, roles, value_role):
+def _read_parquet(path, columns, value_role):
     pq = require("pyarrow.parquet", "fast", "reading Parquet files")
     table = pq.read_table(os.fspath(path))
-    names = [_pick(table.column_names, c, cand, role, os.fspath(path))
-             for c, cand, role in zip(cols, roles, ("query id", "doc id", value_role))]
+    roles = _columns(table.column_names, value_role, columns, os.fspath(path))
     import pyarrow as pa
-    import pyarrow.compute as pc
-    q = pc.cast(table.column(names[0]), pa.string())
-    d = pc.cast(table.column(names[1]), pa.string())
-    v = np.asarray(table.column(names[2]).to_numpy(), dtype=np.float64)
+
+    def ids(name):  # canonical strings (10.0 is 10, a null is an error), kept as text like every file's ids
+        try:
+            col, _ = canonical_ids(table.column(name), name)
+        except DataError as exc:
+            raise ParseError(str(exc), path=os.fspath(path), expected=f"an id in column {name!r} on every row") \
+                from None
+        return col if isinstance(col, (pa.Array, pa.ChunkedArray)) else np.asarray(col, dtype=str)
+
+    q, d = ids(roles["query"]), ids(roles["doc"])
+    value_col = roles.get(value_role) or roles.get("rank")
+    if value_col is None:
+        v = np.ones(table.num_rows)
+    else:
+        v = np.asarray(table.column(value_col).to_numpy(), dtype=np.float64)
+        if value_col != roles.get(value_role):
+            v = scores_from_ranks(v, value_col)
     return q, d, v, None
 
 
@@ -131,30 +164,44 @@ def _read_json(path, value_role):
     return obj
 
 
-def _read_file(cls, trec_reader, path, fmt, columns, roles, value_role, duplicates):
+def _read_file(cls, trec_reader, path, fmt, columns, value_role, duplicates):
     fmt = fmt or detect_format(path)
     if fmt == "trec":
         return trec_reader(path, duplicates=duplicates)
     if fmt == "json":
         return cls.from_dict(_read_json(path, value_role), duplicates=duplicates, source=os.fspath(path))
     if fmt in ("csv", "tsv"):
-        q, d, v, lines = _read_delimited(path, "," if fmt == "csv" else "\t", columns, roles, value_role)
+        q, d, v, lines = _read_delimited(path, "," if fmt == "csv" else "\t", columns, value_role)
     elif fmt == "parquet":
-        q, d, v, lines = _read_parquet(path, columns, roles, value_role)
+        q, d, v, lines = _read_parquet(path, columns, value_role)
     else:
         raise InvalidParameterError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    return cls.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
+    # ids read from files are text: results key them by strings, as the CLI prints them
+    return cls.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines,
+                           query_id_type="str")
+
+
+def _merge(columns, **named) -> dict:
+    out = dict(columns or {})
+    out.update({k: v for k, v in named.items() if v is not None})
+    return out
 
 
 def read_qrels_file(path, fmt: str | None = None, *, query=None, doc=None, relevance=None,
-                    duplicates: str = "error") -> Qrels:
-    """Qrels from TREC, CSV, TSV, Parquet or JSON (format from the extension unless given)."""
-    return _read_file(Qrels, read_qrels, path, fmt, (query, doc, relevance), (QUERY_COLUMNS, DOC_COLUMNS, REL_COLUMNS),
+                    duplicates: str = "error", columns=None) -> Qrels:
+    """Qrels from TREC, CSV, TSV, Parquet or JSON (format from the extension unless given).
+
+    Columns of CSV/TSV/Parquet are found by name or named (``query=``, ``doc=``, ``relevance=``, or
+    ``columns={"query": ..., ...}``). Without a relevance column, every row is relevant (grade 1)."""
+    return _read_file(Qrels, read_qrels, path, fmt, _merge(columns, query=query, doc=doc, relevance=relevance),
                       "relevance", duplicates)
 
 
-def read_run_file(path, fmt: str | None = None, *, query=None, doc=None, score=None,
-                  duplicates: str = "error") -> Run:
-    """A run from TREC, CSV, TSV, Parquet or JSON (format from the extension unless given)."""
-    return _read_file(Run, read_run, path, fmt, (query, doc, score), (QUERY_COLUMNS, DOC_COLUMNS, SCORE_COLUMNS),
+def read_run_file(path, fmt: str | None = None, *, query=None, doc=None, score=None, rank=None,
+                  duplicates: str = "error", columns=None) -> Run:
+    """A run from TREC, CSV, TSV, Parquet or JSON (format from the extension unless given).
+
+    Columns of CSV/TSV/Parquet are found by name or named (``query=``, ``doc=``, ``score=``, ``rank=``
+    or ``columns=``); without a score column, a ``rank`` column orders the rows (rank 1 first)."""
+    return _read_file(Run, read_run, path, fmt, _merge(columns, query=query, doc=doc, score=score, rank=rank),
                       "score", duplicates)

@@ -12,12 +12,14 @@ import gzip
 import mmap
 import os
 import re
+import warnings
 import zlib
 
 import numpy as np
 
 from rankwise.data.collections import Qrels, Run
-from rankwise.errors import ParseError
+from rankwise.data.duplicates import grade_doubt
+from rankwise.errors import ParseError, RankwiseWarning
 from rankwise.io.arrow_pool import arrow_scope
 
 _NON_BLANK = re.compile(rb"[^ \t\r\n]")
@@ -108,8 +110,13 @@ def _strict_parse(data: bytes, path: str, layout, value_col: int):
         if v != v:
             raise ParseError(f"{layout[value_col]} is NaN", path=path, line=lineno, text=text,
                              expected=f"a number in the {layout[value_col]} column")
-        if value_col == 3 and v in (float("inf"), float("-inf")):
-            raise ParseError("relevance is infinite", path=path, line=lineno, text=text, expected="a finite grade")
+        if v in (float("inf"), float("-inf")):
+            written = fields[value_col].decode("utf-8", "replace")
+            why = "is infinite" if written.lstrip("+-").lower().startswith("inf") else \
+                f"{written!r} overflows a double (becomes {v})"
+            raise ParseError(f"{layout[value_col]} {why}", path=path, line=lineno, text=text,
+                             expected=f"a finite number in the {layout[value_col]} column (an infinite score ties "
+                                      "every other one)" if value_col != 3 else "a finite grade")
         qs.append(fields[0].decode())
         ds.append(fields[2].decode())
         vs.append(v)
@@ -207,8 +214,7 @@ def _arrow_csv(data: bytes, layout, value_col: int, delimiter: str):
     from rankwise.data.arrow_views import to_numpy
     values = to_numpy(table.column(names[value_col]))
     if values.size and not np.isfinite(values).all():
-        if np.isnan(values).any() or (value_col == 3 and np.isinf(values).any()):
-            return None
+        return None  # NaN, inf or an overflow (1e400): the strict parser names the line
     # A repeated separator leaves an empty field; that is the only way a parse with the right
     # column count can still be wrong (tabs cannot hide in fields: see _fast_parse's delimiters).
     for col in (q, d):
@@ -234,7 +240,11 @@ def read_qrels(path, *, duplicates: str = "error") -> Qrels:
     """Read a TREC qrels file: ``query iteration doc relevance`` per line."""
     with arrow_scope():
         q, d, v, lines = _read(path, QRELS_LAYOUT, 3, "qrels")
-        return Qrels.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
+        qrels = Qrels.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
+    doubt = grade_doubt(qrels.values)  # (with repeated pairs, the duplicates error says it instead)
+    if doubt is not None:
+        warnings.warn(f"{os.fspath(path)}: {doubt}", RankwiseWarning, stacklevel=2)
+    return qrels
 
 
 def read_run(path, *, duplicates: str = "error") -> Run:
@@ -263,3 +273,33 @@ def write_qrels(qrels: Qrels, path) -> None:
     with open(path, "w", encoding="utf-8") as fh:
         for q, d, v in zip(qrels.query_ids[seg], qrels.doc_ids(), qrels.values):
             fh.write(f"{q} 0 {d} {int(v) if v == int(v) else v!r}\n")
+
+
+def read_run_tag(path) -> str | None:
+    """The tag (6th column) of a TREC run's last non-blank line, which trec_eval prints as its ``runid``
+    (trec_eval keeps the tag of the last line and does not check that the others agree); None when the
+    file cannot be read or that line has no tag. Reads only the end of a plain file; a gzip file whole."""
+    path = os.fspath(path)
+    last = b""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(2) == b"\x1f\x8b":
+                fh.seek(0)
+                with gzip.open(fh) as gz:
+                    for line in gz:
+                        if _NON_BLANK.search(line):
+                            last = line
+            else:
+                end = fh.seek(0, os.SEEK_END)
+                buf, start = b"", end
+                while start > 0 and not last:
+                    start = max(0, start - (1 << 16))
+                    fh.seek(start)
+                    buf = fh.read(end - start)
+                    lines = buf.split(b"\n")
+                    whole = lines if start == 0 else lines[1:]  # the first piece may be a partial line
+                    last = next((ln for ln in reversed(whole) if _NON_BLANK.search(ln)), b"")
+    except (OSError, EOFError, zlib.error):
+        return None
+    fields = last.decode("utf-8", errors="replace").split()
+    return fields[5] if len(fields) >= 6 else None

@@ -49,6 +49,7 @@ DEFINITION = MetricDef(
     summary="mean of the precisions at the ranks of the relevant documents (MAP when averaged)",
     formula="AP@k = Σ_{i ≤ k, doc i relevant} P@i / D,  D per the denominator parameter "
             "(R; min(k, R); relevant in top k; min(k, retrieved))",
-    reference="Buckley & Voorhees (2000); trec_eval map / map_cut_k; seed 001 §4 for the denominators",
+    reference="Buckley & Voorhees (2000); trec_eval map / map_cut_k; "
+              "Bellei, 'The confusion over IR metrics in Recommender Systems' (2017) §4 for the denominators",
     example="R = 3, relevant at ranks 1 and 3: AP = (1/1 + 2/3) / 3 = 0.5556",
     compute=compute, params=(AP_DENOMINATOR,), rank_form=rank_form)

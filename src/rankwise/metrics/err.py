@@ -68,6 +68,7 @@ DEFINITION = MetricDef(
     formula="ERR@k = Σ_{r ≤ k} (1/r) R_r Π_{i<r} (1 − R_i),  R_i = (2^{g_i} − 1) / 2^{g_max} for g_i > 0 "
             "(and g_i >= rel), else 0; g_max per the gmax parameter (collection | query | a number)",
     reference="Chapelle, Metzler, Zhang & Grinspan, Expected Reciprocal Rank for Graded Relevance "
-              "(CIKM 2009); seed 002; gdeval.pl (TREC Web track) uses gmax=4",
+              "(CIKM 2009); Bharath G.S, 'A Quick Recap on Ranking Evaluation metrics' (2022); "
+              "gdeval.pl (TREC Web track) uses gmax=4",
     example="grades (2, 0, 1), gmax=2: R = (3/4, 0, 1/4); ERR = 3/4 + 0 + (1/3)(1/4)(1/4) = 0.7708",
     compute=compute, params=(GMAX,), gain_based=True, rank_form=rank_form)

@@ -27,6 +27,6 @@ DEFINITION = MetricDef(
     name="F1", aliases=("f", "f1_score", "fmeasure"),
     summary="harmonic mean of precision and recall at k (0 when both are 0)",
     formula="F1@k = 2·P@k·R@k / (P@k + R@k) = 2·hits@k / (k + R)",
-    reference="van Rijsbergen (1979); seed 001 §3",
+    reference="van Rijsbergen (1979); Bellei, 'The confusion over IR metrics in Recommender Systems' (2017) §3",
     example="labels {1..6}, predictions (1, 6, 8), k=3: P=2/3, R=1/3, F1 = 4/9",
     compute=compute, params=(SHORT,), tie_average=True, rank_form=rank_form)

@@ -22,7 +22,7 @@ def ideal_dcg_of(ctx, p, k, ideal_gains, ranked_gains):
         w = ideal_gains() * ctx.ideal_discount(base)
         top = None if k is None else ctx.ideal_pos < k
         return sk.segment_sum(w, ctx.ideal_seg, ctx.n, top)
-    # 'retrieved': the retrieved top k re-sorted by grade (seed 001's SORT(rel))
+    # 'retrieved': the retrieved top k re-sorted by grade (Bellei 2017's SORT(rel))
     if ctx.averaged:
         raise ConventionError("ideal=retrieved re-sorts the retrieved top k, which is not defined under "
                               "ties=average; use ideal=judged or a deterministic tie order")
@@ -58,7 +58,8 @@ DEFINITION = MetricDef(
     summary="DCG@k divided by the DCG@k of the ideal ranking",
     formula="nDCG@k = DCG@k / IDCG@k; ideal = all judged documents by grade (ideal=judged) or the "
             "retrieved top k re-sorted (ideal=retrieved)",
-    reference="Järvelin & Kekäläinen (2002); trec_eval ndcg / ndcg_cut_k; seed 001 §6",
+    reference="Järvelin & Kekäläinen (2002); trec_eval ndcg / ndcg_cut_k; "
+              "Bellei, 'The confusion over IR metrics in Recommender Systems' (2017) §6",
     example="binary, relevant at ranks 2 and 4 of 5, R = 3: nDCG@5 = (1/log2 3 + 1/log2 5) / "
             "(1 + 1/log2 3 + 1/2) = 0.4935",
     compute=compute, params=(GAIN, LOG_BASE, IDEAL), tie_average=True, gain_based=True,

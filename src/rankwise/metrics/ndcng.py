@@ -1,4 +1,5 @@
-"""NDCNG (seed 004, eq. 5): nDCG of gains normalised by the query's highest reachable grade.
+"""NDCNG: nDCG of gains normalised by the query's highest reachable grade (eq. 5 of Scheel, Lommatzsch &
+Albayrak, Performance Measures for Multi-Graded Relevance, 2011).
 
     NDCNG@k(q) = (1/N_q) Σ_{i ≤ k} (2^{ngain_q(i)} − 1) / log_b(i + 1),
     ngain_q(i) = g_i / m_q if m_q > 0 else 0,
@@ -11,7 +12,7 @@ highest *judged* grade, a property of its scale, whichever ideal is used.
 What the normalisation changes: nDCG is already a ratio, so dividing the grades by m_q cancels
 out of a *linear* gain (NDCNG(gain=linear) = nDCG(gain=linear)). It matters for the exponential
 gain 2^g − 1 of eq. 5, which is not scale-free: it maps every query's grades onto [0, 1] before
-exponentiating, so doubling a scale (seed 004 Table 2, example two) no longer changes the value.
+exponentiating, so doubling a scale (the paper's Table 2, example two) no longer changes the value.
 The trec_eval preset therefore gives NDCNG gain=exp (eq. 5) and rel=0 (every positive grade
 gains, as for nDCG); gain=linear is allowed and documented as equal to nDCG.
 
@@ -36,7 +37,8 @@ DEFINITION = MetricDef(
     summary="nDCG with each query's grades divided by its highest judged grade before the gain",
     formula="NDCNG@k = DCG@k / IDCG@k over ngain = g / m_q (0 if m_q <= 0), m_q = the query's highest "
             "judged grade; gain(ngain) = 2^ngain − 1 (exp, eq. 5) or ngain (linear: equals nDCG)",
-    reference="seed 004, eq. 5 and Table 2 (example three)",
+    reference="Scheel, Lommatzsch & Albayrak, 'Performance Measures for Multi-Graded Relevance' (2011), "
+              "eq. 5 and Table 2 (example three)",
     example="grades (1,0,3,3,2,0,1,4), m_q = 4, ngain (0.25,0,0.75,0.75,0.5,0,0.25,1), exp gain: "
             "NDCNG@1 = (2^0.25 − 1)/(2^1 − 1) = 0.189; the same for grades doubled (Table 2)",
     compute=compute, params=(GAIN, LOG_BASE, IDEAL), tie_average=True, gain_based=True)

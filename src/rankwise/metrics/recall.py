@@ -17,5 +17,6 @@ DEFINITION = MetricDef(
     summary="fraction of the relevant documents found in the top k",
     formula="R@k = |{relevant in top k}| / R,  R = number of judged relevant documents",
     reference="Manning, Raghavan & Schütze (2008) §8.3; trec_eval recall_k",
-    example="R = 4 relevant, 1 of them in the top 2: R@2 = 1/4 = 0.25 (seed 003)",
+    example="R = 4 relevant, 1 of them in the top 2: R@2 = 1/4 = 0.25 "
+            "(the lecture 'Evaluation Measures for Search and Recommender Systems')",
     compute=compute, tie_average=True, rank_form=rank_form)

@@ -1,4 +1,5 @@
-"""μAP (seed 004, eq. 4): thresholded APs at every relevance level, weighted by level distances.
+"""μAP: thresholded APs at every relevance level, weighted by level distances (eq. 4 of Scheel, Lommatzsch
+& Albayrak, Performance Measures for Multi-Graded Relevance, 2011).
 
 With the query's positive levels t_1 < ... < t_m (grades >= rel and > 0 among its judged
 documents; t_0 = 0 is the irrelevant level),
@@ -128,7 +129,8 @@ DEFINITION = MetricDef(
     formula="μAP@k = Σ_{t ∈ L} d_t · AP_t@k / Σ_{t ∈ L} d_t,  L = positive levels (>= rel) of the query "
             "(levels=query) or of all evaluated queries (levels=collection), d_t = t − (next lower level "
             "in L, or 0); Σ d_t = max L; AP_t counts grade >= t as relevant (denominator as AP's)",
-    reference="seed 004, eq. 4 and Table 1 (multi-graded extension of AP)",
+    reference="Scheel, Lommatzsch & Albayrak, 'Performance Measures for Multi-Graded Relevance' (2011), "
+              "eq. 4 and Table 1 (multi-graded extension of AP)",
     example="grades in rank order (1,0,3,3,2,0,1,4), levels 1..4 (d_t = 1): AP_4..AP_1 = 0.125, 0.403, "
             "0.483, 0.780; μAP = 1.791/4 = 0.448. Levels {0.3, 1.0}: μAP = (0.3·AP_0.3 + 0.7·AP_1)/1",
     compute=compute, params=(AP_DENOMINATOR, LEVELS), gain_based=True)

@@ -124,7 +124,7 @@ NO_RELEVANT = Param(
     "no_relevant", "queries with no relevant judged document (at this metric's rel threshold)",
     choices=("zero", "nan", "error"),
     choice_docs={"zero": "score 0 and count in the mean (trec_eval)",
-                 "nan": "NaN, left out of the mean and reported (seed 001)",
+                 "nan": "NaN, left out of the mean and reported (Bellei 2017)",
                  "error": "raise an error naming the queries"},
     value_aliases={"skip": "nan", "exclude": "nan", "0": "zero"})
 
@@ -149,12 +149,12 @@ AP_DENOMINATOR = Param(
         "relevant", "min_k_relevant", "retrieved_relevant", "min_k_retrieved"),
     choice_docs={"relevant": "all relevant judged documents R (trec_eval, ranx)",
                  "min_k_relevant": "min(k, R) (Spark MLlib MAP@k, Krichene & Rendle eq. 5)",
-                 "retrieved_relevant": "relevant documents retrieved in the top k (seed 001's AP@k)",
+                 "retrieved_relevant": "relevant documents retrieved in the top k (Bellei 2017's AP@k)",
                  "min_k_retrieved": "min(k, number retrieved) (Kaggle's MAP@k)"},
     value_aliases={"r": "relevant", "min_k_r": "min_k_relevant", "hits": "retrieved_relevant"})
 SHORT = Param(
     "short", "denominator of P@k when fewer than k documents were retrieved", choices=("k", "retrieved"),
-    choice_docs={"k": "always k (trec_eval, ranx, MLlib, seed 001)",
+    choice_docs={"k": "always k (trec_eval, ranx, MLlib, Bellei 2017)",
                  "retrieved": "min(k, number retrieved) (torchmetrics adaptive_k)"},
     value_aliases={"adaptive": "retrieved"})
 GAIN = Param("gain", "gain of a grade g (grades below rel give 0)", choices=("linear", "exp", "binary"),
@@ -165,7 +165,7 @@ GAIN = Param("gain", "gain of a grade g (grades below rel give 0)", choices=("li
 LOG_BASE = Param("log_base", "base b of the discount 1/log_b(rank + 1)", kind="log_base")
 IDEAL = Param("ideal", "the ideal ranking that normalises DCG", choices=("judged", "retrieved"),
               choice_docs={"judged": "all judged documents sorted by grade, cut at k (trec_eval, ranx, sklearn)",
-                           "retrieved": "the retrieved top-k documents re-sorted by grade (seed 001)"},
+                           "retrieved": "the retrieved top-k documents re-sorted by grade (Bellei 2017)"},
               value_aliases={"qrels": "judged", "sorted_retrieved": "retrieved"})
 PERSISTENCE = Param("p", "persistence: probability of looking at the next document", kind="prob")
 GMAX = Param(
@@ -177,7 +177,7 @@ GMAX = Param(
                  "<number>": "a fixed maximum grade, e.g. 4 as gdeval.pl (a larger judged grade is an error)"},
     value_aliases={"qrels": "collection", "global": "collection", "per_query": "query"})
 LEVELS = Param(
-    "levels", "the relevance levels whose thresholded APs μAP averages (eq. 4 of seed 004)",
+    "levels", "the relevance levels whose thresholded APs μAP averages (eq. 4 of Scheel et al. 2011)",
     choices=("query", "collection"),
     choice_docs={"query": "the positive grades (>= rel) judged for the query itself; the ideal ranking scores 1",
                  "collection": "the positive grades (>= rel) judged for any evaluated query: levels above the "

@@ -1,0 +1,380 @@
+"""Frames, columns and ids: what turns a user's table into the columns a Qrels or Run is built from.
+
+* ``guess_column``: which column holds a role (query, doc, relevance, score, rank), by name; the one
+  guesser of the Python API (``from_frame``, ``evaluate``, ``compare``) and of the file readers (and
+  so of the CLI). Two candidate columns for one role are an error listing them, never a silent pick.
+* ``canonical_ids``: ids of any column type as strings that compare as the ids do: integral floats
+  are the integers they hold (``10.0`` is ``"10"``), missing ids (NaN, None, null) are an error naming
+  the column and row. Also tells whether every id was an integer (results then keep integer ids).
+* ``frame_columns``: the (query, doc, value) columns of a pandas or polars DataFrame or a pyarrow
+  Table, none of which is imported unless such a frame is given.
+* ``check_id_overlap``: qrels and run ids that cannot be meant to differ (no query in common, or
+  ids of different formats, e.g. ``'7'`` and ``'007'``, that barely match) are a ``DataError``.
+"""
+from __future__ import annotations
+
+import math
+import re
+import weakref
+from collections import Counter
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from rankwise.errors import DataError, InvalidParameterError
+
+ROLES = ("query", "doc", "relevance", "score", "rank")
+# column names recognised for each role (compared without regard to case)
+CANDIDATES: dict[str, tuple[str, ...]] = {
+    "query": ("query_id", "qid", "query", "user_id", "user", "userId", "session", "session_id"),
+    "doc": ("doc_id", "docno", "doc", "docid", "item_id", "item", "itemId", "movieId"),
+    "relevance": ("relevance", "rel", "label", "grade", "rating", "judgment"),
+    "score": ("score", "sim", "prediction", "pred", "rating"),
+    "rank": ("rank",),
+}
+ROLE_NAMES = {"query": "query id", "doc": "doc id", "relevance": "relevance", "score": "score", "rank": "rank"}
+
+
+class ColumnError(InvalidParameterError):
+    """A column named for a role is absent, or several columns could hold it. ``expected`` says what would do."""
+
+    def __init__(self, message: str, expected: str):
+        self.message = message
+        self.expected = expected
+        super().__init__(f"{message}; expected {expected}")
+
+
+def guess_column(header: Sequence[str], role: str, explicit: str | None = None, *,
+                 required: bool = True) -> str | None:
+    """The column of ``header`` holding ``role`` ("query", "doc", "relevance", "score" or "rank").
+
+    ``explicit`` names it (it must exist). Otherwise the one column whose name is a candidate of
+    the role (``CANDIDATES``, compared without regard to case); none is an error when ``required``
+    (else None), several is always an error listing them: name the column (``columns=``)."""
+    header = [str(h) for h in header]
+    what = ROLE_NAMES[role]
+    if explicit:
+        if explicit not in header:
+            raise ColumnError(f"no column {explicit!r} for the {what}; the columns are {header}",
+                              f"a column named {explicit!r}")
+        return explicit
+    wanted = {c.lower() for c in CANDIDATES[role]}
+    found = [h for h in header if h.lower() in wanted]
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        raise ColumnError(f"several columns could hold the {what}: {found} (the columns are {header})",
+                          f"one of them named for the {what}, e.g. columns={{{role!r}: {found[0]!r}}}"
+                          + (f" (CLI: --{role}-column {found[0]})" if role != "rank" else ""))
+    if not required:
+        return None
+    raise ColumnError(f"cannot tell which column holds the {what}; the columns are {header}",
+                      f"one of {', '.join(CANDIDATES[role])} (or name it: columns={{{role!r}: ...}}"
+                      + (f", CLI: --{role}-column)" if role != "rank" else ")"))
+
+
+def resolve_columns(header: Sequence[str], value_role: str, columns: Mapping[str, str | None] | None = None
+                    ) -> dict[str, str | None]:
+    """{role: column} for a qrels (``value_role`` "relevance") or a run ("score"); see the module doc.
+
+    Qrels without a relevance column: every row is relevant (grade 1), ``relevance`` maps to None.
+    A run without a score column but with a rank column: ``score`` None, ``rank`` named."""
+    columns = dict(columns or {})
+    unknown = set(columns) - set(ROLES)
+    if unknown:
+        raise InvalidParameterError(f"unknown role(s) {sorted(unknown)} in columns=; the roles are {', '.join(ROLES)}")
+    out: dict[str, str | None] = {"query": guess_column(header, "query", columns.get("query")),
+                                  "doc": guess_column(header, "doc", columns.get("doc"))}
+    if value_role == "relevance":
+        out["relevance"] = guess_column(header, "relevance", columns.get("relevance"), required=False)
+        return out
+    score = guess_column(header, "score", columns.get("score"), required=False)
+    rank = None if score is not None else guess_column(header, "rank", columns.get("rank"), required=False)
+    if score is None and rank is None:
+        raise ColumnError(f"cannot tell which column holds the score; the columns are {list(header)}",
+                          f"one of {', '.join(CANDIDATES['score'])}, or a rank column (rank 1 first), "
+                          "or name it: columns={'score': ...}")
+    out["score"], out["rank"] = score, rank
+    return out
+
+
+def scores_from_ranks(ranks: np.ndarray, column: str = "rank") -> np.ndarray:
+    """Scores ordering rows as ``ranks`` do (rank 1 best): ``-rank``."""
+    r = np.asarray(ranks, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(r))
+    if bad.size:
+        raise DataError(f"column {column!r}, row {int(bad[0])}: rank {r[bad[0]]!r} is not a number")
+    return -r
+
+
+# --------------------------------------------------------------------------------------------
+# ids
+# --------------------------------------------------------------------------------------------
+
+def _missing(column: str, row: int, value: Any) -> DataError:
+    return DataError(f"column {column!r}, row {row}: the id is missing ({value!r}); every row needs a "
+                     f"{column} id (drop or fill those rows first)")
+
+
+def _is_missing_scalar(x: Any) -> bool:
+    if x is None:
+        return True
+    if isinstance(x, float) and math.isnan(x):
+        return True
+    try:  # pandas.NA, pandas.NaT, numpy datetime NaT
+        return bool(x != x)
+    except (TypeError, ValueError):
+        return type(x).__name__ in ("NAType", "NaTType")
+
+
+def id_str(x: Any, column: str = "id", row: int = 0) -> tuple[str, bool]:
+    """One id as its canonical string, and whether it is an integer (integral floats are)."""
+    if isinstance(x, (bool, np.bool_)):
+        return str(x), False
+    if isinstance(x, (int, np.integer)):
+        return str(int(x)), True
+    if isinstance(x, (float, np.floating)):
+        f = float(x)
+        if math.isnan(f):
+            raise _missing(column, row, x)
+        if f.is_integer() and abs(f) < 2.0 ** 63:
+            return str(int(f)), True
+        return repr(f), False
+    if isinstance(x, bytes):
+        return x.decode("utf-8"), False
+    if isinstance(x, str):
+        return x, False
+    if _is_missing_scalar(x):
+        raise _missing(column, row, x)
+    return str(x), False
+
+
+def canonical_ids(values: Any, column: str = "id") -> tuple[Any, bool]:
+    """(ids as strings, every id an integer) of a numpy array, a sequence, a pandas or polars Series
+    or a pyarrow (Chunked)Array. String ids are kept as they are (arrow strings stay arrow strings);
+    numbers are written as integers where integral; a missing id is a DataError naming ``column`` and
+    the (0-based) row."""
+    mod = type(values).__module__.split(".")[0]
+    if mod == "pyarrow":
+        return _arrow_ids(values, column)
+    if mod == "polars":
+        import polars as pl
+        if values.dtype in (pl.Categorical, pl.Enum) or isinstance(values.dtype, (pl.Categorical, pl.Enum)):
+            values = values.cast(pl.Utf8)
+        if values.null_count():
+            row = int(values.is_null().arg_max())
+            raise _missing(column, row, None)
+        return _numpy_ids(values.to_numpy(), column)
+    if mod == "pandas":
+        if str(values.dtype) == "category":
+            codes = np.asarray(values.cat.codes)
+            bad = np.flatnonzero(codes < 0)
+            if bad.size:
+                raise _missing(column, int(bad[0]), None)
+            cats, is_int = canonical_ids(values.cat.categories, column)
+            return np.asarray(cats, dtype=str)[codes], is_int
+        if values.dtype.kind in "iufUSb":
+            return _numpy_ids(np.asarray(values), column)
+        return _numpy_ids(np.asarray(values, dtype=object), column)
+    return _numpy_ids(np.asarray(values), column)
+
+
+def _numpy_ids(arr: np.ndarray, column: str) -> tuple[np.ndarray, bool]:
+    arr = arr.ravel()
+    kind = arr.dtype.kind
+    if kind in "U":
+        return arr, False
+    if kind == "S":
+        return np.char.decode(arr, "utf-8"), False
+    if arr.size == 0:
+        return np.zeros(0, dtype="U1"), False
+    if kind in "iu":
+        return arr.astype(str), True
+    if kind == "f":
+        bad = np.flatnonzero(np.isnan(arr))
+        if bad.size:
+            raise _missing(column, int(bad[0]), arr[bad[0]])
+        integral = (arr == np.floor(arr)) & (np.abs(arr) < 2.0 ** 63)
+        if integral.all():
+            return arr.astype(np.int64).astype(str), True
+        out = np.array([str(int(x)) if ok else repr(float(x)) for x, ok in zip(arr, integral)], dtype=str)
+        return out, False
+    if kind == "b":
+        return arr.astype(str), False
+    parts = [id_str(x, column, i) for i, x in enumerate(arr.tolist() if kind != "O" else arr)]
+    return np.array([p[0] for p in parts], dtype=str), all(p[1] for p in parts)
+
+
+def _arrow_ids(col: Any, column: str) -> tuple[Any, bool]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    if pa.types.is_dictionary(col.type):
+        col = col.dictionary_decode()
+    if col.null_count:
+        row = int(pc.index(pc.is_null(col), True).as_py())
+        raise _missing(column, row, None)
+    t = col.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return col, False
+    if pa.types.is_integer(t):
+        return pc.cast(col, pa.string()), True
+    if pa.types.is_floating(t):
+        return _numpy_ids(np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64), column)
+    return _numpy_ids(np.asarray(col.to_pylist(), dtype=object), column)
+
+
+# --------------------------------------------------------------------------------------------
+# frames
+# --------------------------------------------------------------------------------------------
+
+def frame_kind(x: Any) -> str | None:
+    """"pandas", "polars" or "pyarrow" for a DataFrame or Table of those libraries, else None."""
+    mod = type(x).__module__.split(".")[0]
+    name = type(x).__name__
+    if mod == "pandas" and name == "DataFrame":
+        return "pandas"
+    if mod == "polars" and name in ("DataFrame", "LazyFrame"):
+        return "polars"
+    if mod == "pyarrow" and name in ("Table", "RecordBatch"):
+        return "pyarrow"
+    return None
+
+
+def frame_columns(frame: Any, value_role: str, columns: Mapping[str, str | None] | None = None
+                  ) -> tuple[Any, Any, np.ndarray, bool]:
+    """(query ids, doc ids, values, query ids all integers) of a pandas/polars DataFrame or pyarrow
+    Table, the columns guessed by name unless ``columns`` maps roles to them (``resolve_columns``).
+
+    Qrels (``value_role`` "relevance") without a relevance column: every row is relevant, grade 1.
+    A run without a score column uses its rank column (rank 1 first)."""
+    kind = frame_kind(frame)
+    if kind == "polars" and type(frame).__name__ == "LazyFrame":
+        frame = frame.collect()
+    if kind == "pyarrow":
+        header = list(frame.column_names)
+
+        def get(name: str) -> Any:
+            return frame.column(name)
+
+        def num(name: str) -> np.ndarray:
+            c = frame.column(name)
+            return np.asarray(c.to_numpy(zero_copy_only=False) if hasattr(c, "to_numpy") else c, dtype=np.float64)
+    elif kind is not None or hasattr(frame, "columns"):
+        header = [str(c) for c in frame.columns]
+        by_name = {str(c): c for c in frame.columns}
+
+        def get(name: str) -> Any:
+            return frame[by_name[name]]
+
+        def num(name: str) -> np.ndarray:
+            return _numbers(frame[by_name[name]], name)
+    else:
+        raise InvalidParameterError(f"expected a pandas or polars DataFrame or a pyarrow Table; got "
+                                    f"{type(frame).__name__}")
+    names = resolve_columns(header, value_role, columns)
+    q, q_int = canonical_ids(get(names["query"]), names["query"])  # type: ignore[arg-type]
+    d, _ = canonical_ids(get(names["doc"]), names["doc"])  # type: ignore[arg-type]
+    n = len(frame) if kind != "pyarrow" else frame.num_rows
+    if value_role == "relevance":
+        v = np.ones(n) if names["relevance"] is None else num(names["relevance"])
+    elif names["score"] is not None:
+        v = num(names["score"])
+    else:
+        v = scores_from_ranks(num(names["rank"]), names["rank"])  # type: ignore[arg-type]
+    return q, d, v, q_int
+
+
+def _numbers(col: Any, name: str) -> np.ndarray:
+    try:
+        if type(col).__module__.split(".")[0] == "polars":
+            return np.asarray(col.cast(float).to_numpy(), dtype=np.float64)
+        return np.asarray(col, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise DataError(f"column {name!r} holds values that are not numbers (e.g. "
+                        f"{next(iter(col), None)!r})") from None
+
+
+# --------------------------------------------------------------------------------------------
+# qrels and run ids that cannot be meant to differ
+# --------------------------------------------------------------------------------------------
+
+_FORMATS = (("integer", re.compile(r"-?(0|[1-9][0-9]*)")), ("zero-padded integer", re.compile(r"0[0-9]+")),
+            ("decimal number", re.compile(r"-?[0-9]*\.[0-9]+(e[-+]?[0-9]+)?", re.I)))
+_SAMPLE = 2000
+_CHECKS: ContextVar[bool] = ContextVar("rankwise_id_checks", default=True)
+
+
+@contextmanager
+def id_checks(enabled: bool) -> Iterator[None]:
+    """Turn ``check_id_overlap`` off (or on) inside the block: a run evaluated in parts (streaming) is
+    checked once, whole, with ``check_query_overlap``."""
+    token = _CHECKS.set(enabled)
+    try:
+        yield
+    finally:
+        _CHECKS.reset(token)
+
+
+def id_format(ids: Sequence[str] | np.ndarray) -> str:
+    """The most common form of a sample of ids: integer, zero-padded integer, decimal number or text."""
+    counts: Counter[str] = Counter()
+    for s in list(ids[:_SAMPLE]):
+        s = str(s)
+        counts[next((name for name, rx in _FORMATS if rx.fullmatch(s)), "text")] += 1
+    return counts.most_common(1)[0][0] if counts else "text"
+
+
+def _examples(ids: Sequence[str] | np.ndarray, n: int = 3) -> str:
+    shown = ", ".join(repr(str(x)) for x in list(ids[:n]))
+    return f"{shown}{', ...' if len(ids) > n else ''} ({len(ids)} in all)"
+
+
+def check_id_overlap(qrels: Any, run: Any) -> None:
+    """A DataError when qrels and run share no query, or when their query or doc ids look like different
+    formats (``'7'`` and ``'007'``, integers and decimals) and barely match; the message shows both sides."""
+    if not _CHECKS.get():
+        return
+    # both are immutable: a run that passed against these qrels passes again (a repeated evaluate is free)
+    passed = run.memo("id_overlap_checked", lambda: {"qrels": None})
+    if passed["qrels"] is not None and passed["qrels"]() is qrels:
+        return
+    qq, rq = np.asarray(qrels.query_ids), np.asarray(run.query_ids)
+    if qq.size == 0 or rq.size == 0:
+        return
+    check_query_overlap(qq, rq)
+    qd = qrels.doc_ids(np.arange(min(len(qrels), _SAMPLE)))
+    rd = run.doc_ids(np.arange(min(len(run), _SAMPLE)))
+    fq, fr = id_format(qd), id_format(rd)
+    if fq == fr:
+        passed["qrels"] = weakref.ref(qrels)
+        return
+    qdocs, rdocs = np.unique(qrels.doc_ids()), np.unique(run.doc_ids())
+    matched = np.intersect1d(qdocs, rdocs).size
+    if matched < 0.05 * min(qdocs.size, rdocs.size):
+        raise DataError(f"{'no' if matched == 0 else f'only {matched} of the'} {rdocs.size} distinct run doc ids "
+                        f"{'is' if matched == 0 else 'are'} in the qrels: qrels doc ids {_examples(qdocs)} look like "
+                        f"{fq}s, run doc ids {_examples(rdocs)} like {fr}s. Convert one side (e.g. to int, or pad "
+                        "them the same way)")
+
+
+def check_query_overlap(qq: np.ndarray, rq: np.ndarray) -> None:
+    """A DataError when the qrels' and the run's query ids (str arrays) share none, or look like different
+    formats and barely match."""
+    if qq.size == 0 or rq.size == 0:
+        return
+    common = np.intersect1d(qq, rq)
+    fq, fr = id_format(qq), id_format(rq)
+    hint = (f"; the qrels' query ids look like {fq}s and the run's like {fr}s: convert one side "
+            "(e.g. to int, or pad them the same way)" if fq != fr else
+            "; check that both come from the same data (e.g. the same split, the same user ids)")
+    if common.size == 0:
+        raise DataError(f"the qrels and the run share no query: qrels query ids {_examples(qq)}; run query ids "
+                        f"{_examples(rq)}{hint}")
+    if fq != fr and common.size < 0.5 * min(qq.size, rq.size):
+        raise DataError(f"only {common.size} of {rq.size} run queries are in the qrels (of {qq.size}): qrels query "
+                        f"ids {_examples(qq)}; run query ids {_examples(rq)}{hint}")
