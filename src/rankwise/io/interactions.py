@@ -24,7 +24,7 @@ import numpy as np
 
 from rankwise.errors import DataError, InvalidParameterError, ParseError, require
 from rankwise.io.tabular import DOC_COLUMNS, QUERY_COLUMNS, detect_format
-from rankwise.io.trec import read_bytes
+from rankwise.io.trec import decode_text, read_bytes, read_text
 
 USER_COLUMNS = tuple(dict.fromkeys((*QUERY_COLUMNS, "user_id", "user", "userId", "uid")))
 ITEM_COLUMNS = tuple(dict.fromkeys((*DOC_COLUMNS, "item_id", "item", "itemId", "movieId", "iid")))
@@ -128,11 +128,7 @@ def read_interactions(path: str | os.PathLike[str], columns: Sequence[str] | Non
     data = read_bytes(path_s)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ParseError("not valid UTF-8 text", path=path_s, line=line, expected="UTF-8 text") from None
+    text = decode_text(data, path_s, "UTF-8 text")
     if not text.strip():
         raise ParseError("the file is empty", path=path_s, expected="(user, item) interactions")
     rows: Iterable[list[str]]
@@ -171,10 +167,7 @@ def read_interactions(path: str | os.PathLike[str], columns: Sequence[str] | Non
 def read_ids(path: str | os.PathLike[str]) -> np.ndarray:
     """One id per non-empty line (the raw id of each score row or column, in order)."""
     path_s = os.fspath(path)
-    try:
-        text = read_bytes(path_s).decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ParseError("not valid UTF-8 text", path=path_s, expected="one id per line") from None
+    text = read_text(path_s, "one id per line")
     ids = [line.strip() for line in text.splitlines() if line.strip()]
     if not ids:
         raise ParseError("no ids in the file", path=path_s, expected="one id per line")

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from rankwise.errors import DataError, ParseError
+from rankwise.io.trec import read_text
 
 
 def malformed_line(path, lines, ncols: int, sep: str, skip: int) -> NoReturn:
@@ -43,9 +44,13 @@ class NcfSplit:
 
 
 def _read_rating_file(file: Path) -> np.ndarray:
-    text = file.read_text()
+    expected = "NCF rating lines: user, item, rating, timestamp (tab-separated)"
+    text = read_text(file, expected)
+    if not text.strip():
+        raise ParseError("the file has no rating lines", path=str(file), line=1, expected=expected)
     try:
-        arr = np.loadtxt(text.splitlines(), delimiter="\t", dtype=np.int64, ndmin=2)
+        lines = [line for line in text.splitlines() if line.strip()]
+        arr = np.loadtxt(lines, delimiter="\t", dtype=np.int64, ndmin=2, comments=None)
         if arr.size and arr.shape[1] != 4:
             raise ValueError
     except ValueError:
@@ -63,8 +68,9 @@ def load_ncf(prefix: str | os.PathLike) -> NcfSplit:
     prefix = str(prefix)
     test = _read_rating_file(Path(prefix + ".test.rating"))
     neg_file = Path(prefix + ".test.negative")
-    negs, pairs = [], []
-    for no, line in enumerate(neg_file.read_text().splitlines(), start=1):
+    negs, pairs, numbers = [], [], []
+    for no, line in enumerate(read_text(neg_file, "NCF negative lines: (user,item) then the negatives").splitlines(),
+                              start=1):
         if not line.strip():
             continue
         head, _, rest = line.partition("\t")
@@ -72,11 +78,14 @@ def load_ncf(prefix: str | os.PathLike) -> NcfSplit:
             a, b = head.strip("()").split(",")
             pairs.append((int(a), int(b)))
             negs.append([int(x) for x in rest.split("\t") if x != ""])
+            numbers.append(no)
         except ValueError:
             raise ParseError("malformed negative line", path=str(neg_file), line=no, text=line,
                              expected="(user,item) then tab-separated item ids") from None
     if len({len(n) for n in negs}) > 1:
-        raise ParseError("lines have different numbers of negatives", path=str(neg_file))
+        bad = next(j for j, n in enumerate(negs) if len(n) != len(negs[0]))
+        raise ParseError(f"{len(negs[bad])} negatives, but the first line lists {len(negs[0])}", path=str(neg_file),
+                         line=numbers[bad], expected="the same number of negatives on every line")
     pair_arr = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     if pair_arr.shape[0] != test.shape[0] or np.any(pair_arr != test[:, :2]):
         raise DataError(f"{neg_file} and {prefix}.test.rating do not list the same (user, item) pairs in order")

@@ -18,7 +18,7 @@ from typing import Sequence
 
 from rankwise.compare.matrix import PerQueryMatrix, system_name
 from rankwise.errors import InvalidParameterError, ParseError
-from rankwise.io.trec import read_bytes
+from rankwise.io.trec import read_text
 
 LONG_HEADER = ("system", "query", "metric", "value")
 
@@ -98,11 +98,7 @@ def read_values(args: Sequence[str], *, group_tags: bool = True) -> PerQueryMatr
     named: dict[str, str] = {}  # system -> the file that named it (one file per system for JSON)
     for arg in args:
         name, path = split_name(arg)
-        raw = read_bytes(path)
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise ParseError("not UTF-8 text", path=path, expected="a UTF-8 CSV, TSV or JSON file") from None
+        text = read_text(path, "a UTF-8 CSV, TSV or JSON file")
         low = path.lower().removesuffix(".gz")
         if low.endswith(".json") or text.lstrip().startswith("{"):
             system = name or system_name(path)

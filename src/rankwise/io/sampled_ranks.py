@@ -6,12 +6,14 @@ Errors cite file:line and the offending text.
 """
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
 
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import DataError, ParseError
+from rankwise.io.trec import read_text
 
 _SPLIT = re.compile(r"[\s,]+")
 
@@ -20,35 +22,44 @@ def read_ranks(path: str, n_items: int | None = None) -> RelevantRanks:
     order: dict[str, int] = {}
     ranks: list[list[float]] = []
     sizes: dict[int, int] = {}
-    with open(path, encoding="utf-8") as handle:
-        for lineno, raw in enumerate(handle, start=1):
-            line = raw.split("#", 1)[0].strip()
-            if not line:
+    text = read_text(path, "'query sampled_rank [n_items]' lines")
+    for lineno, raw in enumerate(text.splitlines(keepends=True), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        fields = _SPLIT.split(line)
+        if len(fields) not in (2, 3):
+            raise ParseError("expected 2 or 3 fields", path=path, line=lineno, text=raw.rstrip("\n"),
+                             expected="query rank [n_items]")
+        try:
+            rank = float(fields[1])
+        except ValueError:
+            if not order:  # header line
                 continue
-            fields = _SPLIT.split(line)
-            if len(fields) not in (2, 3):
-                raise ParseError("expected 2 or 3 fields", path=path, line=lineno, text=raw.rstrip("\n"),
-                                 expected="query rank [n_items]")
+            raise ParseError("rank is not a number", path=path, line=lineno, text=raw.rstrip("\n"),
+                             expected="query rank [n_items], e.g. 'u17 3 3706'") from None
+        if not (math.isfinite(rank) and rank >= 1):
+            raise ParseError(f"rank {fields[1]!r} is not a rank", path=path, line=lineno, text=raw.rstrip("\n"),
+                             expected="a rank >= 1 (1 = the relevant item comes first)")
+        q = order.setdefault(fields[0], len(order))
+        if q == len(ranks):
+            ranks.append([])
+        ranks[q].append(rank)
+        if len(fields) == 2 and n_items is not None and rank > n_items:
+            raise ParseError(f"rank {fields[1]} exceeds n_items {n_items}", path=path, line=lineno,
+                             text=raw.rstrip("\n"), expected="1 <= rank <= n_items")
+        if len(fields) == 3:
             try:
-                rank = float(fields[1])
+                size = int(fields[2])
             except ValueError:
-                if not order:  # header line
-                    continue
-                raise ParseError("rank is not a number", path=path, line=lineno, text=raw.rstrip("\n"),
-                                 expected="query rank [n_items], e.g. 'u17 3 3706'") from None
-            q = order.setdefault(fields[0], len(order))
-            if q == len(ranks):
-                ranks.append([])
-            ranks[q].append(rank)
-            if len(fields) == 3:
-                try:
-                    size = int(fields[2])
-                except ValueError:
-                    raise ParseError("n_items is not an integer", path=path, line=lineno,
-                                     text=raw.rstrip("\n")) from None
-                if sizes.setdefault(q, size) != size:
-                    raise ParseError(f"query {fields[0]!r} has n_items {sizes[q]} on an earlier line",
-                                     path=path, line=lineno, text=raw.rstrip("\n"))
+                raise ParseError("n_items is not an integer", path=path, line=lineno,
+                                 text=raw.rstrip("\n")) from None
+            if rank > size:
+                raise ParseError(f"rank {fields[1]} exceeds n_items {size}", path=path, line=lineno,
+                                 text=raw.rstrip("\n"), expected="1 <= rank <= n_items")
+            if sizes.setdefault(q, size) != size:
+                raise ParseError(f"query {fields[0]!r} has n_items {sizes[q]} on an earlier line",
+                                 path=path, line=lineno, text=raw.rstrip("\n"))
     if not order:
         raise DataError(f"{path}: no ranks found")
     if len(sizes) not in (0, len(order)):

@@ -20,7 +20,7 @@ import numpy as np
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.frames import CANDIDATES, ROLE_NAMES, ColumnError, canonical_ids, resolve_columns, scores_from_ranks
 from rankwise.errors import DataError, InvalidParameterError, ParseError, require
-from rankwise.io.trec import read_bytes, read_qrels, read_run
+from rankwise.io.trec import decode_text, read_bytes, read_qrels, read_run, read_text
 
 FORMATS = ("trec", "csv", "tsv", "parquet", "json")
 # column names recognised when the user names none (one guesser for the API and the CLI: data/frames.py)
@@ -66,11 +66,7 @@ def _read_delimited(path, delimiter: str, columns, value_role):
         data = data[3:]
     if not data.strip():
         raise ParseError("the file is empty", path=path_s, expected="a header row and data rows")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ParseError("not valid UTF-8 text", path=path_s, line=line, expected="UTF-8 text") from None
+    text = decode_text(data, path_s, "UTF-8 text")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = next(reader)
     roles = _columns(header, value_role, columns, path_s)
@@ -144,11 +140,9 @@ def _read_json(path, value_role):
             seen[k] = v
         return seen
 
+    text = read_text(path_s, "UTF-8 JSON")
     try:
-        text = read_bytes(path_s).decode("utf-8-sig")
         obj = json.loads(text, object_pairs_hook=pairs)
-    except UnicodeDecodeError:
-        raise ParseError("not valid UTF-8 text", path=path_s, expected="UTF-8 JSON") from None
     except json.JSONDecodeError as exc:
         raise ParseError(f"invalid JSON ({exc.msg})", path=path_s, line=exc.lineno,
                          text=(text.splitlines()[exc.lineno - 1] if text and exc.lineno <= len(text.splitlines())

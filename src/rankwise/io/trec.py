@@ -44,6 +44,32 @@ def read_bytes(path) -> bytes:
     return data
 
 
+def decode_text(data: bytes, path: str, expected: str) -> str:
+    """``data`` as UTF-8 text (a byte-order mark dropped); a ParseError naming the line otherwise.
+
+    A file with NUL bytes near its start is binary (a Parquet or NumPy file given where text was meant):
+    reported at line 1 as such, not at whichever line first fails to decode.
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if b"\x00" in data[:8192]:
+        raise ParseError("this looks like a binary file (it holds NUL bytes), not text", path=path, line=1,
+                         text=repr(data[:40])[2:-1], expected=expected)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        end = data.find(b"\n", exc.start)
+        raise ParseError("not valid UTF-8 text", path=path, line=line,
+                         text=repr(data[start:end if end >= 0 else None][:80])[2:-1], expected=expected) from None
+
+
+def read_text(path, expected: str) -> str:
+    """The file (gzip-decompressed when it is gzip) as UTF-8 text; errors name the file and line."""
+    return decode_text(read_bytes(path), os.fspath(path), expected)
+
+
 _MAP_MIN_BYTES = 16 << 20  # plain files at least this large are memory-mapped, not read
 
 
