@@ -2,6 +2,7 @@
 names the file (and, for a parse error, the line) — never a traceback from inside, never a hang (#13)."""
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -33,7 +34,9 @@ def near_valid(draw) -> bytes:
 
 
 CONTENTS = st.one_of(st.binary(max_size=200), near_valid())
-SETTINGS = settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", 60)), deadline=5000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# FUZZ_EXAMPLES=1000 for a longer hunt; the deadline catches a reader that hangs
+SETTINGS = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", 60)), deadline=5000,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def _write(data: bytes, suffix: str) -> Path:

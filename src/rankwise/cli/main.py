@@ -32,7 +32,9 @@ def _command_of(argv) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
-def build_parser(argv=None) -> argparse.ArgumentParser:
+def build_parser(argv=None, *, full: bool = False) -> argparse.ArgumentParser:
+    """The ``rankwise`` parser. Heavy commands other than the one in ``argv`` get a placeholder (their
+    modules load scipy.stats or matplotlib); ``full=True`` registers every command in full (docs)."""
     from rankwise import __version__
 
     parser = argparse.ArgumentParser(
@@ -42,7 +44,7 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rankwise {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = _command_of(sys.argv[1:] if argv is None else argv)
-    light = {mod: name for name, (mod, _) in HEAVY_COMMANDS.items() if name != wanted}
+    light = {} if full else {mod: name for name, (mod, _) in HEAVY_COMMANDS.items() if name != wanted}
     for name in COMMAND_MODULES:
         if name in light:
             sub.add_parser(light[name], help=HEAVY_COMMANDS[light[name]][1], add_help=False)

@@ -17,21 +17,9 @@ WIDTH = 100
 
 def full_parser() -> argparse.ArgumentParser:
     """The ``rankwise`` parser with every command registered in full (none of them lazily)."""
-    from rankwise import __version__
-    from rankwise.cli.main import COMMAND_MODULES
-    from rankwise.errors import import_if_present
+    from rankwise.cli.main import build_parser
 
-    parser = argparse.ArgumentParser(
-        prog="rankwise",
-        description="Exact ranking evaluation with every convention named. "
-                    "Start with 'rankwise demo', then 'rankwise evaluate QRELS RUN -m nDCG@10'.")
-    parser.add_argument("--version", action="version", version=f"rankwise {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        mod = import_if_present(name)
-        if mod is not None:
-            mod.register(sub)
-    return parser
+    return build_parser([], full=True)
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse.ArgumentParser]]:
