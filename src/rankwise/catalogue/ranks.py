@@ -17,8 +17,8 @@ Both default to the convention's policies (``candidate_ties``, ``other_relevant`
   rounding.
 - ``other_relevant``: ``"compete"`` (default) ranks each held-out item among all non-training
   items, other held-out items of the same user included: the ranks are the positions of the
-  held-out items in the user's full ranking, R(A, x) of Krichene & Rendle (KDD 2020) §2 ("the positions of the
-  withheld relevant items within this ranking"), and the candidate count is
+  held-out items in the user's full ranking, R(A, x) of Krichene & Rendle (KDD 2020) §2 ("the
+  positions of the withheld relevant items within this ranking"), and the candidate count is
   n_items - |train_u|. ``"exclude"`` ranks each held-out item only against the items that are
   neither training nor held-out (one relevant item at a time, as in leave-one-out protocols
   with several test items); its candidate count is n_items - |train_u| - |heldout_u| + 1. With
