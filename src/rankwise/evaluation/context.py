@@ -147,7 +147,8 @@ class EvalContext:
         return self._memo(("igain", t, gain), lambda: self.gain_of(self.jr.ideal_labels, t, gain))
 
     def normalised_gains(self, t: float, gain: str) -> np.ndarray:
-        """Gains of grade / (the query's highest judged grade): NDCNG's ngain (Scheel, Lommatzsch & Albayrak 2011, eq. 5)."""
+        """Gains of grade / (the query's highest judged grade): NDCNG's ngain (Scheel, Lommatzsch &
+        Albayrak 2011, eq. 5)."""
         def make():
             scale = self.query_max_grade[self.seg]
             g = np.where(self.judged, self.gain_of(self.labels, t, gain, scale), 0.0)
