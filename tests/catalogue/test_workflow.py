@@ -130,7 +130,7 @@ def test_id_errors_name_the_id():
         evaluate_catalogue(None, TEST, SCORES, "AP", user_ids=[1, 2])
     with pytest.raises(DataError, match="more than once"):
         evaluate_catalogue(None, TEST, SCORES, "AP", user_ids=[1, 2, 1])
-    with pytest.raises(DataError, match="NaN"):
+    with pytest.raises(DataError, match="row 1: the id is missing"):
         evaluate_catalogue(None, (np.array([0.0, np.nan]), np.array([1, 2])), SCORES, "AP")
     with pytest.raises(DataError, match="n_items=6 but the scores have 5 items"):
         evaluate_catalogue(None, TEST, SCORES, "AP", n_items=6)

@@ -23,6 +23,7 @@ from rankwise.catalogue.ranks import item_ranks
 from rankwise.catalogue.sources import source_of
 from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
+from rankwise.data.frames import canonical_ids
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.evaluation.aggregate import preview
@@ -144,26 +145,19 @@ class IdIndex:
 
 
 def _keys(raw: Any, name: str, what: str) -> tuple[str, np.ndarray]:
-    """('int', int64 keys) when every id is an integer (integral floats too), else ('str', text keys)."""
+    """('int', int64 keys) when every id is an integer (integral floats too), else ('str', text keys);
+    the ids are made canonical as for qrels and runs (``rankwise.data.frames.canonical_ids``)."""
     arr = np.asarray(raw)
     if arr.ndim != 1:
         raise DataError(f"{name}: {what} ids must be one-dimensional, got shape {arr.shape}")
-    if arr.dtype.kind == "O":
-        arr = np.asarray(arr.tolist()) if arr.size else arr.astype(str)
-        if arr.dtype.kind == "O":
-            arr = arr.astype(str)
-    if arr.dtype.kind in "iu":
-        return "int", arr.astype(np.int64)
-    if arr.dtype.kind == "f":
-        bad = np.isnan(arr)
-        if bad.any():
-            raise DataError(f"{name}: {what} id at position {int(np.argmax(bad))} is NaN (missing)")
-        if np.all(arr == np.round(arr)) and np.all(np.abs(arr) < 2 ** 53):
-            return "int", arr.astype(np.int64)
-        return "str", arr.astype(str)
     if arr.dtype.kind == "b":
         raise DataError(f"{name}: {what} ids are booleans; expected integer or string ids")
-    return "str", np.char.strip(arr.astype(str))
+    text, is_int = canonical_ids(raw if type(raw).__module__.split(".")[0] in ("pandas", "polars", "pyarrow")
+                                 else arr, f"{name} {what}")
+    text = np.asarray(text, dtype=str)
+    if is_int and text.size:
+        return "int", text.astype(np.int64)
+    return "str", np.char.strip(text)
 
 
 def _codes(raw: Any, name: str, what: str, size: int) -> np.ndarray:
