@@ -130,3 +130,17 @@ def test_estimator_list_option():
     assert kr._estimators(" rank_interp, mn ") == ("rank_interp", "mn")
     with pytest.raises(RankwiseError):
         kr._estimators("rank_interp,nonsense")
+
+
+def test_the_cli_reports_each_phase_on_stderr_with_progress(data):
+    import subprocess
+    import sys
+    args = [sys.executable, "-m", "rankwise", "reproduce", "krichene-rendle", "--data", str(data), "--repetitions",
+            "2", "--m", "20", "--fit-repetitions", "1", "--estimators", "naive"]
+    quiet = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    loud = subprocess.run([*args, "--progress"], capture_output=True, text=True, timeout=300)
+    assert quiet.returncode == loud.returncode == 0, loud.stderr
+    assert quiet.stderr == ""  # not a terminal: silent unless asked
+    phases = [line.split()[1] for line in loud.stderr.splitlines()]
+    assert phases[0] == "load" and "simulate" in phases and "estimate_naive" in phases
+    assert loud.stdout.count('"exact"') == quiet.stdout.count('"exact"') == 1  # stdout keeps only the JSON

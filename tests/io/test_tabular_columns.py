@@ -37,7 +37,7 @@ def test_a_file_without_relevance_means_every_row_relevant(tmp_path):
     assert list(qrels.relevance) == [1.0, 1.0, 1.0]
     recs = write(tmp_path, "recs.csv", "user,item,rank\n1,12,1\n1,10,2\n2,20,2\n2,21,1\n")
     run = read_run_file(recs)  # no score: the rank column orders the rows, rank 1 first
-    assert rw.evaluate(qrels, run, ["RR"]).per_query("RR") == {"1": 1.0, "2": 0.5}
+    assert rw.evaluate(qrels, run, ["RR"]).per_query("RR") == {1: 1.0, 2: 0.5}
     p = cli("evaluate", test, recs, "-m", "RR", "--format", "json")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["metrics"]["RR"] == pytest.approx(0.75)
@@ -87,3 +87,41 @@ def test_the_cli_exits_non_zero_when_no_query_is_shared(tmp_path):
     p = cli("evaluate", qrels, run, "-m", "RR")
     assert p.returncode != 0
     assert "share no query" in p.stderr and "'007'" in p.stderr and "zero-padded" in p.stderr
+
+
+def test_integer_ids_of_a_csv_key_results_by_ints_in_numeric_order_as_a_dataframe_would(tmp_path):
+    pd = pytest.importorskip("pandas")
+    test = write(tmp_path, "test.csv", "user,item\n10,1\n2,1\n1,1\n100,1\n7,1\n")
+    recs = write(tmp_path, "recs.csv", "user,item,score\n1,1,1\n2,2,1\n10,1,1\n100,1,1\n")
+    res = rw.evaluate(test, recs, ["RR"])
+    assert list(res.per_query("RR")) == [1, 2, 10, 100]
+    assert res.set_aside == {"missing_in_run": (7,)}
+    from_frames = rw.evaluate(pd.read_csv(test), pd.read_csv(recs), ["RR"])
+    assert from_frames.per_query("RR") == res.per_query("RR") and from_frames.set_aside == res.set_aside
+    # the same ids from Parquet (integer columns) and from a CSV whose ids are not plain integers
+    pd.read_csv(test).to_parquet(tmp_path / "test.parquet")
+    assert rw.evaluate(tmp_path / "test.parquet", recs, ["RR"]).per_query("RR") == res.per_query("RR")
+    padded = write(tmp_path, "padded.csv", "user,item\n010,1\n2,1\n")
+    assert read_qrels_file(padded).query_id_type == "str"  # '010' is not 10: kept as text
+
+
+def test_json_keys_written_as_integral_decimals_are_the_integers_they_hold(tmp_path):
+    qrels = write(tmp_path, "q.json", json.dumps({"1.0": {"10.0": 1}, "2": {"20": 1}}))
+    run = write(tmp_path, "r.json", json.dumps({"1": {"10": 2.0, "11": 1.0}, "2.0": {"20.00": 1.0}}))
+    assert rw.evaluate(qrels, run, ["RR"]).per_query("RR") == {"1": 1.0, "2": 1.0}
+    clash = write(tmp_path, "c.json", '{"1": {"10": 1, "10.0": 1}}')
+    with pytest.raises(rw.ParseError, match="'10' and '10.0'"):
+        read_qrels_file(clash)
+
+
+def test_a_table_whose_relevance_looks_like_timestamps_is_flagged_in_files_and_frames(tmp_path):
+    pd = pytest.importorskip("pandas")
+    rows = "".join(f"{u},{10 + u},{881250949 + 37 * u}\n" for u in range(12))
+    path = write(tmp_path, "u.csv", "user,item,label\n" + rows)
+    with pytest.warns(rw.RankwiseWarning, match=r"Column 'label' \(read as relevance\) does not look like"):
+        read_qrels_file(path)
+    pd.read_csv(path).to_parquet(tmp_path / "u.parquet")
+    with pytest.warns(rw.RankwiseWarning, match="--relevance-column"):
+        read_qrels_file(tmp_path / "u.parquet")
+    with pytest.warns(rw.RankwiseWarning, match="timestamps or ids"):
+        rw.Qrels.from_frame(pd.read_csv(path))

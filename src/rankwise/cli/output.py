@@ -171,7 +171,7 @@ def set_aside_report(res: Results) -> str:
         what = {"missing_in_run": "judged queries absent from the run",
                 "missing_in_qrels": "run queries without judgments"}.get(reason, reason)
         lines.append(f"rankwise: set aside {len(ids)} {what} ({reason}); "
-                     f"e.g. {', '.join(list(ids)[:3])}")
+                     f"e.g. {', '.join(map(str, list(ids)[:3]))}")
     for m in res.metrics:
         n = res.excluded.get(m, 0)
         if n:

@@ -1,6 +1,10 @@
 """`rankwise reproduce NAME`: the source papers' experiments, each a module with add_arguments/main."""
 from __future__ import annotations
 
+import inspect
+from functools import partial
+
+from rankwise.cli.output import Progress
 from rankwise.errors import import_if_present
 
 REPRODUCTIONS = {
@@ -25,5 +29,14 @@ def register(sub) -> None:
             continue
         rp = rsub.add_parser(name, help=help_, description=help_)
         mod.add_arguments(rp)
-        rp.set_defaults(func=mod.main)
+        rp.add_argument("--progress", action="store_true",
+                        help="report each phase on stderr (default: only when stderr is a terminal)")
+        rp.set_defaults(func=partial(_with_progress, mod.main))
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _with_progress(main, args) -> int:
+    """Run a reproduction, giving its ``main`` the phase reporter when it takes one (the long ones do)."""
+    if "progress" not in inspect.signature(main).parameters:
+        return int(main(args))
+    return int(main(args, progress=Progress.auto(args.progress, long=True).stage))

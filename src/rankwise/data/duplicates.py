@@ -2,13 +2,14 @@
 named policy (an error naming both lines, or keep the first, the last or the largest value)."""
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rankwise.data import idkeys
-from rankwise.errors import InvalidParameterError, ParseError
+from rankwise.errors import InvalidParameterError, ParseError, RankwiseWarning
 
 DUPLICATE_POLICIES = ("error", "first", "last", "max")
 
@@ -75,7 +76,18 @@ def _repeated_hashes(h: np.ndarray, qcodes: np.ndarray) -> np.ndarray:
 _GRADE_SAMPLE = 100_000  # rows looked at to tell grades from timestamps or ids
 
 
-def grade_doubt(values: np.ndarray, column: str = "The 4th column (relevance)") -> str | None:
+TREC_GRADE_ADVICE = (
+    "Is this a 'user item rating timestamp' file (MovieLens u.data)? A TREC qrels line is 'query iteration doc "
+    "relevance'; read such a file as a table and name its columns (e.g. pandas.read_csv(path, sep='\\t', "
+    "names=['user', 'item', 'rating', 'timestamp']), then rankwise.Qrels.from_frame), or give the CLI a CSV/TSV "
+    "file with a header (user, item, rating)")
+TABLE_GRADE_ADVICE = (
+    "Name the grade column (columns={'relevance': ...}; CLI --relevance-column), or drop this column if every "
+    "row is relevant")
+
+
+def grade_doubt(values: np.ndarray, column: str = "The 4th column (relevance)",
+                advice: str = TREC_GRADE_ADVICE) -> str | None:
     """A sentence when ``values`` do not look like relevance grades (many distinct large numbers:
     timestamps such as 881250949, or ids), else None. Cheap: the maximum, then a sample's distinct values."""
     if values.size == 0:
@@ -89,10 +101,14 @@ def grade_doubt(values: np.ndarray, column: str = "The 4th column (relevance)") 
     shown = ", ".join(f"{v:g}" if v != int(v) else str(int(v)) for v in distinct[-3:])
     return (f"{column} does not look like relevance grades: {distinct.size}"
             f"{'+' if values.size > _GRADE_SAMPLE else ''} distinct values up to {hi:.0f} (e.g. {shown}), like "
-            "timestamps or ids. Is this a 'user item rating timestamp' file (MovieLens u.data)? A TREC qrels line "
-            "is 'query iteration doc relevance'; read such a file as a table and name its columns (e.g. "
-            "pandas.read_csv(path, sep='\\t', names=['user', 'item', 'rating', 'timestamp']), then "
-            "rankwise.Qrels.from_frame), or give the CLI a CSV/TSV file with a header (user, item, rating)")
+            f"timestamps or ids. {advice}")
+
+
+def warn_if_not_grades(values: np.ndarray, column: str, source: str | None = None) -> None:
+    """A RankwiseWarning when a table's relevance column does not look like grades (see grade_doubt)."""
+    doubt = grade_doubt(values, f"Column {column!r} (read as relevance)", TABLE_GRADE_ADVICE)
+    if doubt is not None:
+        warnings.warn(f"{source}: {doubt}" if source else doubt, RankwiseWarning, stacklevel=3)
 
 
 # row_numbers: the input line of each row, duck-typed (an int array, or io's line index that also has .text)

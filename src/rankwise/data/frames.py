@@ -23,6 +23,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from rankwise.data.duplicates import warn_if_not_grades
 from rankwise.errors import DataError, InvalidParameterError
 
 ROLES = ("query", "doc", "relevance", "score", "rank")
@@ -282,6 +283,8 @@ def frame_columns(frame: Any, value_role: str, columns: Mapping[str, str | None]
     n = len(frame) if kind != "pyarrow" else frame.num_rows
     if value_role == "relevance":
         v = np.ones(n) if names["relevance"] is None else num(names["relevance"])
+        if names["relevance"] is not None:
+            warn_if_not_grades(v, names["relevance"])
     elif names["score"] is not None:
         v = num(names["score"])
     else:

@@ -114,6 +114,7 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
         info["unjudged_removed"] = sum(removed.values())
     if qrels.query_id_type == run.query_id_type == "int":
         query_ids, values = _numeric_order(query_ids, values)
+        set_aside = {reason: tuple(sorted(int(q) for q in ids)) for reason, ids in set_aside.items()}
     info.update(decided_by_convention(resolved, {m: contexts[alignment_key(resolved[m])].jr for m in written}, run))
     res = Results(convention=conv, metrics=tuple(written), resolved=resolved, query_ids=query_ids, values=values,
                   means=means, n_averaged=counts, set_aside=set_aside, excluded=excluded, info=info)

@@ -92,11 +92,12 @@ def notices(res: Results, n_judged: int | None = None) -> list[tuple[str, str]]:
         default = ", trec_eval's default" if conv.name == "trec_eval" else ""
         out.append(("set_aside", f"{len(missing_run)}{of} judged queries have no ranking in the run and were left "
                                  f"out of the means (missing_in_run='skip'{default}; e.g. "
-                                 f"{', '.join(missing_run[:3])}); pass missing_in_run='zero' to score them 0"))
+                                 f"{', '.join(map(str, missing_run[:3]))}); "
+                                 "pass missing_in_run='zero' to score them 0"))
     missing_qrels = res.set_aside.get("missing_in_qrels", ())
     if missing_qrels:
         out.append(("set_aside", f"{len(missing_qrels)} queries of the run have no judgments and were left out "
-                                 f"(missing_in_qrels='skip'; e.g. {', '.join(missing_qrels[:3])}); pass "
+                                 f"(missing_in_qrels='skip'; e.g. {', '.join(map(str, missing_qrels[:3]))}); pass "
                                  "missing_in_qrels='evaluate' to score them as queries without relevant documents"))
     for key, what in (("qrels_duplicates_dropped", "qrels"), ("run_duplicates_dropped", "run")):
         n = res.info.get(key)

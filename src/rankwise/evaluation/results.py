@@ -20,7 +20,8 @@ class Results:
     values: Mapping[str, np.ndarray]  # per-query values aligned with query_ids; NaN = left out of the mean
     means: Mapping[str, float]
     n_averaged: Mapping[str, int]  # metric -> queries averaged into its mean (those with a value)
-    set_aside: Mapping[str, tuple[str, ...]]  # reason -> query ids not evaluated at all
+    # reason -> query ids not evaluated at all (ints in numeric order when the query ids were integers)
+    set_aside: Mapping[str, tuple[str | int, ...]]
     excluded: Mapping[str, int] = field(default_factory=dict)  # metric -> queries with NaN (no relevant doc)
     info: Mapping[str, object] = field(default_factory=dict)  # counts of ignored input (duplicates, unjudged...)
 
@@ -109,7 +110,7 @@ class Results:
             if ids:
                 what = {"missing_in_run": "judged queries absent from the run",
                         "missing_in_qrels": "run queries without judgments"}.get(reason, "queries")
-                shown = ", ".join(list(ids)[:3]) + (", ..." if len(ids) > 3 else "")
+                shown = ", ".join(map(str, list(ids)[:3])) + (", ..." if len(ids) > 3 else "")
                 policy = getattr(self.convention, reason, None)
                 lines.append(f"set aside: {len(ids)} {what} ({reason}={policy!r}); e.g. {shown}")
         counts = [f"{k.replace('_', ' ')} {v}" for k, v in self.info.items()

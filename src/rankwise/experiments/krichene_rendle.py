@@ -91,15 +91,19 @@ class _Clock:
     """Wall seconds (``wall``) and CPU seconds of this process (``cpu``) per named phase.
 
     The machine these runs are timed on is shared, so wall time moves with the neighbours' load;
-    CPU time (all threads of this process) is the comparable number.
+    CPU time (all threads of this process) is the comparable number. ``on_start(phase)``, when given, is
+    told each phase as it begins (the CLI's progress on stderr).
     """
 
-    def __init__(self, wall=None, cpu=None):
+    def __init__(self, wall=None, cpu=None, on_start=None):
         self.wall = {} if wall is None else wall
         self.cpu = {} if cpu is None else cpu
+        self.on_start = on_start
 
     @contextmanager
     def __call__(self, key):
+        if self.on_start is not None:
+            self.on_start(key)
         w, c = time.perf_counter(), time.process_time()
         try:
             yield
@@ -205,10 +209,11 @@ def _sampled_block(ranks, sims, metrics, repetitions, m):
 
 def run(data, *, dataset: str = "auto", repetitions: int = 100, m: int = 100, seed: int = 0,
         fit_repetitions: int | None = 5, ties: str = "random", backend: str = "numpy", out=None,
-        estimators=CORRECTIONS) -> dict:
-    """The whole reproduction; writes figure5/figure6 PNGs into ``out`` when it is given."""
+        estimators=CORRECTIONS, progress=None) -> dict:
+    """The whole reproduction; writes figure5/figure6 PNGs into ``out`` when it is given. ``progress(phase)``
+    is called as each phase (load, ALS fits, ranking, sampling, each estimator, figures) begins."""
     start, start_cpu = time.perf_counter(), time.process_time()
-    clock = _Clock()
+    clock = _Clock(on_start=progress)
     name = detect_dataset(data) if dataset == "auto" else dataset
     with clock("load"):
         split = load_movielens(name, path=data, threshold=None)
@@ -324,10 +329,11 @@ def _estimators(spec):
     return names
 
 
-def main(args) -> int:
+def main(args, progress=None) -> int:
+    """``progress(phase)``: the CLI's reporter (rankwise.cli.reproduce), told each phase as it begins."""
     result = run(args.data, dataset=args.dataset, repetitions=args.repetitions, m=args.m, seed=args.seed,
                  fit_repetitions=args.fit_repetitions or None, ties=args.ties, backend=args.backend, out=args.out,
-                 estimators=_estimators(args.estimators))
+                 estimators=_estimators(args.estimators), progress=progress)
     if args.format == "json":
         print(json.dumps(result, indent=2))
         return 0

@@ -18,6 +18,7 @@ import re
 import numpy as np
 
 from rankwise.data.collections import Qrels, Run
+from rankwise.data.duplicates import warn_if_not_grades
 from rankwise.data.frames import CANDIDATES, ROLE_NAMES, ColumnError, canonical_ids, resolve_columns, scores_from_ranks
 from rankwise.errors import DataError, InvalidParameterError, ParseError, require
 from rankwise.io.trec import decode_text, read_bytes, read_qrels, read_run, read_text
@@ -29,6 +30,14 @@ DOC_COLUMNS = CANDIDATES["doc"]
 REL_COLUMNS = CANDIDATES["relevance"]
 SCORE_COLUMNS = CANDIDATES["score"]
 _INTEGRAL_DECIMAL = re.compile(r"[+-]?[0-9]+\.0*")
+# an integer written as pandas/pyarrow would read it back unchanged: no leading zero, no sign but '-'
+_PLAIN_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+
+
+def _all_plain_integers(ids) -> bool:
+    """True when every id of a text column is an integer written plainly (``7``, not ``007`` or ``+7``), so
+    that reading the file as a DataFrame would give the same integers: results are then keyed by ints."""
+    return bool(len(ids)) and all(_PLAIN_INTEGER.fullmatch(s) for s in set(ids.tolist()))
 
 
 def detect_format(path) -> str:
@@ -98,7 +107,10 @@ def _read_delimited(path, delimiter: str, columns, value_role):
     values = np.array(v, dtype=np.float64)
     if value_col is not None and value_col != roles.get(value_role):  # a rank column: rank 1 first
         values = scores_from_ranks(values, value_col)
-    return np.array(q, dtype=str), np.array(d, dtype=str), values, np.array(lines)
+    elif value_col is not None and value_role == "relevance":
+        warn_if_not_grades(values, value_col, path_s)
+    qa = np.array(q, dtype=str)
+    return qa, np.array(d, dtype=str), values, np.array(lines), _all_plain_integers(qa)
 
 
 def _read_parquet(path, columns, value_role):
@@ -116,6 +128,8 @@ def _read_parquet(path, columns, value_role):
         return col if isinstance(col, (pa.Array, pa.ChunkedArray)) else np.asarray(col, dtype=str)
 
     q, d = ids(roles["query"]), ids(roles["doc"])
+    q_int = pa.types.is_integer(table.schema.field(roles["query"]).type) or (
+        pa.types.is_floating(table.schema.field(roles["query"]).type) and _all_plain_integers(np.asarray(q)))
     value_col = roles.get(value_role) or roles.get("rank")
     if value_col is None:
         v = np.ones(table.num_rows)
@@ -123,21 +137,27 @@ def _read_parquet(path, columns, value_role):
         v = np.asarray(table.column(value_col).to_numpy(), dtype=np.float64)
         if value_col != roles.get(value_role):
             v = scores_from_ranks(v, value_col)
-    return q, d, v, None
+        elif value_role == "relevance":
+            warn_if_not_grades(v, value_col, os.fspath(path))
+    return q, d, v, None, q_int
 
 
 def _read_json(path, value_role):
-    """{query: {doc: value}} with every value checked; a key given twice is an error, not a silent overwrite."""
+    """{query: {doc: value}} with every value checked; a key given twice is an error, not a silent overwrite.
+    Keys are ids as CSV cells are: an integral decimal key (``"10.0"``) is the id ``10``."""
     path_s = os.fspath(path)
     text = None
 
     def pairs(items):
         seen = {}
+        written = {}
         for k, v in items:
-            if k in seen:
-                raise ParseError(f"duplicate key {k!r} in one JSON object", path=path_s,
+            key = _id_text(k) if isinstance(k, str) else k
+            if key in seen:
+                same = f"{k!r}" if written[key] == k else f"{written[key]!r} and {k!r} (both the id {key!r})"
+                raise ParseError(f"duplicate key {same} in one JSON object", path=path_s,
                                  expected="each query once, and each doc once per query")
-            seen[k] = v
+            seen[key], written[key] = v, k
         return seen
 
     text = read_text(path_s, "UTF-8 JSON")
@@ -165,14 +185,15 @@ def _read_file(cls, trec_reader, path, fmt, columns, value_role, duplicates):
     if fmt == "json":
         return cls.from_dict(_read_json(path, value_role), duplicates=duplicates, source=os.fspath(path))
     if fmt in ("csv", "tsv"):
-        q, d, v, lines = _read_delimited(path, "," if fmt == "csv" else "\t", columns, value_role)
+        q, d, v, lines, q_int = _read_delimited(path, "," if fmt == "csv" else "\t", columns, value_role)
     elif fmt == "parquet":
-        q, d, v, lines = _read_parquet(path, columns, value_role)
+        q, d, v, lines, q_int = _read_parquet(path, columns, value_role)
     else:
         raise InvalidParameterError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    # ids read from files are text: results key them by strings, as the CLI prints them
+    # a column of plain integers is read as integers, as pandas reads the same file: results are keyed by
+    # ints in numeric order (the TREC formats stay text: trec_eval compares ids as strings, '007' is not '7')
     return cls.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines,
-                           query_id_type="str")
+                           query_id_type="int" if q_int else "str")
 
 
 def _merge(columns, **named) -> dict:
