@@ -9,6 +9,13 @@ def test_docs_metrics_md_is_up_to_date():
     assert path.read_text() == metrics_markdown(), "run: rankwise metrics --format markdown > docs/metrics.md"
 
 
+def test_docs_presets_md_is_up_to_date():
+    from rankwise.evaluation.across import presets_markdown
+
+    path = Path(__file__).parents[1] / "docs" / "presets.md"
+    assert path.read_text() == presets_markdown(), "run: rankwise conventions --format markdown > docs/presets.md"
+
+
 def test_docs_cli_md_is_up_to_date():
     from rankwise.cli.reference import cli_markdown
 

@@ -13,7 +13,10 @@ from tests.reference.random_collections import QUERIES, check, collections, metr
 # tested in tests/evaluation/test_warnings.py, not repeated for every example here
 pytestmark = pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 
-BASE_METRICS = ["P", "R", "F1", "Success", "Hits", "Rprec", "AP", "RR", "DCG", "nDCG", "Bpref", "RBP", "AUC"]
+BASE_METRICS = ["P", "R", "F", "Success", "Hits", "Rprec", "AP", "RR", "DCG", "nDCG", "Bpref", "RBP", "AUC",
+                # trec_eval's other measures and the counts (issue #14)
+                "NumQ", "NumRet", "NumRel", "NumRelRet", "NumNonrelJudgedRet", "SetP", "SetR", "SetAP", "SetRelP",
+                "IPrec", "IPrecAvg", "RprecMult", "Judged", "Unj", "FallOut"]
 
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -91,7 +94,7 @@ def test_row_order_of_the_input_changes_nothing_but_input_ties(data):
     got = rw.evaluate(shuffled_qrels, shuffled_run, metrics, ties=ties, missing_in_qrels=missing_in_qrels)
     assert list(got.query_ids) == list(want.query_ids) == sorted(want.query_ids)
     for m in metrics:
-        np.testing.assert_array_equal(got.values[m], want.values[m])
+        np.testing.assert_array_equal(got.values[m], want.values[m], err_msg=m)
 
 
 LONG_DOCS = ["doc-0000000001-a", "doc-0000000001-b", "doc-0000000002-a", "doc-00000000010", "x", "doc-0000000001",

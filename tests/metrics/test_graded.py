@@ -51,7 +51,8 @@ def test_seed004_level_distances_weight_the_thresholds():
     """Levels {0, 0.3, 1.0}: weights 0.3 and 0.7 (the paper's example), normalised by Σ d = 1."""
     grades = [0.3, 0, 1.0, 0.3, 0, 1.0, 0.3, 0]
     qrels, run = one_query(grades)
-    res = rw.evaluate(qrels, run, ["uAP", "AP(rel=0.3)", "AP(rel=1)"])
+    # the paper's levels are fractional: read as given (trec_eval's atol would make 0.3 a 0)
+    res = rw.evaluate(qrels, run, ["uAP", "AP(rel=0.3)", "AP(rel=1)"], fractional_grades="kept")
     assert res["uAP"] == pytest.approx(0.3 * res["AP(rel=0.3)"] + 0.7 * res["AP(rel=1)"], abs=1e-12)
     # the same list on grades ×10: {0, 3, 10} -> weights 3 and 7 out of 10, the same μAP
     qrels10, _ = one_query([10 * g for g in grades])
@@ -108,7 +109,8 @@ EXAMPLES = {"one": EX1, "two": EX2, "three": EX3}
 def at_cutoffs(grades, metric):
     qrels, run = one_query(grades)
     ms = [f"{metric}@{n}" for n in range(1, 9)]
-    res = rw.evaluate(qrels, run, ms)
+    # the paper's example three has fractional grades: read as given (trec_eval's atol would cut them)
+    res = rw.evaluate(qrels, run, ms, fractional_grades="kept")
     return [res[m] for m in ms]
 
 

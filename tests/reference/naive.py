@@ -21,6 +21,11 @@ def _rank(items, ties):
     if ties == "docid_desc":
         s = sorted(items, key=lambda it: doc_key(it[0]), reverse=True)
         return [sorted(s, key=lambda it: -it[1])]
+    if ties == "docid_desc_numeric" and all(it[0].isdigit() and (it[0] == "0" or it[0][0] != "0") for it in items):
+        s = sorted(items, key=lambda it: int(it[0]), reverse=True)
+        return [sorted(s, key=lambda it: -it[1])]
+    if ties == "docid_desc_numeric":  # ids that are not all integers: as docid_desc
+        ties = "docid_desc"
     if ties == "docid_asc":
         s = sorted(items, key=lambda it: doc_key(it[0]))
         return [sorted(s, key=lambda it: -it[1])]
@@ -38,14 +43,36 @@ def _rank(items, ties):
     return out
 
 
-def _dcg(gains, k, base):
-    return sum(g / math.log(i + 2, base) for i, g in enumerate(gains[:k] if k else gains))
+def _dcg(gains, k, base, discount="rank_plus_1"):
+    def disc(rank):  # 1/log_b(rank + 1), or LensKit's 1/log_b(max(rank, 2))
+        return math.log(rank + 1 if discount == "rank_plus_1" else max(rank, 2), base)
+    return sum(g / disc(i + 1) for i, g in enumerate(gains[:k] if k else gains))
 
 
 def _gain(g, t, kind):
+    if isinstance(kind, tuple):  # a gain map ((grade, gain), ...): every grade >= t takes its gain
+        return dict(kind)[g] if g >= t else 0.0
     if g >= t and g > 0:
         return {"linear": g, "exp": 2.0 ** g - 1, "binary": 1.0}[kind]
     return 0.0
+
+
+def _interpolated_precision(rel, R, level, rounding):
+    """trec_eval's iprec_at_recall, literally: the best precision at or after the rank of the needed-th hit."""
+    x = level * R
+    need = int(math.floor(x + 0.9)) if rounding == "plus_0.9" else int(math.floor(x + 0.5))
+    precisions = []
+    found, at = 0, None
+    for i, r in enumerate(rel):
+        found += r
+        precisions.append(found / (i + 1))
+        if r and found == need and at is None:
+            at = i
+    if need == 0:
+        return max(precisions, default=0.0)
+    if at is None:
+        return 0.0
+    return max(precisions[at:])
 
 
 def metric_on_list(name, p, k, ranked, judgments, collection_grades=()):
@@ -62,7 +89,7 @@ def metric_on_list(name, p, k, ranked, judgments, collection_grades=()):
     def pden():
         if k is None:
             return n
-        return k if p["short"] == "k" else min(k, n)
+        return {"k": k, "retrieved": min(k, n), "min_k_relevant": min(k, R)}[p["denominator"]]
 
     def div(a, b):
         return a / b if b else 0.0
@@ -70,16 +97,36 @@ def metric_on_list(name, p, k, ranked, judgments, collection_grades=()):
     if name == "P":
         return div(hits, pden())
     if name == "R":
-        return div(hits, R)
-    if name == "F1":
-        P, Rc = div(hits, pden()), div(hits, R)
-        return div(2 * P * Rc, P + Rc)
+        return div(hits, R if p["denominator"] == "relevant" or k is None else min(k, R))
+    if name == "F":
+        P, Rc, b2 = div(hits, pden()), div(hits, R), p["beta"] ** 2
+        return div((1 + b2) * P * Rc, b2 * P + Rc)
+    judged_top = sum(1 for (_, _, _, j) in ranked[:kk] if j)
+    nonrel_all = n - sum(rel)
+    counts = {"NumQ": 1.0, "NumRet": float(n), "NumRel": float(R), "NumRelRet": float(sum(rel)),
+              "NumNonrelJudgedRet": float(sum(1 for (_, _, g, j) in ranked if j and g < t)),
+              "SetP": div(sum(rel), n), "SetR": div(sum(rel), R), "SetAP": div(sum(rel) ** 2, n * R),
+              "SetRelP": div(sum(rel), min(n, R)), "Judged": div(judged_top, min(kk, n)),
+              "FallOut": div(min(kk, n) - hits, nonrel_all) if nonrel_all else float(p.get("no_nonrelevant") == "one")}
+    if name in counts:
+        return counts[name]
+    if name == "Unj":
+        return (min(k, n) - judged_top) / k
+    if name == "IPrec":
+        return _interpolated_precision(rel, R, p["recall"], p["recall_rounding"])
+    if name == "IPrecAvg":
+        return sum(_interpolated_precision(rel, R, c / 10, p["recall_rounding"]) for c in range(11)) / 11
+    if name == "RprecMult":
+        at = int(math.floor(p["multiple"] * R + 0.9))
+        return div(sum(rel[:at]), at)
     if name == "Success":
         return 1.0 if hits > 0 else 0.0
     if name == "Hits":
         return float(hits)
     if name == "Rprec":
         return div(sum(rel[:R]), R)
+    if name == "AP" and p["precisions"] == "at_every_rank":  # Elliot: the mean of P@1 .. P@k
+        return sum(sum(rel[:m]) / m for m in range(1, k + 1)) / k
     if name == "AP":
         s, c = 0.0, 0
         for i, r in enumerate(top):
@@ -87,11 +134,14 @@ def metric_on_list(name, p, k, ranked, judgments, collection_grades=()):
                 c += 1
                 s += c / (i + 1)
         den = {"relevant": R, "min_k_relevant": R if k is None else min(k, R), "retrieved_relevant": hits,
-               "min_k_retrieved": n if k is None else min(k, n)}[p["denominator"]]
+               "min_k_retrieved": n if k is None else min(k, n), "k": k,
+               "min_relevant_listed": min(R, n if k is None else min(k, n))}[p["denominator"]]
         return div(s, den)
     if name == "AUC":  # every (relevant, retrieved non-relevant) pair, won when the relevant one is above
         nonrel = [i for i, r in enumerate(rel) if not r]
         won = sum(1 for i, r in enumerate(rel) if r for j in nonrel if i < j)
+        if not nonrel and p["no_nonrelevant"] != "zero":
+            return 1.0 if p["no_nonrelevant"] == "one" else float("nan")
         return div(won, R * len(nonrel))
     if name == "RR":
         for i, r in enumerate(top):
@@ -100,16 +150,20 @@ def metric_on_list(name, p, k, ranked, judgments, collection_grades=()):
         return 0.0
     if name in ("DCG", "nDCG"):
         gains = [_gain(g, t, p["gain"]) if j else 0.0 for (_, _, g, j) in ranked]
-        d = _dcg(gains, k, p["log_base"])
+        d = _dcg(gains, k, p["log_base"], p["discount"])
         if name == "DCG":
             return d
         if p["ideal"] == "judged":
             ideal = sorted((_gain(g, t, p["gain"]) for g in judgments.values()), reverse=True)
+        elif p["ideal"] == "cutoff":
+            ideal = [1.0] * k
         else:
             ideal = sorted(gains[:kk], reverse=True)
-        return div(d, _dcg(ideal, k, p["log_base"]))
+        return div(d, _dcg(ideal, k, p["log_base"], p["discount"]))
     if name == "Bpref":
         N = sum(1 for g in judgments.values() if g < t)
+        if N == 0 and p["no_nonrelevant"] == "nan" and any(r for r in rel[:kk]):
+            return float("nan")  # ranx: min(R, N) = 0 divides every relevant document's term
         s, nonrel = 0.0, 0
         for (_, _, g, j) in ranked[:kk]:
             if not j:
@@ -145,7 +199,7 @@ def metric_on_list(name, p, k, ranked, judgments, collection_grades=()):
             return 0.0
         total, below = 0.0, 0.0
         for level in levels:
-            ap = metric_on_list("AP", dict(p, rel=level), k, ranked, judgments)
+            ap = metric_on_list("AP", dict(p, rel=level, precisions="at_relevant"), k, ranked, judgments)
             total += (level - below) * ap
             below = level
         return total / sum(b - a for a, b in zip([0.0] + levels[:-1], levels))
@@ -168,12 +222,16 @@ def metric_on_list(name, p, k, ranked, judgments, collection_grades=()):
 
 
 def _judgments(qrels_q: dict, p) -> dict:
+    if p["fractional_grades"] == "truncated":  # as trec_eval's atol reads them
+        qrels_q = {d: float(math.trunc(g)) for d, g in qrels_q.items()}
     if p["negative"] == "unjudged":
         return {d: g for d, g in qrels_q.items() if g >= 0}
     return dict(qrels_q)
 
 
 GAIN_BASED = ("DCG", "nDCG", "ERR", "uAP", "nDCNG")
+# defined for a query without relevant documents: no_relevant does not apply
+COUNTS = ("NumQ", "NumRet", "NumRel", "NumRelRet", "NumNonrelJudgedRet", "Judged", "Unj", "FallOut")
 
 
 def naive_query(name, p, k, run_q: dict, qrels_q: dict, collection_grades=()) -> float:
@@ -192,7 +250,9 @@ def naive_query(name, p, k, run_q: dict, qrels_q: dict, collection_grades=()) ->
     gain_based = name in GAIN_BASED
     t = p["rel"]
     has_rel = any((g >= t and (g > 0 or not gain_based)) for g in judgments.values())
-    if not has_rel:
+    if not has_rel and name not in COUNTS:
+        if p["no_relevant"] == "one":
+            return 1.0
         if p["no_relevant"] == "zero":
             return 0.0
         if p["no_relevant"] == "nan":

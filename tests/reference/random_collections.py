@@ -44,13 +44,36 @@ def metric_strings(draw, names):
         if name == "AP":
             params["denominator"] = draw(st.sampled_from(
                 ["relevant", "min_k_relevant", "retrieved_relevant", "min_k_retrieved"]))
-        if name in ("P", "F1"):
-            params["short"] = draw(st.sampled_from(["k", "retrieved"]))
+        if name == "AP" and k is not None and draw(st.booleans()):
+            params["denominator"] = draw(st.sampled_from(["k", "min_relevant_listed"]))
+            if draw(st.booleans()):
+                params["precisions"] = "at_every_rank"
+        if name == "R":
+            params["denominator"] = draw(st.sampled_from(["relevant", "min_k_relevant"]))
+        if name == "AUC":
+            params["no_nonrelevant"] = draw(st.sampled_from(["zero", "one", "nan"]))
+        if name in ("P", "F"):
+            params["denominator"] = draw(st.sampled_from(["k", "retrieved", "min_k_relevant"]))
+        if name == "F":
+            params["beta"] = draw(st.sampled_from(["0.5", "1", "2"]))
+        if name in ("IPrec",):
+            params["recall"] = draw(st.sampled_from(["0", "0.1", "0.25", "0.5", "0.6", "1"]))
+        if name in ("IPrec", "IPrecAvg"):
+            params["recall_rounding"] = draw(st.sampled_from(["plus_0.9", "nearest"]))
+        if name == "RprecMult":
+            params["multiple"] = draw(st.sampled_from(["0.2", "0.5", "1", "1.4", "2"]))
+        if name == "FallOut":
+            params["no_nonrelevant"] = draw(st.sampled_from(["zero", "one"]))
+        if name in ("Unj",) and k is None:
+            k = draw(st.sampled_from([1, 2, 3, 5, 20]))
         if name in ("DCG", "nDCG"):
-            params["gain"] = draw(st.sampled_from(["linear", "exp", "binary"]))
+            params["gain"] = draw(st.sampled_from(["linear", "exp", "binary", "{0:0;1:1;2:3;3:7}"]))
             params["log_base"] = draw(st.sampled_from(["2", "10", "e"]))
+            params["discount"] = draw(st.sampled_from(["rank_plus_1", "max_rank_2"]))
         if name == "nDCG":
-            params["ideal"] = draw(st.sampled_from(["judged", "retrieved"]))
+            params["ideal"] = draw(st.sampled_from(["judged", "retrieved", "cutoff"]))
+            if params["ideal"] == "cutoff" and k is None:
+                k = draw(st.sampled_from([1, 2, 3, 5, 20]))
         if name == "RBP":
             params["p"] = draw(st.sampled_from(["0.5", "0.8", "0.95"]))
             params["gain"] = draw(st.sampled_from(["linear", "binary", "exp"]))
@@ -72,6 +95,16 @@ def check(qrels, run, metrics, convention, **overrides):
             a, b = got[q], want[q]
             assert (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-9, (m, str(res.resolved[m]), q, a, b)
         vals = [v for v in want.values() if not math.isnan(v)]
-        mean = sum(vals) / len(vals) if vals else float("nan")
-        assert (math.isnan(mean) and math.isnan(res[m])) or abs(mean - res[m]) <= 1e-9
+        how = res.resolved[m].params["aggregate"]  # the counts are summed under every preset
+        if not vals:
+            mean = float("nan")
+        elif how == "sum":
+            mean = sum(vals)
+        elif how == "mean_all" and len(vals) < len(want):
+            mean = float("nan")  # numpy's mean over values holding NaN (ranx)
+        elif how == "gmean":
+            mean = math.exp(sum(math.log(max(v, 1e-5)) for v in vals) / len(vals))
+        else:
+            mean = sum(vals) / len(vals)
+        assert (math.isnan(mean) and math.isnan(res[m])) or abs(mean - res[m]) <= 1e-9 * max(1.0, abs(mean))
         assert res.n_averaged[m] == len(vals)

@@ -23,13 +23,17 @@ pytestmark = pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "rankwise" / "examples" / "data"
 CONVENTION = rw.get_convention("trec_eval")
-UNBOUNDED = {"DCG", "Hits"}  # a sum of discounted gains and a count: not normalised to [0, 1]
+# sums of discounted gains and counts: not normalised to [0, 1]
+UNBOUNDED = {"DCG", "Hits", "NumQ", "NumRet", "NumRel", "NumRelRet", "NumNonrelJudgedRet", "Utility"}
+SIGNED = {"Utility"}  # +1 per relevant retrieved, -1 per other retrieved
 
 VALID_SAMPLES = {"float": ("0", "1", "2.5"), "int": ("1", "3"), "prob": ("0.5", "0.95"),
-                 "log_base": ("e", "2", "10"), "choice_or_positive": ("4",)}
+                 "log_base": ("e", "2", "10"), "choice_or_positive": ("4",), "positive": ("0.5", "2"),
+                 "unit": ("0", "0.25", "1"), "gains": ("{0:0;1:1;2:3;3:7}", "{0:1;1:4;2:9;3:16}")}
 INVALID_SAMPLES = {"choice": ("bogus", ""), "float": ("abc", "inf", "nan"), "int": ("0", "1.5", "x"),
                    "prob": ("0", "1", "1.5", "x"), "log_base": ("1", "0.5", "x"),
-                   "choice_or_positive": ("bogus", "-1", "0")}
+                   "choice_or_positive": ("bogus", "-1", "0"), "positive": ("0", "-1", "x"),
+                   "unit": ("-0.1", "1.5", "x"), "gains": ("bogus", "{1}", "{}", "{1:x}", "{1:1;1:2}")}
 
 
 def _values(p) -> tuple[str, ...]:
@@ -43,6 +47,8 @@ INVALID = [(d.name, p.name, v) for d in registry.all_metrics() for p in d.all_pa
 
 def _text(name: str, param: str, value: str) -> str:
     d = registry.lookup(name)[0]
+    if d.name == "nDCG" and param == "ideal" and value == "cutoff" or d.name == "Unj":
+        return f"{name}({param}={value})@10"  # these need a cutoff whatever the other choices
     return f"{name}({param}={value})" + ("@10" if d.cutoff else "")
 
 
@@ -58,7 +64,15 @@ def _resolve(text: str):
     try:
         return CONVENTION.resolve(parse_metric(text))
     except ConventionError as exc:
-        # the one combination the registry declares undefined: tie-averaging a non-linear metric
+        # the combinations the registry declares undefined: tie-averaging a non-linear metric, and a
+        # micro-average of a metric without a per-query denominator
+        only = parse_metric(text).definition.only
+        if any(f"{n}=" in text and text.split(f"{n}=")[1].split(")")[0] not in v for n, (v, _) in only.items()):
+            assert "is not defined for" in str(exc)
+            return None
+        if "aggregate=micro" in text:
+            assert "aggregate=micro" in str(exc) and parse_metric(text).definition.micro_weight is None
+            return None
         assert "ties=average" in str(exc), exc
         assert "ties=average" in text and not parse_metric(text).definition.tie_average
         return None
@@ -86,7 +100,8 @@ def test_every_value_evaluates_within_bounds_and_ignores_the_size_of_scores(name
     if _resolve(text) is None:
         return
     qrels, run, doubled = data
-    if param == "no_relevant" and value == "error":  # the example qrels have queries without relevant documents
+    needs_relevant = parse_metric(text).definition.needs_relevant  # counts are defined without relevant documents
+    if param == "no_relevant" and value == "error" and needs_relevant:  # the example has queries without any
         with pytest.raises(DataError, match="no relevant document"):
             rw.evaluate(qrels, run, [text])
         return
@@ -95,9 +110,11 @@ def test_every_value_evaluates_within_bounds_and_ignores_the_size_of_scores(name
     if not (param == "no_relevant" and value == "nan"):
         assert ok.all(), f"{text}: NaN for a query"
     assert np.isfinite(v[ok]).all()
-    assert (v[ok] >= 0).all(), f"{text}: {v[ok].min()}"
+    assert name in SIGNED or (v[ok] >= 0).all(), f"{text}: {v[ok].min()}"
     graded_rbp = name == "RBP" and param == "gain" and value != "binary"  # weighted by the grade, as ranx
-    if name not in UNBOUNDED and not graded_rbp:
+    # k documents of gain 1 normalise it: grades above 1 can pass 1 (documented with ideal=cutoff)
+    above_one = name == "nDCG" and "ideal=cutoff" in str(_resolve(text)) and "gain=binary" not in str(_resolve(text))
+    if name not in UNBOUNDED and not graded_rbp and not above_one:
         assert (v[ok] <= 1 + 1e-12).all(), f"{text}: up to {v[ok].max()}"
     # doubling is exact in binary floating point, so even float32 ties stay ties
     w = rw.evaluate(qrels, doubled, [text]).values[text]
@@ -117,7 +134,10 @@ def test_unknown_parameters_and_misplaced_cutoffs_are_rejected(name):
     d = registry.lookup(name)[0]
     with pytest.raises(InvalidParameterError, match="no_such_param|unknown"):
         parse_metric(f"{name}(no_such_param=1)")
-    if not d.cutoff:
+    if d.at_param is not None:  # IPrec@0.25: @ gives a parameter, which 10 is not a valid value of
+        with pytest.raises(InvalidParameterError, match=d.at_param):
+            parse_metric(f"{name}@10" if d.name != "RprecMult" else f"{name}@-1")
+    elif not d.cutoff:
         with pytest.raises(InvalidParameterError, match="cutoff"):
             parse_metric(f"{name}@10")
     else:

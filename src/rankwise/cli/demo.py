@@ -53,7 +53,7 @@ def run(args) -> int:
                     res = evaluate(qrels, run_, [m], convention=c)
                     v = res[m]
                     cells.append("NaN" if math.isnan(v) else f"{v:.4f}")
-                    counts[c] = res.n_averaged[m]
+                    counts[c] = res.n_queries  # evaluated (a NaN left out of one mean is the cell's business)
                 except ConventionError:
                     cells.append("n/a")
             rows.append([m, *cells, "*" if len(set(cells) - {"n/a"}) > 1 else ""])

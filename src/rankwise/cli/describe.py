@@ -8,6 +8,7 @@ import sys
 from rankwise.conventions import DEFAULT, POLICIES, PRESETS, get_convention
 from rankwise.conventions.explain import explain
 from rankwise.spec import registry
+from rankwise.spec.params import COMMON_PARAMS
 
 
 def register(sub) -> None:
@@ -16,11 +17,15 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_metrics)
     p = sub.add_parser("conventions", help="list the convention presets, or compare two")
     p.add_argument("--diff", nargs=2, metavar=("A", "B"), help="show only the choices where A and B differ")
-    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument("--format", choices=["table", "json", "markdown"], default="table",
+                   help="markdown: what the common metric strings mean under each preset (docs/presets.md)")
     p.set_defaults(func=cmd_conventions)
     p = sub.add_parser("explain", help="spell out every choice behind a metric, and how each preset differs")
     p.add_argument("metric", help="a metric string, e.g. 'nDCG@10' or 'AP(denominator=min_k_relevant)@10'")
     p.add_argument("--convention", "-c", default=DEFAULT.name)
+    p.add_argument("--across", nargs="*", metavar="QRELS RUN",
+                   help="one line per preset: its choices that differ from the default; given QRELS RUN, each "
+                        "preset's value and the queries it scores differently")
     p.set_defaults(func=cmd_explain)
 
 
@@ -40,17 +45,20 @@ def metrics_markdown() -> str:
                   f"- aliases: {', '.join(f'`{a}`' for a in d.aliases) or '-'}; "
                   f"cutoff `@k`: {'yes' if d.cutoff else 'no'}",
                   f"- formula: {d.formula}", f"- reference: {d.reference}", f"- example: {d.example}",
-                  f"- tie-averaging (ties=average): {'supported' if d.tie_average else 'not defined'}", "",
-                  "| parameter | values | " + " | ".join(PRESETS) + " |",
-                  "|---|---|" + "---|" * len(PRESETS)]
-        for p in d.all_params:
+                  f"- tie-averaging (ties=average): {'supported' if d.tie_average else 'not defined'}",
+                  "- parameters: " + "; ".join(f"`{p.name}` ({_param_choices(p).replace('|', ', ')})"
+                                               for p in d.all_params), "",
+                  # one row per preset (there are many more presets than parameters)
+                  "| preset | " + " | ".join(f"`{p.name}`" for p in d.all_params) + " |",
+                  "|---|" + "---|" * len(d.all_params)]
+        for name, c in PRESETS.items():
             vals = []
-            for c in PRESETS.values():
+            for p in d.all_params:
                 try:
-                    vals.append(p.format(c.default(d.name, p.name)))
+                    vals.append(p.format(c.default(d.name, p.convention_key)))
                 except Exception:  # noqa: BLE001 - a preset may not define it
                     vals.append("-")
-            lines.append(f"| `{p.name}` | {_param_choices(p).replace('|', ', ')} | " + " | ".join(vals) + " |")
+            lines.append(f"| `{name}` | " + " | ".join(vals) + " |")
         lines.append("")
     lines += ["## Parameter values", ""]
     from rankwise.cli.options import all_params
@@ -91,7 +99,7 @@ def cmd_metrics(args) -> int:
         own = ", ".join(f"{p.name}={_param_choices(p)}" for p in d.params)
         if own:
             print(f"{'':8} parameters: {own}")
-    common = ", ".join(f"{p.name}={_param_choices(p)}" for p in registry.all_metrics()[0].all_params[-6:])
+    common = ", ".join(f"{p.name}={_param_choices(p)}" for p in COMMON_PARAMS)
     print(f"\nEvery metric also takes: {common}")
     print("Syntax: name[(key=value,...)][@k], e.g. P@5, 'nDCG(gain=exp)@10', 'AP(rel=2)', ndcg_cut_10")
     return 0
@@ -128,6 +136,10 @@ def cmd_conventions(args) -> int:
         if not keys:
             print("(no difference)")
         return 0
+    if args.format == "markdown":
+        from rankwise.evaluation.across import presets_markdown
+        sys.stdout.write(presets_markdown())
+        return 0
     if args.format == "json":
         print(json.dumps({n: {"description": c.description, "provenance": c.provenance, "base": c.base,
                               "choices": {k: _fmt(v) for k, v in _convention_rows(c).items()},
@@ -151,5 +163,13 @@ def cmd_conventions(args) -> int:
 
 
 def cmd_explain(args) -> int:
+    if args.across is not None:
+        if len(args.across) not in (0, 2):
+            from rankwise.errors import InvalidParameterError
+            raise InvalidParameterError("--across takes nothing, or QRELS RUN: "
+                                        "rankwise explain nDCG@10 --across qrels.txt run.txt")
+        from rankwise.evaluation.across import across
+        sys.stdout.write(across(args.metric, *args.across))
+        return 0
     sys.stdout.write(explain(args.metric, args.convention))
     return 0

@@ -25,8 +25,10 @@ def register(sub) -> None:
                    help="ranking(s) to evaluate (TREC 'qid Q0 doc rank score tag', CSV, TSV, Parquet, JSON); "
                         "several runs (NAME=PATH to name one) print one table of systems x metrics")
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
-                   help="metric, e.g. P@5, 'nDCG(gain=exp)@10', AP, RR (repeat for several; required: there is "
-                        "no default set, see 'rankwise metrics')")
+                   help="metric, e.g. P@5, 'nDCG(gain=exp)@10', AP, RR (repeat for several), or a set: official "
+                        "(trec_eval's default measures) or all_trec. Required, except with --format trec under the "
+                        "trec_eval presets, which then print trec_eval's default set as trec_eval does; see "
+                        "'rankwise metrics'")
     p.add_argument("--per-query", "-q", action="store_true", help="also print one value per query")
     p.add_argument("--format", "-f", default="table", choices=["table", "json", "csv", "tsv", "trec"],
                    help="table (default), json, csv, tsv, or trec: trec_eval's layout, with its runid line (the "
@@ -60,9 +62,15 @@ def no_metric_message(command: str, inputs: list[str]) -> str:
 
 def run(args) -> int:
     from rankwise.cli.output import Progress, notice_lines, render, render_many, set_aside_report, terminal_width
+    from rankwise.conventions import get_convention
+    from rankwise.conventions.measure_sets import TREC_EVAL_DEFAULT, expand, is_trec_eval
 
+    conv = get_convention(args.convention)
     if not args.metric:
-        raise InvalidParameterError(no_metric_message("evaluate", [args.qrels, *args.run]))
+        if args.format != "trec" or not is_trec_eval(conv):
+            raise InvalidParameterError(no_metric_message("evaluate", [args.qrels, *args.run]))
+        args.metric = list(TREC_EVAL_DEFAULT)  # a drop-in trec_eval: its default measures, in its order
+    args.metric = expand(args.metric, conv)
     if len(args.run) > 1 and args.format == "trec":
         raise InvalidParameterError("--format trec writes one run; evaluate several runs with --format "
                                     "table, json, csv or tsv")

@@ -9,10 +9,10 @@ from rankwise.spec.params import COMMON_PARAMS
 def all_params():
     seen = {}
     for p in COMMON_PARAMS:
-        seen[p.name] = p
+        seen[p.convention_key] = p
     for d in registry.all_metrics():
         for p in d.params:
-            seen.setdefault(p.name, p)
+            seen.setdefault(p.convention_key, p)
     return seen
 
 

@@ -45,19 +45,39 @@ def to_trec(res: Results, per_query: bool, digits: int = 4, runid: str | None = 
     """trec_eval's layout: ``measure<TAB>query<TAB>value``, per query first (with -q), then ``all``.
 
     ``runid`` (the run's tag) opens the ``all`` block as trec_eval prints it: ``runid<pad>\tall\tNAME``.
+    Under the ``trec_eval`` preset (9.x), judged queries missing from the run that missing_in_run=zero
+    scored (``-c``) count in ``all`` but print no per-query lines, as trec_eval 9 does; trec_eval 10
+    (``trec_eval_10``) prints them.
     """
+    from rankwise.conventions.measure_sets import SUMMARY_ONLY
+    from rankwise.evaluation.notices import SCORED_EMPTY_KEY
+
+    quiet: set[str] = set()
+    if (res.convention.preset or res.convention.name) in ("trec_eval", "trec_eval_9.0.8"):
+        quiet = set(map(str, res.info.get(SCORED_EMPTY_KEY, ())))  # type: ignore[call-overload]
+
+    # trec_eval prints counts (summed) as integers and leaves summary-only measures out of the per-query lines
+    counts = {m for m in res.metrics if res.resolved[m].params["aggregate"] == "sum"}
+    shown = [m for m in res.metrics if m.lower() not in SUMMARY_ONLY and res.resolved[m].params["aggregate"] != "gmean"]
+
+    def fmt(m: str, v: float) -> str:
+        return str(int(v)) if m in counts and not math.isnan(v) else _num(v, digits)
+
     lines = []
     if per_query:
         for i, q in enumerate(res.query_ids):
-            for m in res.metrics:
+            if str(q) in quiet:
+                continue
+            for m in shown:
                 v = res.values[m][i]
                 if not math.isnan(v):
-                    lines.append(f"{m:<22}\t{q}\t{_num(v, digits)}")
+                    lines.append(f"{m:<22}\t{q}\t{fmt(m, v)}")
     if runid is not None:
         lines.append(f"{'runid':<22}\tall\t{runid}")
-    lines.append(f"{'num_q':<22}\tall\t{res.query_ids.size}")
+    if "num_q" not in (m.lower() for m in res.metrics):
+        lines.append(f"{'num_q':<22}\tall\t{res.query_ids.size}")
     for m in res.metrics:
-        lines.append(f"{m:<22}\tall\t{_num(res.means[m], digits)}")
+        lines.append(f"{m:<22}\tall\t{fmt(m, res.means[m])}")
     return "\n".join(lines) + "\n"
 
 

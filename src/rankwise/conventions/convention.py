@@ -125,13 +125,20 @@ class Convention:
         d = spec.definition
         values = {}
         for p in d.all_params:
-            raw = spec.params[p.name] if p.name in spec.params else self.default(d.name, p.name)
+            raw = spec.params[p.name] if p.name in spec.params else self.default(d.name, p.convention_key)
             values[p.name] = p.coerce(raw, metric=d.name) if p.name not in spec.params else raw
         if values["ties"] == "average" and not d.tie_average:
             raise ConventionError(
                 f"{spec.text}: ties=average (expectation over tied orders) is defined here only for metrics "
                 f"linear in the gains; {d.name} is not. Use ties=optimistic/pessimistic for bounds, or a "
                 "deterministic order (docid_desc, docid_asc, input).")
+        for name, (allowed, why) in d.only.items():
+            if values[name] not in allowed:
+                raise ConventionError(f"{spec.text}: {name}={values[name]} is not defined for {d.name}: {why}")
+        if values.get("aggregate") == "micro" and d.micro_weight is None:
+            raise ConventionError(
+                f"{spec.text}: aggregate=micro divides the sum of numerators by the sum of per-query denominators, "
+                f"which {d.name} does not have (P, R, F and the set measures do); use mean, sum or gmean")
         return ResolvedMetric(d, values, spec.k)
 
     # changes: user input, heterogeneous (query policies are str, metric parameters str or numbers) and
@@ -141,9 +148,11 @@ class Convention:
         from rankwise.spec import registry
         from rankwise.spec.params import COMMON_PARAMS
 
-        known_params = {p.name: p for d in registry.all_metrics() for p in d.all_params}
+        known_params = {p.convention_key: p for d in registry.all_metrics() for p in d.all_params}
         for p in COMMON_PARAMS:
-            known_params[p.name] = p
+            known_params[p.convention_key] = p
+        renamed = {a: p.convention_key for p in known_params.values() for a in p.aliases}
+        changes = {renamed.get(key, key): value for key, value in changes.items()}
         defaults = dict(self.defaults)
         fields = {}
         for key, value in changes.items():

@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 
 from rankwise.data.collections import Qrels, Run, _freeze, _frozen
 from rankwise.data.join import join_judged
-from rankwise.data.ordering import break_ties, dense_groups, descending_within, mixed_ties, rank_plan
+from rankwise.data.ordering import break_ties, dense_groups, descending_within, mixed_ties, numeric_doc_ids, rank_plan
 from rankwise.kernels.segments import expand_ranges, segment_ids
 
 
@@ -125,13 +125,15 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
     order, inv, tstart, tsize, tied = plan
     pos = rows.copy() if inv is None else inv[rows]  # ranked position of each judged row
     # (tied is None exactly when there is no tie group, i.e. tstart is empty: the last test never fails)
+    if ties == "docid_desc_numeric" and not numeric_doc_ids(run):
+        ties = "docid_desc"  # ids that are not all integers are compared as text, as a dataframe sorts them
     if ties not in ("input", "average") and tstart.size and tied is not None:
         break_ties(pos, lab, docs, order, tstart, tsize, tied, ties)
     if pos.size > 1 and not bool(np.all(pos[1:] > pos[:-1])):
         o = np.argsort(pos, kind="stable")  # (nearly sorted, typically: timsort's runs)
         pos, lab, jseg, rows = pos[o], lab[o], jseg[o], rows[o]
     mixed = None
-    if ties in ("docid_desc", "docid_asc", "input"):  # the groups are those of every deterministic policy
+    if ties in ("docid_desc", "docid_asc", "docid_desc_numeric", "input"):  # every deterministic policy's groups
         def find_mixed() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             if tied is None:
                 return (np.zeros(0, dtype=np.int64),) * 3

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankwise.data import idkeys
-from rankwise.data.collections import Qrels
+from rankwise.data.collections import Qrels, Run
 from rankwise.kernels.segments import expand_ranges
 
 # (order, inverse, tie_start, tie_size, tied) of rank_plan
@@ -41,6 +41,8 @@ def break_ties(pos: np.ndarray, lab: np.ndarray, docs: np.ndarray, order: np.nda
     d = docs[sub if order is None else order[sub]]
     if ties == "docid_desc":
         key = idkeys.lex_order_columns(d, descending=True)
+    elif ties == "docid_desc_numeric":  # integers without leading zeros: longer is larger, then byte order
+        key = [*idkeys.lex_order_columns(d, descending=True), -id_lengths(d)]
     elif ties == "docid_asc":
         key = idkeys.lex_order_columns(d)
     elif ties == "optimistic":
@@ -83,6 +85,9 @@ def _order_pairs(pos: np.ndarray, lab: np.ndarray, docs: np.ndarray, order: np.n
         undecided &= db[:, w] == da[:, w]
     if ties == "docid_asc":
         swap = ~b_gt
+    elif ties == "docid_desc_numeric":
+        la, lb = id_lengths(da), id_lengths(db)
+        swap = (lb > la) | ((lb == la) & b_gt)
     else:
         swap = b_gt  # docid_desc, and the tie-break after the grade for optimistic/pessimistic
         if ties in ("optimistic", "pessimistic"):
@@ -94,6 +99,25 @@ def _order_pairs(pos: np.ndarray, lab: np.ndarray, docs: np.ndarray, order: np.n
             swap = better | ((la == lb) & swap)
     moved = swap[slot]
     pos[jt[moved]] += np.where(second[moved], -1, 1)
+
+
+def id_lengths(keys: np.ndarray) -> np.ndarray:
+    """The length in bytes of each packed id (ids hold no NUL byte; the words are padded with zeros)."""
+    lengths: np.ndarray = np.count_nonzero(np.ascontiguousarray(keys).view(np.uint8).reshape(keys.shape[0], -1),
+                                           axis=1)
+    return lengths
+
+
+def numeric_doc_ids(run: Run) -> bool:
+    """Whether every doc id of the run is a non-negative integer written without leading zeros (and packed,
+    <= 32 bytes): then ordering ids by (length, bytes) is ordering them as numbers. Memoised on the run."""
+    def check() -> bool:
+        if run.doc_vocab is not None or len(run) == 0:
+            return False
+        ids = run.doc_ids()
+        bad = ~np.char.isdigit(ids) | ((np.char.str_len(ids) > 1) & (np.char.startswith(ids, "0")))
+        return not bool(bad.any())
+    return run.memo("numeric_doc_ids", check)
 
 
 def mixed_ties(pos: np.ndarray, rows: np.ndarray, lab: np.ndarray, jseg: np.ndarray, score: np.ndarray,

@@ -8,6 +8,7 @@ import numpy as np
 
 from rankwise.conventions.convention import Convention
 from rankwise.errors import DataError
+from rankwise.spec.params import GMEAN_FLOOR
 
 
 def preview(ids) -> str:
@@ -43,13 +44,37 @@ def plan_queries(judged: np.ndarray, ranked: np.ndarray,
     return ids, set_aside
 
 
-def summarize(values: Mapping[str, np.ndarray]) -> tuple[dict[str, float], dict[str, int], dict[str, int]]:
-    """Per metric: the mean over the queries with a value, how many were averaged, and how many were
-    left out (NaN: no relevant document under no_relevant='nan')."""
+def summarize(values: Mapping[str, np.ndarray], how: Mapping[str, str] | None = None,
+              weights: Mapping[str, np.ndarray] | None = None
+              ) -> tuple[dict[str, float], dict[str, int], dict[str, int]]:
+    """Per metric: its aggregate over the queries with a value (``how[m]``, the metric's ``aggregate``
+    parameter; the mean by default), how many were aggregated, and how many were left out (NaN: no
+    relevant document under no_relevant='nan'). ``weights[m]``: the per-query weights of a weighted mean."""
     means, counts, excluded = {}, {}, {}
     for m, v in values.items():
         ok = ~np.isnan(v)
         counts[m] = int(ok.sum())
         excluded[m] = int(v.size - counts[m])
-        means[m] = float(v[ok].mean()) if counts[m] else float("nan")
+        w = None if weights is None or m not in weights else weights[m][ok]
+        kind = (how or {}).get(m, "mean")
+        if kind == "mean_all" and excluded[m]:  # numpy's mean of values holding NaN (ranx)
+            means[m] = float("nan")
+            continue
+        means[m] = aggregate(v[ok], "mean" if kind == "mean_all" else kind, w) if counts[m] else float("nan")
     return means, counts, excluded
+
+
+def aggregate(v: np.ndarray, how: str, w: np.ndarray | None = None) -> float:
+    """One number from the per-query values ``v`` (no NaN): see the ``aggregate`` parameter's choices."""
+    # sums in query order, one addition after another, as trec_eval does (numpy's pairwise sum can differ
+    # in the last bit, enough to flip a 4-decimal line)
+    if how == "mean":
+        return float(np.cumsum(v)[-1] / v.size)
+    if how == "sum":
+        return float(np.cumsum(v)[-1])
+    if how == "gmean":
+        return float(np.exp(np.mean(np.log(np.maximum(v, GMEAN_FLOOR)))))
+    if w is None:  # pragma: no cover - evaluate() computes the weights of every weighted aggregate
+        raise RuntimeError(f"aggregate={how} needs per-query weights")
+    total = float(w.sum())
+    return float(np.dot(v, w) / total) if total > 0 else float("nan")

@@ -16,6 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from rankwise.data.align import JudgedRankings
+from rankwise.errors import ConventionError, DataError
 from rankwise.kernels import segments as sk
 
 
@@ -126,8 +127,13 @@ class EvalContext:
 
     # ---- gains ----------------------------------------------------------------------------------
     @staticmethod
-    def gain_of(labels: np.ndarray, t: float, gain: str, scale: np.ndarray | None = None) -> np.ndarray:
-        """Gain of each grade; with ``scale``, of grade / scale (the threshold t applies to the grade)."""
+    def gain_of(labels: np.ndarray, t: float, gain: str | tuple, scale: np.ndarray | None = None,
+                judged: np.ndarray | None = None) -> np.ndarray:
+        """Gain of each grade; with ``scale``, of grade / scale (the threshold t applies to the grade).
+        ``gain`` is a gain function's name or a gain map ((grade, gain), ...) (``judged``: the rows whose
+        grades must be in the map; unjudged rows have no grade)."""
+        if isinstance(gain, tuple):
+            return _mapped_gains(labels, t, gain, scale, judged)
         ok = (labels >= t) & (labels > 0)
         x = labels
         if scale is not None:  # where ok, scale >= grade > 0
@@ -139,12 +145,18 @@ class EvalContext:
 
     def gains(self, t: float, gain: str) -> np.ndarray:
         def make():
-            g = np.where(self.judged, self.gain_of(self.labels, t, gain), 0.0)
+            g = np.where(self.judged, self.gain_of(self.labels, t, gain, judged=self.judged), 0.0)
             return sk.group_mean(g, self.jr.tie_group) if self.averaged else g
         return self._memo(("gain", t, gain), make)
 
-    def ideal_gains(self, t: float, gain: str) -> np.ndarray:
-        return self._memo(("igain", t, gain), lambda: self.gain_of(self.jr.ideal_labels, t, gain))
+    def ideal_gains(self, t: float, gain: str | tuple) -> np.ndarray:
+        """Gains of the judged documents, best first within each query (ideal_seg, ideal_pos order)."""
+        def make():
+            g = self.gain_of(self.jr.ideal_labels, t, gain)
+            if isinstance(gain, tuple):  # a map need not grow with the grade: sort by gain, not by grade
+                g = g[np.lexsort((-g, self.ideal_seg))]
+            return g
+        return self._memo(("igain", t, gain), make)
 
     def normalised_gains(self, t: float, gain: str) -> np.ndarray:
         """Gains of grade / (the query's highest judged grade): NDCNG's ngain (Scheel, Lommatzsch &
@@ -159,8 +171,28 @@ class EvalContext:
         return self._memo(("ngain_ideal", t, gain), lambda: self.gain_of(
             self.jr.ideal_labels, t, gain, self.query_max_grade[self.ideal_seg]))
 
-    def discount(self, base: float) -> np.ndarray:
-        return self._memo(("disc", base), lambda: sk.log_discount(self.pos, base))
+    def discount(self, base: float, kind: str = "rank_plus_1") -> np.ndarray:
+        return self._memo(("disc", base, kind), lambda: sk.log_discount(self.pos, base, kind))
 
-    def ideal_discount(self, base: float) -> np.ndarray:
-        return self._memo(("idisc", base), lambda: sk.log_discount(self.ideal_pos, base))
+    def ideal_discount(self, base: float, kind: str = "rank_plus_1") -> np.ndarray:
+        return self._memo(("idisc", base, kind), lambda: sk.log_discount(self.ideal_pos, base, kind))
+
+
+def _mapped_gains(labels: np.ndarray, t: float, gains: tuple, scale: np.ndarray | None,
+                  judged: np.ndarray | None) -> np.ndarray:
+    """The gain a map {grade: gain} gives each grade >= t (0 below t); a judged grade missing from the
+    map is an error, never a silent 0 (ir_measures' nDCG(gains=...), trec_eval's gain files)."""
+    if scale is not None:
+        raise ConventionError("a gain map gives each grade its gain directly; it is not defined for gains "
+                              "normalised by the query's highest grade (NDCNG): use gain=linear or exp")
+    grades = np.array([g for g, _ in gains], dtype=np.float64)
+    values = np.array([v for _, v in gains], dtype=np.float64)
+    ok = labels >= t
+    idx = np.minimum(np.searchsorted(grades, labels), grades.size - 1)
+    found = grades[idx] == labels
+    need = ok if judged is None else ok & judged
+    if (need & ~found).any():
+        missing = np.unique(labels[need & ~found])
+        raise DataError(f"the gain map {{{'; '.join(f'{g:g}: {v:g}' for g, v in gains)}}} has no gain for grade "
+                        f"{', '.join(f'{x:g}' for x in missing[:5])}; give every judged grade a gain")
+    return np.where(ok & found, values[idx], 0.0)

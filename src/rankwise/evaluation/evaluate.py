@@ -11,13 +11,20 @@ from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.align import align
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.frames import check_id_overlap
-from rankwise.errors import DataError, InvalidParameterError
+from rankwise.data.run_filters import as_graded, fractional_count, retrieved
+from rankwise.errors import ConventionError, DataError, InvalidParameterError
 from rankwise.evaluation.aggregate import plan_queries, preview, summarize
 from rankwise.evaluation.context import EvalContext
-from rankwise.evaluation.notices import alignment_key, decided_by_convention, warn_about
+from rankwise.evaluation.notices import (
+    SCORED_EMPTY_KEY,
+    TRUNCATED_KEY,
+    alignment_key,
+    decided_by_convention,
+    warn_about,
+)
 from rankwise.evaluation.results import Results
 from rankwise.spec.grammar import parse_metric
-from rankwise.spec.params import ALIGNMENT_PARAMS
+from rankwise.spec.params import ALIGNMENT_PARAMS, RUN_FILTER_PARAMS
 
 
 def _side_columns(columns: Mapping[str, Any] | None, side: str) -> dict[str, str]:
@@ -97,27 +104,44 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
     query_ids, set_aside = query_plan(qrels, run, conv)
     contexts: dict[tuple, EvalContext] = {}
     computed: dict = {}
-    values = {}
+    values, weights = {}, {}
     for m in written:
         rm = resolved[m]
         if rm not in computed:
             key: tuple[Any, ...] = tuple(rm.params[a] for a in ALIGNMENT_PARAMS)
             if key not in contexts:
-                contexts[key] = EvalContext(align(qrels, run, query_ids, **dict(zip(ALIGNMENT_PARAMS, key))))
-            computed[rm] = _compute(contexts[key], rm)
-        values[m] = computed[rm]
-    means, counts, excluded = summarize(values)
+                choices = dict(zip(ALIGNMENT_PARAMS, key))
+                ranked = retrieved(run, *(choices.pop(f) for f in RUN_FILTER_PARAMS))
+                graded = as_graded(qrels, choices.pop("fractional_grades"))
+                contexts[key] = EvalContext(align(graded, ranked, query_ids, **choices))
+            computed[rm] = (_compute(contexts[key], rm), _weights(contexts[key], rm))
+        values[m], w = computed[rm]
+        if w is not None:
+            weights[m] = w
+    means, counts, excluded = summarize(values, {m: str(resolved[m].params["aggregate"]) for m in written}, weights)
     info: dict[str, object] = {"qrels_duplicates_dropped": qrels.duplicates_dropped,
                                "run_duplicates_dropped": run.duplicates_dropped}
     removed = {str(k): c.jr.unjudged_removed for k, c in contexts.items() if c.jr.unjudged_removed}
     if removed:
         info["unjudged_removed"] = sum(removed.values())
+    if any(rm.params["fractional_grades"] == "truncated" for rm in resolved.values()):
+        cut = fractional_count(qrels)
+        if cut:  # said, never silent: trec_eval's reading of a grade is not everyone's
+            info[TRUNCATED_KEY] = cut
+    if conv.missing_in_run == "zero":
+        empty = np.setdiff1d(query_ids, run.query_ids)
+        if empty.size:  # judged queries scored as empty rankings (trec_eval -c)
+            info[SCORED_EMPTY_KEY] = tuple(str(q) for q in empty)
+    query_ids_before = query_ids
     if qrels.query_id_type == run.query_id_type == "int":
         query_ids, values = _numeric_order(query_ids, values)
         set_aside = {reason: tuple(sorted(int(q) for q in ids)) for reason, ids in set_aside.items()}
     info.update(decided_by_convention(resolved, {m: contexts[alignment_key(resolved[m])].jr for m in written}, run))
+    if weights and qrels.query_id_type == run.query_id_type == "int":
+        weights = _numeric_order(query_ids_before, weights)[1]
     res = Results(convention=conv, metrics=tuple(written), resolved=resolved, query_ids=query_ids, values=values,
-                  means=means, n_averaged=counts, set_aside=set_aside, excluded=excluded, info=info)
+                  means=means, n_averaged=counts, set_aside=set_aside, excluded=excluded, info=info,
+                  weights=weights)
     warn_about(res, qrels.n_queries)  # once per call, one warning per kind (evaluation.notices)
     return res
 
@@ -139,17 +163,41 @@ def _numeric_order(query_ids: np.ndarray, values: dict) -> tuple[np.ndarray, dic
     return ints, out
 
 
+def _weights(ctx: EvalContext, rm) -> np.ndarray | None:
+    """Per-query weights of a weighted aggregate (micro, relevant_weighted), in the plan's query order."""
+    how = rm.params["aggregate"]
+    if how not in ("micro", "relevant_weighted"):
+        return None
+    d, t = rm.definition, rm.params["rel"]
+    nrel = ctx.n_gain(t) if d.gain_based else ctx.n_rel(t)
+    w = query_weights(rm, nrel, ctx.n_ret)
+    return w if ctx.jr.plan_index is None else w[ctx.jr.plan_index]
+
+
+def query_weights(rm, nrel: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Each query's weight under the metric's weighted aggregate, from its relevant and retrieved counts."""
+    d, how = rm.definition, rm.params["aggregate"]
+    if how == "relevant_weighted":
+        return np.asarray(nrel, dtype=np.float64)
+    if d.micro_weight is None:  # pragma: no cover - Convention.resolve refuses it
+        raise ConventionError(f"{rm}: aggregate=micro needs per-query denominators, which {d.name} lacks")
+    return np.broadcast_to(np.asarray(d.micro_weight(rm.params, rm.k, nrel, n), dtype=np.float64), nrel.shape)
+
+
+NO_RELEVANT_VALUE = {"zero": 0.0, "one": 1.0, "nan": np.nan}  # the value of a query without relevant documents
+
+
 def _compute(ctx: EvalContext, rm) -> np.ndarray:
     d, p = rm.definition, rm.params
     v = np.asarray(d.compute(ctx, p, rm.k), dtype=np.float64)
     no_rel = (ctx.n_gain(p["rel"]) if d.gain_based else ctx.n_rel(p["rel"])) == 0
-    if no_rel.any():
+    if d.needs_relevant and no_rel.any():
         policy = p["no_relevant"]
         if policy == "error":
             raise DataError(f"{str(rm)}: {int(no_rel.sum())} queries have no relevant document: "
                             f"{preview(np.sort(ctx.jr.query_ids[no_rel]))}. Set no_relevant='zero' or 'nan'.")
         v = v.copy()
-        v[no_rel] = 0.0 if policy == "zero" else np.nan
+        v[no_rel] = NO_RELEVANT_VALUE[str(policy)]
     if ctx.jr.plan_index is not None:  # aligned in the run's storage order: back to sorted ids
         v = v[ctx.jr.plan_index]
     v.setflags(write=False)

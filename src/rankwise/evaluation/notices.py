@@ -24,9 +24,12 @@ if TYPE_CHECKING:
 # info keys written by the evaluation (see Results.info)
 TIES_KEY = "ties_decided_by_policy"  # {metric: queries where a tie of different grades decides its value}
 FLOAT32_KEY = "scores_beyond_float32"  # scores that become +-inf when compared as float32
-KINDS = ("set_aside", "duplicates", "ties", "scores")
+TRUNCATED_KEY = "fractional_grades_truncated"  # qrels grades cut towards zero (fractional_grades='truncated')
+SCORED_EMPTY_KEY = "missing_in_run_scored_empty"  # judged queries without a ranking, scored (missing_in_run=zero)
+KINDS = ("set_aside", "duplicates", "ties", "scores", "grades")
 _F32_MAX = float(np.finfo(np.float32).max)
 _TIE_WORDS = {"docid_desc": "by doc id, descending", "docid_asc": "by doc id, ascending",
+              "docid_desc_numeric": "by doc id as a number, descending",
               "input": "in input order"}
 
 
@@ -117,6 +120,11 @@ def notices(res: Results, n_judged: int | None = None) -> list[tuple[str, str]]:
                                 f"for metrics without one): {', '.join(parts)}. Pass ties='average' for the "
                                 "expectation over every order of the tied documents (metrics linear in the gains: "
                                 "P, Recall, nDCG...), or 'optimistic'/'pessimistic' for the bounds"))
+    cut = res.info.get(TRUNCATED_KEY)
+    if isinstance(cut, int) and cut > 0:
+        out.append(("grades", f"{cut} grades with a fraction were truncated towards zero (2.7 is 2, 0.5 is 0), as "
+                              "trec_eval reads grades (fractional_grades='truncated', the trec_eval and ranx presets' "
+                              "choice); pass fractional_grades='kept' to use them as given"))
     over = res.info.get(FLOAT32_KEY)
     if isinstance(over, int) and over > 0:
         out.append(("scores", f"{over} scores are beyond single precision (|score| > 3.4e38): compared as float32 "

@@ -24,6 +24,9 @@ class Results:
     set_aside: Mapping[str, tuple[str | int, ...]]
     excluded: Mapping[str, int] = field(default_factory=dict)  # metric -> queries with NaN (no relevant doc)
     info: Mapping[str, object] = field(default_factory=dict)  # counts of ignored input (duplicates, unjudged...)
+    # metric -> per-query weights (aligned with query_ids) of a weighted aggregate (aggregate=micro or
+    # relevant_weighted); absent for means, sums and geometric means
+    weights: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def n_queries(self) -> int:

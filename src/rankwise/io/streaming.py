@@ -21,7 +21,7 @@ from rankwise.data.frames import check_query_overlap, id_checks
 from rankwise.errors import DataError, ParseError, RankwiseWarning
 from rankwise.evaluation.aggregate import plan_queries, summarize
 from rankwise.evaluation.evaluate import evaluate
-from rankwise.evaluation.notices import FLOAT32_KEY, TIES_KEY, warn_about
+from rankwise.evaluation.notices import FLOAT32_KEY, SCORED_EMPTY_KEY, TIES_KEY, warn_about
 from rankwise.evaluation.results import Results
 from rankwise.io.trec import RUN_LAYOUT
 from rankwise.io.trec_blocks import read_run_blocks
@@ -52,7 +52,7 @@ def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=
         with warnings.catch_warnings(), id_checks(False):  # said (and checked) once for the whole file, below
             warnings.simplefilter("ignore", RankwiseWarning)
             res = evaluate(qrels, run, metrics, convention=block_conv)
-        parts.append((res.query_ids, res.values))
+        parts.append((res.query_ids, res.values, res.weights))
         resolved = res.resolved
         dropped += cast(int, res.info.get("run_duplicates_dropped", 0))
         removed += cast(int, res.info.get("unjudged_removed", 0))
@@ -81,26 +81,32 @@ def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=
             warnings.simplefilter("ignore", RankwiseWarning)
             part = evaluate(qrels, empty, metrics, convention=conv.derive(missing_in_qrels="skip"))
         keep = np.isin(part.query_ids, missing)
-        parts.append((part.query_ids[keep], {m: part.values[m][keep] for m in metrics}))
+        parts.append((part.query_ids[keep], {m: part.values[m][keep] for m in metrics},
+                      {m: w[keep] for m, w in part.weights.items()}))
     qids = np.concatenate([p[0] for p in parts])
     order = np.argsort(qids, kind="stable")
     if not np.array_equal(qids[order], query_ids):  # pragma: no cover - the blocks and the plan agree
         raise RuntimeError("the streamed queries differ from the query plan")
-    values = {}
+    values, weights = {}, {}
     for m in metrics:
         v = np.concatenate([p[1][m] for p in parts])[order]
         v.setflags(write=False)
         values[m] = v
-    means, counts_, excluded = summarize(values)
+        if m in parts[0][2]:
+            weights[m] = np.concatenate([p[2][m] for p in parts])[order]
+    means, counts_, excluded = summarize(values, {m: str(resolved[m].params["aggregate"]) for m in metrics}, weights)
     info: dict[str, object] = {"qrels_duplicates_dropped": qrels.duplicates_dropped,
                                "run_duplicates_dropped": dropped, "blocks": len(seen)}
     if removed:
         info["unjudged_removed"] = removed
+    if missing.size and conv.missing_in_run == "zero":
+        info[SCORED_EMPTY_KEY] = tuple(str(q) for q in missing)
     if ties:
         info[TIES_KEY] = ties
     if over:
         info[FLOAT32_KEY] = over
     res = Results(convention=conv, metrics=tuple(metrics), resolved=resolved, query_ids=query_ids, values=values,
-                  means=means, n_averaged=counts_, set_aside=set_aside, excluded=excluded, info=info)
+                  means=means, n_averaged=counts_, set_aside=set_aside, excluded=excluded, info=info,
+                  weights=weights)
     warn_about(res, qrels.n_queries)  # once for the file, as evaluate() does once per call
     return res

@@ -36,11 +36,13 @@ def within_query_position(offsets: np.ndarray) -> NDArray[np.int64]:
     return pos
 
 
-def ideal_dcg(count: ArrayLike) -> FloatArray:
-    """sum_{i=1}^{count} 1/log2(i+1), vectorised over integer ``count`` (>= 0)."""
+def ideal_dcg(count: ArrayLike, discount: str = "rank_plus_1") -> FloatArray:
+    """sum_{i=1}^{count} 1/log2(i+1) (discount='max_rank_2': 1/log2(max(i, 2))), vectorised over integer
+    ``count`` (>= 0)."""
     count = np.asarray(count, dtype=np.int64)
     top = int(count.max()) if count.size else 0
-    table = np.concatenate([[0.0], np.cumsum(_LOG2 / np.log(np.arange(2, top + 2, dtype=np.float64)))])
+    ranks = np.arange(1, top + 1, dtype=np.float64)
+    table = np.concatenate([[0.0], np.cumsum(log2_discount(ranks, discount))])
     out: FloatArray = table[count]
     return out
 
@@ -52,10 +54,14 @@ def within(r: np.ndarray, k: int | None) -> FloatArray:
     return out
 
 
-def log2_discount(r: np.ndarray) -> FloatArray:
-    """1 / log2(r + 1)."""
-    out: FloatArray = _LOG2 / np.log1p(np.asarray(r, dtype=np.float64))
-    return out
+def log2_discount(r: np.ndarray, discount: str = "rank_plus_1") -> FloatArray:
+    """1 / log2(r + 1); discount='max_rank_2': 1 / log2(max(r, 2))."""
+    r = np.asarray(r, dtype=np.float64)
+    if discount == "rank_plus_1":
+        out: FloatArray = _LOG2 / np.log1p(r)
+        return out
+    capped: FloatArray = _LOG2 / np.log(np.maximum(r, 2.0))
+    return capped
 
 
 def auc_contribution(r: np.ndarray, i: np.ndarray, nrel: np.ndarray, n: np.ndarray) -> FloatArray:

@@ -62,9 +62,12 @@ def safe_divide(num: ArrayLike, den: ArrayLike) -> NDArray[np.float64]:
     return out
 
 
-def log_discount(pos: np.ndarray, base: float) -> NDArray[np.float64]:
-    """1 / log_base(rank + 1) for 0-based positions (rank = pos + 1)."""
-    disc: NDArray[np.float64] = np.log(base) / np.log(pos + 2.0)
+def log_discount(pos: np.ndarray, base: float, discount: str = "rank_plus_1") -> NDArray[np.float64]:
+    """1 / log_base(rank + 1) for 0-based positions (rank = pos + 1); discount='max_rank_2':
+    1 / log_base(max(rank, 2)), so that ranks 1 and 2 weigh the same (LensKit's NDCG)."""
+    rank = np.asarray(pos, dtype=np.float64) + 1.0
+    arg = rank + 1.0 if discount == "rank_plus_1" else np.maximum(rank, 2.0)
+    disc: NDArray[np.float64] = np.log(base) / np.log(arg)
     return disc
 
 
@@ -94,3 +97,18 @@ def expand_ranges(starts: np.ndarray, lengths: np.ndarray) -> tuple[NDArray[np.i
     np.cumsum(lengths, out=offs[1:])
     idx = np.arange(int(offs[-1]), dtype=np.int64) + np.repeat(starts - offs[:-1], lengths)
     return idx, offs
+
+
+def segment_suffix_max(values: np.ndarray, seg: np.ndarray) -> NDArray[np.float64]:
+    """Each value replaced by the maximum of itself and every later value of its segment (rows sorted by
+    segment). The values are replaced by their integer ranks and each segment lifted above the ones after
+    it, so one running maximum over the reversed rows never carries a value across segments; integers keep
+    it exact (the result is the values themselves, whatever the row order)."""
+    if values.size == 0:
+        return np.zeros(0, dtype=np.float64)
+    distinct, rank = np.unique(values, return_inverse=True)
+    span = np.int64(distinct.size)
+    lift = (seg[-1] - seg[::-1]).astype(np.int64) * span  # reversed rows: grows as the segment id falls
+    best = np.maximum.accumulate(rank[::-1].astype(np.int64) + lift) - lift
+    out: NDArray[np.float64] = distinct[best[::-1]].astype(np.float64)
+    return out

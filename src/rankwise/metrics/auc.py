@@ -4,10 +4,17 @@ import numpy as np
 from rankwise.kernels import rank_metrics as km
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef, RankForm
+from rankwise.spec.params import NO_NONRELEVANT
 
 
 def rank_form(p, k):
-    return RankForm(km.auc_contribution, item_share=True)
+    if p["no_nonrelevant"] == "zero":
+        return RankForm(km.auc_contribution, item_share=True)
+    empty = 1.0 if p["no_nonrelevant"] == "one" else np.nan
+
+    def contribution(r, i, nrel, n):  # a query whose candidates are all relevant: 1 (shared) or NaN
+        return np.where(np.asarray(n) > np.asarray(nrel), km.auc_contribution(r, i, nrel, n), empty / nrel)
+    return RankForm(contribution, item_share=True)
 
 
 def compute(ctx, p, k):
@@ -20,7 +27,11 @@ def compute(ctx, p, k):
     below = ctx.n_ret[ctx.seg] - ctx.pos - 1.0
     h = ctx.hits(t, None)
     num = np.bincount(ctx.seg, weights=w * below, minlength=ctx.n) - h * (h - 1.0) / 2.0
-    return sk.safe_divide(num, ctx.n_rel(t) * (ctx.n_ret - h))
+    nonrel = ctx.n_ret - h
+    v = sk.safe_divide(num, ctx.n_rel(t) * nonrel)
+    if p["no_nonrelevant"] != "zero":  # no pair to win: 1 or NaN (left out of the mean) by the choice
+        v = np.where(nonrel > 0, v, 1.0 if p["no_nonrelevant"] == "one" else np.nan)
+    return v
 
 
 DEFINITION = MetricDef(
@@ -31,4 +42,4 @@ DEFINITION = MetricDef(
     reference="Krichene & Rendle, On Sampled Metrics for Item Recommendation (KDD 2020), eq. 2; "
               "Hanley & McNeil (1982) for AUC as the Mann-Whitney statistic",
     example="ranking [rel, non, rel, non], R = 2: pairs won 2 + 1 of 4, AUC = 3/4 = 0.75",
-    compute=compute, cutoff=False, tie_average=True, rank_form=rank_form)
+    compute=compute, params=(NO_NONRELEVANT,), cutoff=False, tie_average=True, rank_form=rank_form)

@@ -1,14 +1,42 @@
 """Average precision (MAP is its mean over queries)."""
 import numpy as np
 
+from rankwise.errors import ConventionError
 from rankwise.kernels import rank_metrics as km
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef, RankForm
-from rankwise.spec.params import AP_DENOMINATOR
+from rankwise.spec.params import AP_DENOMINATOR, AP_PRECISIONS
+
+
+def _need_cutoff(p, k):
+    if k is None and p["denominator"] == "k":
+        raise ConventionError("AP(denominator=k) divides by the cutoff, so it needs one: AP(denominator=k)@10")
+    if k is None and p["precisions"] == "at_every_rank":
+        raise ConventionError("AP(precisions=at_every_rank) averages P@1..P@k, so it needs a cutoff: "
+                              "AP(precisions=at_every_rank)@10")
+
+
+def _harmonic(n: np.ndarray) -> np.ndarray:
+    """H(n) = 1 + 1/2 + ... + 1/n (H(0) = 0), for integer n >= 0."""
+    n = np.asarray(n, dtype=np.int64)
+    top = int(n.max()) if n.size else 0
+    return np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, top + 1))])[n]
+
+
+def every_rank_share(r, k) -> np.ndarray:
+    """A relevant document at rank r adds 1/n to P@n for every n from r to k: (H(k) - H(r - 1)) / k of
+    Elliot's MAP@k = (1/k) Σ_{n≤k} P@n. r may be fractional (tie-averaged) only where it is an integer."""
+    r = np.asarray(r, dtype=np.float64)
+    inside = r <= k
+    rr = np.where(inside, r, 1.0).astype(np.int64)
+    return np.where(inside, (_harmonic(np.full(rr.shape, int(k))) - _harmonic(rr - 1)) / float(k), 0.0)
 
 
 def rank_form(p, k):
     how = p["denominator"]
+    _need_cutoff(p, k)
+    if p["precisions"] == "at_every_rank":
+        return RankForm(lambda r, i, nrel, n: every_rank_share(r, k))
     if how == "retrieved_relevant" and k is not None:
         return ("denominator=retrieved_relevant divides by the relevant items in the top k, which depends on "
                 "the other items' ranks; choose relevant, min_k_relevant or min_k_retrieved")
@@ -19,6 +47,10 @@ def rank_form(p, k):
             den = nrel
         elif how == "min_k_relevant":
             den = nrel if k is None else np.minimum(nrel, float(k))
+        elif how == "k":
+            den = float(k)
+        elif how == "min_relevant_listed":
+            den = np.minimum(nrel, n if k is None else np.minimum(n, float(k)))
         else:  # min_k_retrieved: every candidate is retrieved
             den = n if k is None else np.minimum(n, float(k))
         return km.within(r, k) * (i / np.asarray(r, dtype=np.float64)) / den
@@ -27,6 +59,11 @@ def rank_form(p, k):
 
 def compute(ctx, p, k):
     t = p["rel"]
+    _need_cutoff(p, k)
+    if p["precisions"] == "at_every_rank":  # Σ over relevant ranks of their share of every P@n to k
+        w = ctx.rel_weight(t)
+        share = every_rank_share(ctx.pos + 1.0, k)
+        return sk.segment_sum(w * share, ctx.seg, ctx.n, ctx.in_top(k))
     rel = ctx.is_rel(t)
     top = ctx.in_top(k)
     mask = rel if top is None else rel & top
@@ -35,10 +72,14 @@ def compute(ctx, p, k):
     how = p["denominator"]
     if how == "relevant":
         den = ctx.n_rel(t)
+    elif how == "k":
+        den = np.full(ctx.n, float(k))
     elif how == "min_k_relevant":
         den = ctx.n_rel(t) if k is None else np.minimum(float(k), ctx.n_rel(t))
     elif how == "retrieved_relevant":
         den = ctx.hits(t, k)
+    elif how == "min_relevant_listed":
+        den = np.minimum(ctx.n_rel(t), ctx.n_ret if k is None else np.minimum(float(k), ctx.n_ret))
     else:  # min_k_retrieved
         den = ctx.n_ret if k is None else np.minimum(float(k), ctx.n_ret)
     return sk.safe_divide(num, den)
@@ -48,8 +89,10 @@ DEFINITION = MetricDef(
     name="AP", aliases=("map", "average_precision", "avep", "mean_average_precision"),
     summary="mean of the precisions at the ranks of the relevant documents (MAP when averaged)",
     formula="AP@k = Σ_{i ≤ k, doc i relevant} P@i / D,  D per the denominator parameter "
-            "(R; min(k, R); relevant in top k; min(k, retrieved))",
+            "(R; min(k, R); relevant in top k; min(k, retrieved); k; min(R, listed in top k)); "
+            "precisions=at_every_rank: (1/k) Σ_{n ≤ k} P@n (Elliot's MAP@k)",
     reference="Buckley & Voorhees (2000); trec_eval map / map_cut_k; "
               "Bellei, 'The confusion over IR metrics in Recommender Systems' (2017) §4 for the denominators",
     example="R = 3, relevant at ranks 1 and 3: AP = (1/1 + 2/3) / 3 = 0.5556",
-    compute=compute, params=(AP_DENOMINATOR,), rank_form=rank_form)
+    compute=compute, params=(AP_DENOMINATOR, AP_PRECISIONS), rank_form=rank_form,
+    implied={"gm_map": {"aggregate": "gmean"}, "gmap": {"aggregate": "gmean"}})

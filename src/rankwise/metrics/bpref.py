@@ -3,6 +3,7 @@ import numpy as np
 
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef
+from rankwise.spec.params import BPREF_NO_NONRELEVANT
 
 
 def compute(ctx, p, k):
@@ -19,7 +20,10 @@ def compute(ctx, p, k):
     above = nonrel_above[rel].astype(np.float64)
     cap = np.minimum(R, N)[seg]
     term = np.where(above > 0, 1.0 - sk.safe_divide(np.minimum(above, R[seg]), cap), 1.0)
-    return sk.safe_divide(np.bincount(seg, weights=term, minlength=ctx.n), R)
+    value = sk.safe_divide(np.bincount(seg, weights=term, minlength=ctx.n), R)
+    if p["no_nonrelevant"] == "nan":  # ranx divides by min(R, N) = 0 for every relevant document retrieved
+        value = np.where((N == 0) & (np.bincount(seg, minlength=ctx.n) > 0), np.nan, value)
+    return value
 
 
 DEFINITION = MetricDef(
@@ -29,4 +33,4 @@ DEFINITION = MetricDef(
             "n over judged non-relevant, N = their number",
     reference="Buckley & Voorhees, SIGIR 2004; trec_eval bpref",
     example="R = 2, N = 2, ranking [rel, nonrel, rel]: bpref = (1 + (1 − 1/2)) / 2 = 0.75",
-    compute=compute)
+    compute=compute, params=(BPREF_NO_NONRELEVANT,), implied={"gm_bpref": {"aggregate": "gmean"}})

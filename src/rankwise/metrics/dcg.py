@@ -4,17 +4,20 @@ import numpy as np
 from rankwise.kernels import rank_metrics as km
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef, RankForm
-from rankwise.spec.params import GAIN, LOG_BASE
+from rankwise.spec.params import DISCOUNT, GAIN, LOG_BASE
 
 
 def rank_form(p, k):
     # every gain (linear, exp, binary) of the relevant grade 1 is 1
-    log_base = float(p["log_base"])
-    return RankForm(lambda r, i, nrel, n: km.within(r, k) * np.log(log_base) / np.log1p(r))
+    if isinstance(p["gain"], tuple):
+        return ("a gain map gives each grade its own gain (grade 0 included), while ranks know only which items "
+                "are relevant; use a gain function (linear, exp, binary)")
+    log_base, kind = float(p["log_base"]), p["discount"]
+    return RankForm(lambda r, i, nrel, n: km.within(r, k) * km.log2_discount(r, kind) * np.log2(log_base))
 
 
 def dcg(ctx, p, k):
-    w = ctx.gains(p["rel"], p["gain"]) * ctx.discount(p["log_base"])
+    w = ctx.gains(p["rel"], p["gain"]) * ctx.discount(p["log_base"], p.get("discount", "rank_plus_1"))
     return sk.segment_sum(w, ctx.seg, ctx.n, ctx.in_top(k))
 
 
@@ -24,5 +27,5 @@ DEFINITION = MetricDef(
     formula="DCG@k = Σ_{i ≤ k} gain(g_i) / log_b(i + 1),  gain = g (linear) or 2^g − 1 (exp)",
     reference="Järvelin & Kekäläinen (2002); Burges et al. (2005) for the exp gain",
     example="grades (3, 0, 2), linear, b=2: DCG = 3/1 + 0 + 2/2 = 4",
-    compute=dcg, params=(GAIN, LOG_BASE), tie_average=True, gain_based=True,
+    compute=dcg, params=(GAIN, LOG_BASE, DISCOUNT), tie_average=True, gain_based=True,
     implied={"dcg_burges": {"gain": "exp"}}, rank_form=rank_form)

@@ -12,9 +12,9 @@ def compute(ctx, p, k):
 
 
 DEFINITION = MetricDef(
-    name="Hits", aliases=("num_rel_ret", "numrelret", "relret"),
+    name="Hits", aliases=("hit_count",),
     summary="number of relevant documents in the top k",
     formula="Hits@k = |{relevant in top k}|",
-    reference="ranx hits; trec_eval num_rel_ret",
+    reference="ranx hits (NumRelRet is the same count at no cutoff, summed over queries)",
     example="ranking [rel, non, rel]: Hits@2 = 1, Hits = 2",
     compute=compute, tie_average=True, rank_form=rank_form)

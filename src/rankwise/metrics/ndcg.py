@@ -6,7 +6,7 @@ from rankwise.kernels import rank_metrics as km
 from rankwise.kernels import segments as sk
 from rankwise.metrics.dcg import dcg
 from rankwise.spec.metric import MetricDef, RankForm
-from rankwise.spec.params import GAIN, IDEAL, LOG_BASE
+from rankwise.spec.params import DISCOUNT, GAIN, IDEAL, LOG_BASE
 
 
 def ideal_dcg(ctx, p, k):
@@ -17,9 +17,11 @@ def ideal_dcg(ctx, p, k):
 def ideal_dcg_of(ctx, p, k, ideal_gains, ranked_gains):
     """IDCG@k from gain arrays (callables, so only the one the ideal choice needs is built):
     ``ideal_gains`` over the judged documents best first, ``ranked_gains`` over the ranking."""
-    base = p["log_base"]
+    base, kind = p["log_base"], p.get("discount", "rank_plus_1")  # (NDCNG has no discount choice)
+    if p["ideal"] == "cutoff":  # k documents of gain 1 (the log base cancels against DCG's)
+        return np.full(ctx.n, cutoff_ideal(k, base, kind))
     if p["ideal"] == "judged":
-        w = ideal_gains() * ctx.ideal_discount(base)
+        w = ideal_gains() * ctx.ideal_discount(base, kind)
         top = None if k is None else ctx.ideal_pos < k
         return sk.segment_sum(w, ctx.ideal_seg, ctx.n, top)
     # 'retrieved': the retrieved top k re-sorted by grade (Bellei 2017's SORT(rel))
@@ -34,18 +36,36 @@ def ideal_dcg_of(ctx, p, k, ideal_gains, ranked_gains):
     counts = np.bincount(seg, minlength=ctx.n)
     offs = np.concatenate([[0], np.cumsum(counts)])
     pos = np.arange(g.size) - offs[seg]
-    return np.bincount(seg, weights=g * sk.log_discount(pos, base), minlength=ctx.n)
+    return np.bincount(seg, weights=g * sk.log_discount(pos, base, kind), minlength=ctx.n)
+
+
+def cutoff_ideal(k, base, kind: str = "rank_plus_1") -> float:
+    """Σ_{i≤k} 1/log_b(i+1): the DCG of k documents of gain 1 (ideal=cutoff)."""
+    if k is None:
+        raise ConventionError("ideal=cutoff normalises by k documents of gain 1, so it needs a cutoff: "
+                              "nDCG(ideal=cutoff)@10")
+    return float(sk.log_discount(np.arange(int(k), dtype=np.float64), base, kind).sum())
 
 
 def rank_form(p, k):
+    if isinstance(p["gain"], tuple):
+        return ("a gain map gives each grade its own gain (grade 0 included), while ranks know only which items "
+                "are relevant; use a gain function (linear, exp, binary)")
+    kind = p["discount"]
+    if p["ideal"] == "cutoff":
+        ideal = cutoff_ideal(k, 2.0, kind)  # gain 1 per relevant item, base 2 on both sides
+
+        def contribution_cutoff(r, i, nrel, n):
+            return km.within(r, k) * km.log2_discount(r, kind) / ideal
+        return RankForm(contribution_cutoff)
     if p["ideal"] == "retrieved" and k is not None:
         return ("ideal=retrieved re-sorts the retrieved top k, which depends on how many relevant items are "
                 "in it, not on each item's rank alone; use ideal=judged")
     # gain 1 for every relevant item; the log base cancels between DCG and IDCG
 
     def contribution(r, i, nrel, n):
-        ideal = km.ideal_dcg(nrel if k is None else np.minimum(nrel, k))
-        return km.within(r, k) * km.log2_discount(r) / ideal
+        ideal = km.ideal_dcg(nrel if k is None else np.minimum(nrel, k), kind)
+        return km.within(r, k) * km.log2_discount(r, kind) / ideal
     return RankForm(contribution)
 
 
@@ -56,11 +76,12 @@ def compute(ctx, p, k):
 DEFINITION = MetricDef(
     name="nDCG", aliases=("ndcg", "normalized_dcg", "normalised_dcg"),
     summary="DCG@k divided by the DCG@k of the ideal ranking",
-    formula="nDCG@k = DCG@k / IDCG@k; ideal = all judged documents by grade (ideal=judged) or the "
-            "retrieved top k re-sorted (ideal=retrieved)",
+    formula="nDCG@k = DCG@k / IDCG@k; ideal = all judged documents by gain (ideal=judged), the "
+            "retrieved top k re-sorted (ideal=retrieved) or k documents of gain 1 (ideal=cutoff: "
+            "IDCG@k = Σ_{i≤k} 1/log_b(i+1))",
     reference="Järvelin & Kekäläinen (2002); trec_eval ndcg / ndcg_cut_k; "
               "Bellei, 'The confusion over IR metrics in Recommender Systems' (2017) §6",
     example="binary, relevant at ranks 2 and 4 of 5, R = 3: nDCG@5 = (1/log2 3 + 1/log2 5) / "
             "(1 + 1/log2 3 + 1/2) = 0.4935",
-    compute=compute, params=(GAIN, LOG_BASE, IDEAL), tie_average=True, gain_based=True,
+    compute=compute, params=(GAIN, LOG_BASE, IDEAL, DISCOUNT), tie_average=True, gain_based=True,
     implied={"ndcg_burges": {"gain": "exp"}, "ndcg_exp": {"gain": "exp"}}, rank_form=rank_form)

@@ -21,7 +21,7 @@ Grades <= 0 gain nothing (the paper assumes the irrelevant level is 0; shift gra
 from rankwise.kernels import segments as sk
 from rankwise.metrics.ndcg import ideal_dcg_of
 from rankwise.spec.metric import MetricDef
-from rankwise.spec.params import GAIN, IDEAL, LOG_BASE
+from rankwise.spec.params import GAIN_FUNCTION, IDEAL, LOG_BASE
 
 
 def compute(ctx, p, k):
@@ -41,4 +41,4 @@ DEFINITION = MetricDef(
               "eq. 5 and Table 2 (example three)",
     example="grades (1,0,3,3,2,0,1,4), m_q = 4, ngain (0.25,0,0.75,0.75,0.5,0,0.25,1), exp gain: "
             "NDCNG@1 = (2^0.25 − 1)/(2^1 − 1) = 0.189; the same for grades doubled (Table 2)",
-    compute=compute, params=(GAIN, LOG_BASE, IDEAL), tie_average=True, gain_based=True)
+    compute=compute, params=(GAIN_FUNCTION, LOG_BASE, IDEAL), tie_average=True, gain_based=True)

@@ -13,7 +13,7 @@ from rankwise.spec.metric import MetricSpec
 
 # μ (U+03BC) and the micro sign µ (U+00B5) may start a name: μAP is spelt both ways.
 _METRIC_RE = re.compile(
-    r"^\s*(?P<name>[A-Za-z\u03bc\u00b5][A-Za-z0-9_.\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<k>\S+))?\s*$")
+    r"^\s*(?P<name>[A-Za-z0-9\u03bc\u00b5][A-Za-z0-9_.\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<k>\S+))?\s*$")
 _SUFFIX_RE = re.compile(r"^(?P<stem>.+?)[_.](?P<k>\d+)$")
 
 
@@ -35,12 +35,24 @@ def parse_metric(text: str) -> MetricSpec:
             found = registry.lookup(stem)
             k = int(sm.group("k"))
     if found is None:
+        for pattern, metric, param, value in registry.PARAMETER_SUFFIXES:
+            pm = re.fullmatch(pattern, name, flags=re.I)
+            if pm is not None:
+                defn0, implied0 = registry.lookup(metric) or (None, {})
+                if defn0 is not None:
+                    found = (defn0, {**implied0, param: value(pm.group("x"))})
+                break
+    if found is None:
         close = difflib.get_close_matches(name.lower(), registry.known_names(), n=3, cutoff=0.6)
         hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
         raise InvalidParameterError(
             f"unknown metric {name!r} in {text!r}.{hint} Run 'rankwise metrics' for the list.")
     defn, implied = found
-    if m.group("k") is not None:
+    if m.group("k") is not None and defn.at_param is not None:  # IPrec@0.25: a parameter, not a cutoff
+        if defn.at_param in implied:
+            raise InvalidParameterError(f"metric {text!r} gives its {defn.at_param} twice")
+        implied = {**implied, defn.at_param: m.group("k")}
+    elif m.group("k") is not None:
         if k is not None:
             raise InvalidParameterError(f"metric {text!r} gives the cutoff twice")
         k = _parse_cutoff(m.group("k"), text)
@@ -53,7 +65,7 @@ def parse_metric(text: str) -> MetricSpec:
             raise RuntimeError(f"metric {defn.name}: an alias implies unknown parameter {key!r}")
         params[key] = implied_param.coerce(raw, metric=defn.name)
     if m.group("params") is not None and m.group("params").strip():
-        for item in m.group("params").split(","):
+        for item in _split_params(m.group("params")):
             if "=" not in item:
                 raise InvalidParameterError(f"parameter {item.strip()!r} in {text!r} must be key=value")
             key, raw = (s.strip() for s in item.split("=", 1))
@@ -66,10 +78,22 @@ def parse_metric(text: str) -> MetricSpec:
                 raise InvalidParameterError(
                     f"metric {defn.name} has no parameter {key!r} (in {text!r}).{hint} "
                     f"Its parameters: {', '.join(names)}")
-            if key in params and key not in implied:
-                raise InvalidParameterError(f"parameter {key!r} given twice in {text!r}")
-            params[key] = p.coerce(raw, metric=defn.name)
+            if p.name in params and p.name not in implied:
+                raise InvalidParameterError(f"parameter {p.name!r} given twice in {text!r}")
+            params[p.name] = p.coerce(raw, metric=defn.name)
     return MetricSpec(text=text, definition=defn, params=params, k=k)
+
+
+def _split_params(text: str) -> list[str]:
+    """``key=value`` items separated by commas, except commas inside braces (a gain map {0:1,1:4})."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch == "{") - (ch == "}")
+        if ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return items
 
 
 def _parse_cutoff(raw: str, text: str) -> int:

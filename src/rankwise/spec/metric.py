@@ -46,14 +46,27 @@ class MetricDef:
     implied: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     # (params, k) -> its RankForm, or a sentence saying why these parameters have none; None: no rank form
     rank_form: Callable[[Mapping[str, object], int | None], RankForm | str] | None = None
+    # (params, k, nrel, n) -> each query's weight in aggregate=micro (the denominator of its value, so that
+    # the weighted mean is Σ numerators / Σ denominators); nrel: relevant documents, n: retrieved. None: the
+    # metric has no micro-average
+    # False when the metric is defined for a query without relevant documents (counts, Judged, FallOut): the
+    # no_relevant policy then does not apply to it
+    needs_relevant: bool = True
+    # parameters this metric is defined for only some values of, with the reason (LRAP reads tie groups, so
+    # only ties=average): {parameter: (values, why)}; Convention.resolve refuses the others
+    only: Mapping[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
+    # a parameter given after @ instead of a cutoff (IPrec@0.25: the recall level); None: @ is the cutoff k
+    at_param: str | None = None
+    micro_weight: Callable[[Mapping[str, object], int | None, np.ndarray, np.ndarray], np.ndarray] | None = None
 
     @property
     def all_params(self) -> tuple[Param, ...]:
         return tuple(self.params) + COMMON_PARAMS
 
     def param(self, name: str) -> Param | None:
+        """The parameter spelt ``name`` in this metric's strings (its name or an older alias)."""
         for p in self.all_params:
-            if p.name == name:
+            if p.name == name or name in p.aliases:
                 return p
         return None
 

@@ -2,17 +2,32 @@
 from __future__ import annotations
 
 import importlib
+import math
+from typing import Callable
 
 from rankwise.spec.metric import MetricDef
 
 # One module per metric (house rule 3). Order is the order of `rankwise metrics`.
 METRIC_MODULES = (
-    "precision", "recall", "f1", "success", "hits", "r_precision", "average_precision",
+    "precision", "recall", "f_measure", "success", "hits", "r_precision", "average_precision",
     "reciprocal_rank", "dcg", "ndcg", "bpref", "rbp", "auc",
+    # trec_eval's other measures and the counts (issue #14)
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_p", "set_r", "set_ap", "set_rel_p",
+    "iprec", "iprec_avg", "rprec_mult", "judged", "unjudged", "fall_out",
+    "infap", "utility", "bin_g", "normalized_gain", "ndcg_rel", "rndcg", "rbp_resid",
 )
 # trec_eval / pytrec_eval spell the cutoff as a suffix: P_5, ndcg_cut_10, map_cut.100
 CUTOFF_SUFFIX_STEMS = {"p": "P", "recall": "R", "ndcg_cut": "nDCG", "map_cut": "AP", "success": "Success",
-                       "f1": "F1", "hits": "Hits"}
+                       "f1": "F1", "hits": "Hits",
+                       "relative_p": "relative_P", "unj": "Unj", "judged": "Judged"}
+
+# trec_eval's measures whose parameter is a number in the name (set_F.0.5, iprec_at_recall_0.25):
+# pattern -> (metric, {parameter: value from the number}); a value function gets the number's text
+PARAMETER_SUFFIXES: tuple[tuple[str, str, str, Callable[[str], str]], ...] = (
+    (r"set_?f[._](?P<x>[0-9]+(?:\.[0-9]+)?)", "F", "beta", lambda x: repr(math.sqrt(float(x)))),
+    (r"iprec_at_recall[._](?P<x>[0-9]+(?:\.[0-9]+)?)", "IPrec", "recall", lambda x: x),
+    (r"rprec_mult[._](?P<x>[0-9]+(?:\.[0-9]+)?)", "RprecMult", "multiple", lambda x: x),
+)
 
 _by_name: dict[str, MetricDef] = {}
 _aliases: dict[str, tuple[MetricDef, dict[str, str]]] = {}
@@ -45,6 +60,7 @@ def _load() -> None:
 # Metric families that live outside rankwise.metrics (graded measures, rank-only measures).
 EXTRA_METRIC_MODULES: tuple[str, ...] = (
     "rankwise.metrics.err", "rankwise.metrics.uap", "rankwise.metrics.ndcng",
+    "rankwise.metrics.lrap",  # scikit-learn's label ranking average precision (issue #14)
 )
 
 

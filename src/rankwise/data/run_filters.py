@@ -1,0 +1,64 @@
+"""Documents a convention says were not retrieved, taken out of a run before it is ranked; and grades as a
+convention reads them (trec_eval reads a qrels grade with C's atol: 2.7 is 2).
+
+Two tools decide that some scored documents were not retrieved at all: torchmetrics (1.8 and later)
+treats documents scored <= 0 as not retrieved in AP, P, R and RR, and BEIR (``ignore_identical_ids``)
+drops a document whose id is the query's id. Both are conventions (``nonpositive``, ``self_retrieval``),
+so they are applied here, once per run, rather than inside any metric.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from rankwise.data.collections import Qrels, Run
+
+
+def without_rows(run: Run, drop: np.ndarray) -> Run:
+    """The run less the rows where ``drop`` is True; every query keeps its place (it may become empty)."""
+    keep = ~np.asarray(drop, dtype=bool)
+    counts = np.bincount(run.segment[keep], minlength=run.n_queries)
+    offsets = np.zeros(run.n_queries + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    out = Run(run.query_vocab, np.ascontiguousarray(run.doc_keys[keep]), run.doc_vocab, offsets, run.values[keep],
+              run.source, run.duplicates_dropped, query_id_type=run.query_id_type)
+    for a in (out.doc_keys, out.offsets, out.values):
+        a.setflags(write=False)
+    return out
+
+
+def retrieved(run: Run, nonpositive: str, self_retrieval: str) -> Run:
+    """``run`` as the convention reads it: without documents scored <= 0 (nonpositive='not_retrieved') and
+    without documents whose id is their query's (self_retrieval='removed'). Memoised on the run."""
+    if nonpositive == "ranked" and self_retrieval == "kept":
+        return run
+
+    def make() -> Run:
+        drop = np.zeros(len(run), dtype=bool)
+        if nonpositive == "not_retrieved":
+            drop |= run.scores <= 0
+        if self_retrieval == "removed":
+            drop |= run.doc_ids() == run.query_ids[run.segment].astype(str)
+        return run if not drop.any() else without_rows(run, drop)
+    return run.memo(("retrieved", nonpositive, self_retrieval), make)
+
+
+def as_graded(qrels: Qrels, fractional: str) -> Qrels:
+    """``qrels`` with fractional grades truncated towards zero (fractional_grades='truncated': trec_eval's
+    atol, ranx's int cast), or as given ('kept'). Memoised on the qrels."""
+    if fractional == "kept":
+        return qrels
+
+    def make() -> Qrels:
+        values = np.trunc(qrels.values)
+        if np.array_equal(values, qrels.values):
+            return qrels
+        out = Qrels(qrels.query_vocab, qrels.doc_keys, qrels.doc_vocab, qrels.offsets, values, qrels.source,
+                    qrels.duplicates_dropped, query_id_type=qrels.query_id_type)
+        values.setflags(write=False)
+        return out
+    return qrels.memo(("graded", fractional), make)
+
+
+def fractional_count(qrels: Qrels) -> int:
+    """How many grades of ``qrels`` have a fraction (those fractional_grades='truncated' changes)."""
+    return qrels.memo("fractional", lambda: int(np.count_nonzero(qrels.values != np.trunc(qrels.values))))

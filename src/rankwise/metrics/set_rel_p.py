@@ -1,0 +1,21 @@
+"""Set relative precision (trec_eval set_relative_P)."""
+import numpy as np
+
+from rankwise.kernels.segments import safe_divide
+from rankwise.metrics.set_measures import SET_NOTE, set_counts
+from rankwise.spec.metric import MetricDef
+
+
+def compute(ctx, p, k):
+    hits, ret, rel = set_counts(ctx, p["rel"])
+    return safe_divide(hits, np.minimum(ret, rel))
+
+
+DEFINITION = MetricDef(
+    name="SetRelP", aliases=("set_relative_p", "setrelativep"),
+    summary="relevant retrieved over the most that could have been: " + SET_NOTE,
+    formula="SetRelP = relevant retrieved / min(retrieved, R)",
+    reference="trec_eval set_relative_P; ir_measures SetRelP",
+    example="R = 4, ranking of 2 with 1 relevant: SetRelP = 1/2",
+    compute=compute, cutoff=False, tie_average=True,
+    micro_weight=lambda p, k, nrel, n: np.minimum(n, nrel))

@@ -1,0 +1,61 @@
+"""Issue #14: `rankwise evaluate QRELS RUN --format trec` is a drop-in trec_eval.
+
+Without -m, under the trec_eval presets, it prints trec_eval's default ("official") measure set in
+trec_eval's exact layout: compared byte for byte with the real trec_eval 9.0.7, 9.0.8 and 10.0 on six
+qrels/run pairs, with and without -q and -c (tests/golden/trec_eval/<version>/official/, made as
+tests/golden/trec_eval/README.md says). Runs in-process (the CLI's main) to keep the 60-odd cases fast.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+
+from rankwise.cli.main import main
+from tests.reference.trec_goldens import GOLDEN, INPUTS, PRESET
+
+# golden file suffix -> the CLI flags of that trec_eval invocation (-c is missing_in_run=zero)
+VARIANTS = {"": [], ".q": ["-q"], ".c": ["--missing-in-run", "zero"], ".c.q": ["-q", "--missing-in-run", "zero"]}
+CASES = [(v, n, s) for v in PRESET for n in INPUTS for s in VARIANTS
+         if (GOLDEN / "trec_eval" / v / "official" / f"{n}{s}.txt").exists()]
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_every_version_has_its_goldens():
+    # 9.x: every input and variant; 10.0 exits 4 without -c when a judged query has no ranking, so only
+    # the inputs without such queries have the plain variants there
+    assert len([c for c in CASES if c[0] != "10.0"]) == 2 * 6 * 4
+    assert {n for v, n, s in CASES if v == "10.0" and s == ""} == {"seed003", "runid"}
+
+
+@pytest.mark.parametrize("version,name,suffix", CASES)
+def test_default_measure_set_is_byte_identical_to_trec_eval(version, name, suffix):
+    qrels, run = INPUTS[name]
+    code, out, err = run_cli("evaluate", str(qrels), str(run), "--format", "trec", "-c", PRESET[version],
+                             *VARIANTS[suffix])
+    assert code == 0, err
+    gold = (GOLDEN / "trec_eval" / version / "official" / f"{name}{suffix}.txt").read_text()
+    assert out == gold
+
+
+def test_official_names_the_default_set_and_can_be_mixed_with_other_metrics():
+    qrels, run = INPUTS["graded"]
+    _, plain, _ = run_cli("evaluate", str(qrels), str(run), "--format", "trec")
+    _, named, _ = run_cli("evaluate", str(qrels), str(run), "--format", "trec", "-m", "official", "-m", "ndcg")
+    assert named.startswith(plain.rsplit("P_1000", 1)[0])  # the same lines, then ndcg's
+    assert named.splitlines()[-1].startswith("ndcg")
+
+
+def test_without_metrics_other_formats_and_presets_still_ask_for_them():
+    qrels, run = INPUTS["graded"]
+    code, _, err = run_cli("evaluate", str(qrels), str(run))
+    assert code == 2 and "no metric given" in err
+    code, _, err = run_cli("evaluate", str(qrels), str(run), "--format", "trec", "-c", "ranx")
+    assert code == 2 and "no metric given" in err
