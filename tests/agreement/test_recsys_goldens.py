@@ -38,16 +38,8 @@ def users() -> tuple:
     return tuple(json.loads((GOLDEN / "cases.json").read_text())["users"])
 
 
-def qrels(binary: bool, listed_only: bool = False) -> dict:
-    """The ground truth; ``listed_only``: only the listed items' labels (TF-Ranking sees nothing else)."""
-    out = {}
-    for u in users():
-        truth = {int(i): (1 if binary else g) for i, g in u["truth"].items()}
-        if listed_only:  # every listed item is labelled (0 if not relevant), as TF-Ranking's label tensor
-            truth = {i: truth.get(i, 0) for i in u["ranked"]}
-        if truth:
-            out[u["user"]] = truth
-    return out
+def qrels(binary: bool) -> dict:
+    return {u["user"]: {int(i): (1 if binary else g) for i, g in u["truth"].items()} for u in users() if u["truth"]}
 
 
 def run(feed) -> dict:
@@ -68,10 +60,10 @@ def run(feed) -> dict:
 
 
 def check(values: dict, metric: str, preset: str, feed, *, binary: bool = False, tol: float = 1e-9,
-          skip: frozenset = frozenset(), aggregate: bool = True, listed_only: bool = False, **overrides) -> None:
+          skip: frozenset = frozenset(), aggregate: bool = True, **overrides) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rw.RankwiseWarning)  # set-aside users are part of what is compared
-        res = rw.evaluate(qrels(binary, listed_only), run(feed), [metric], convention=preset, **overrides)
+        res = rw.evaluate(qrels(binary), run(feed), [metric], convention=preset, **overrides)
     got = res.per_query(metric)
     compared = 0
     for user, want in values["per_user"].items():
@@ -146,12 +138,13 @@ CASES = [
            "torchmetrics", "dense", ks=("none",), binary=True, tol=1e-6, tie_free=True),
     *cases("torchmetrics", "values", [("RetrievalAUROC", "AUC")], "torchmetrics", "dense", ks=("none",), binary=True,
            tol=1e-6),
-    # TF-Ranking's labels are the listed items' (padding -1 beyond): qrels limited to them; float32 arithmetic.
+    # TF-Ranking's labels are the listed items' (padding -1 beyond): the preset ignores judgments of items the
+    # run does not list (unscored_judgments=ignored), so the ground truth is given whole; float32 arithmetic.
     # Its mean is over every row of the batch, the 4 empty lists included as 0: users that exist for TF-Ranking
     # only (no list, no label), so the per-user values are compared, not the mean
     *cases("tfr", "values", [("MRR", "RR@{k}"), ("Precision", "P@{k}"), ("Recall", "R@{k}"), ("MAP", "AP@{k}"),
                              ("NDCG", "nDCG@{k}"), ("Hits", "Success@{k}")], "tfr", "ranked", ks=(*KS, "none"),
-           tol=1e-6, listed_only=True, aggregate=False),
+           tol=1e-6, aggregate=False),
     *cases("sklearn_lrap", "values", [("label_ranking_average_precision_score", "LRAP")], "sklearn", "dense",
            ks=("none",), binary=True),
 ]

@@ -234,11 +234,17 @@ GAIN_BASED = ("DCG", "nDCG", "ERR", "uAP", "nDCNG")
 COUNTS = ("NumQ", "NumRet", "NumRel", "NumRelRet", "NumNonrelJudgedRet", "Judged", "Unj", "FallOut")
 
 
-def naive_query(name, p, k, run_q: dict, qrels_q: dict, collection_grades=()) -> float:
+def naive_query(name, p, k, run_q: dict, qrels_q: dict, collection_grades=(), qid=None) -> float:
     """Value of one metric for one query under resolved parameters ``p`` (before the no_relevant policy)."""
     judgments = _judgments(qrels_q, p)
+    if p["unscored_judgments"] == "ignored":  # only the documents the run scores exist (torchmetrics)
+        judgments = {d: g for d, g in judgments.items() if d in run_q}
     items = []
     for d, s in run_q.items():
+        if p["nonpositive"] == "not_retrieved" and s <= 0:
+            continue  # torchmetrics: scored <= 0 is not retrieved
+        if p["self_retrieval"] == "removed" and d == qid:
+            continue  # BEIR's ignore_identical_ids
         s = float(np.float32(s)) if p["scores"] == "float32" else float(s)
         j = d in judgments
         if p["unjudged"] == "removed" and not j:
@@ -272,4 +278,4 @@ def naive_evaluate(qrels: dict, run: dict, resolved, missing_in_run: str, missin
         qids |= set(run)
     name, p, k = resolved.definition.name, resolved.params, resolved.k
     grades = [g for q in qids for g in _judgments(qrels.get(q, {}), p).values()]
-    return {q: naive_query(name, p, k, run.get(q, {}), qrels.get(q, {}), grades) for q in sorted(qids)}
+    return {q: naive_query(name, p, k, run.get(q, {}), qrels.get(q, {}), grades, q) for q in sorted(qids)}

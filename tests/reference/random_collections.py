@@ -8,7 +8,7 @@ import rankwise as rw
 from rankwise.spec import registry
 from tests.reference.naive import naive_evaluate
 
-DOCS = ["d0", "d1", "d2", "d10", "d11", "D3", "a", "z9", "é"]
+DOCS = ["d0", "d1", "d2", "d10", "d11", "D3", "a", "z9", "é", "q1"]  # q1: a doc id that is a query id too
 N_DOCS = len(DOCS)
 QUERIES = ["q1", "q2", "q10", "q3", "q4"]
 SCORES = [0.0, 0.5, 1.0, 1.0 + 1e-9, 2.0, 3.0, -1.0]
@@ -18,7 +18,7 @@ SCORES = [0.0, 0.5, 1.0, 1.0 + 1e-9, 2.0, 3.0, -1.0]
 def collections(draw, max_docs=N_DOCS, allow_negative=True, grades=None):
     """qrels and run dicts over a few queries; ``grades``: the judgments to draw from (default 0-3, and -1)."""
     if grades is None:
-        grades = [0, 0, 1, 1, 2, 3] + ([-1] if allow_negative else [])
+        grades = [0, 0, 1, 1, 2, 3, 2.5] + ([-1] if allow_negative else [])  # 2.5: read as 2 by trec_eval
     qrels, run = {}, {}
     for q in draw(st.lists(st.sampled_from(QUERIES), unique=True, min_size=1, max_size=4)):
         docs = draw(st.lists(st.sampled_from(DOCS), unique=True, min_size=1, max_size=max_docs))
@@ -67,7 +67,7 @@ def metric_strings(draw, names):
         if name in ("Unj",) and k is None:
             k = draw(st.sampled_from([1, 2, 3, 5, 20]))
         if name in ("DCG", "nDCG"):
-            params["gain"] = draw(st.sampled_from(["linear", "exp", "binary", "{0:0;1:1;2:3;3:7}"]))
+            params["gain"] = draw(st.sampled_from(["linear", "exp", "binary", "{0:0;1:1;2:3;2.5:5;3:7}"]))
             params["log_base"] = draw(st.sampled_from(["2", "10", "e"]))
             params["discount"] = draw(st.sampled_from(["rank_plus_1", "max_rank_2"]))
         if name == "nDCG":

@@ -28,14 +28,15 @@ TORCHMETRICS = derive_preset(
                "ndcg.py:22-113, fall_out.py:51-64, auroc.py:52-64}, retrieval/base.py:148-183 (grouping, "
                "empty_target_action), the score filter of v1.8.0 (PR #3160)",
     **{**_RECSYS, "missing_in_run": "skip", "scores": "float32"}, missing_in_qrels="evaluate",
+    unscored_judgments="ignored",
     denominator="retrieved_relevant", no_nonrelevant="one",
     metric_defaults={**{m: {"nonpositive": "not_retrieved"} for m in ("AP", "P", "R", "RR")},
                      "nDCG": {"ties": "average", "rel": 0.0}, "DCG": {"ties": "average", "rel": 0.0},
                      "AUC": {"ties": "average"}},
     notes=("torchmetrics orders tied scores with torch.topk and an unstable sort (retrieval/base.py:160): "
            "P, AP, RR and R under ties are not reproducible by any rule; nDCG (tie-averaged) and AUC are.",
-           "A query's relevant documents are those among its scored rows: give torchmetrics (and rankwise) a "
-           "score for every candidate, as its dense API expects.",
+           "A query's relevant documents are those among its scored rows (unscored_judgments=ignored): a "
+           "relevant document without a score does not exist for torchmetrics.",
            "Values are computed in float32 by torchmetrics: they agree with rankwise to about 1e-6.",
            "AUROC@k returns 0 when the top k holds one class only; rankwise's AUC is over the whole list."),
 )
@@ -189,11 +190,11 @@ TFR = derive_preset(
     provenance="tensorflow-ranking 0.5.3 (tensorflow/ranking c46cede): tensorflow_ranking/python/metrics_impl.py "
                "(MRRMetric, PrecisionMetric, RecallMetric, MeanAveragePrecisionMetric, NDCGMetric, _per_example"
                "_weights_to_per_list_weights, sort_by_scores with shuffle_ties=True)",
-    **{**_RECSYS, "scores": "float32"}, p_denominator="retrieved",
+    **{**_RECSYS, "scores": "float32"}, p_denominator="retrieved", unscored_judgments="ignored",
     metric_defaults={"nDCG": {"gain": "exp", "rel": 0.0}, "DCG": {"gain": "exp", "rel": 0.0}},
     notes=("TF-Ranking breaks tied scores at random (shuffle_ties=True): values under ties are not reproducible.",
-           "Only the labels of the list exist for TF-Ranking: relevant items outside the list count for nothing, "
-           "so R is the list's relevant count. Give rankwise qrels limited to the listed items to compare.",
+           "Only the labels of the list exist for TF-Ranking: relevant items outside the list count for nothing "
+           "(unscored_judgments=ignored), so R is the list's relevant count.",
            "Everything is float32: values agree to about 1e-6."),
 )
 

@@ -29,6 +29,7 @@ TREC_EVAL = Convention(
         "rel": 1.0, "ties": "docid_desc", "scores": "float32", "unjudged": "nonrelevant",
         "negative": "unjudged", "no_relevant": "zero", "aggregate": "mean", "nonpositive": "ranked",
         "self_retrieval": "kept", "bpref_no_nonrelevant": "count", "fractional_grades": "truncated",
+        "unscored_judgments": "counted",
         "denominator": "relevant", "p_denominator": "k", "gain": "linear", "log_base": 2.0, "ideal": "judged",
         "p": 0.8, "beta": 1.0, "recall": 0.0, "recall_rounding": "plus_0.9",
         "multiple": 1.0, "no_nonrelevant": "zero", "discount": "rank_plus_1", "r_denominator": "relevant",

@@ -8,6 +8,8 @@ so they are applied here, once per run, rather than inside any metric.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from rankwise.data.collections import Qrels, Run
@@ -62,3 +64,36 @@ def as_graded(qrels: Qrels, fractional: str) -> Qrels:
 def fractional_count(qrels: Qrels) -> int:
     """How many grades of ``qrels`` have a fraction (those fractional_grades='truncated' changes)."""
     return qrels.memo("fractional", lambda: int(np.count_nonzero(qrels.values != np.trunc(qrels.values))))
+
+
+def judged_in_run(qrels: Qrels, run: Run, scope: str) -> Qrels:
+    """``qrels`` as the convention counts judgments (unscored_judgments): all of them ('counted', trec_eval:
+    a relevant document the run never retrieved still counts in R and the ideal), or only those of documents
+    the run scores ('ignored': torchmetrics and TF-Ranking know only the rows they are given). ``run`` is the
+    run as given, before any document is taken out as not retrieved (nonpositive, self_retrieval)."""
+    if scope == "counted":
+        return qrels
+
+    def make() -> Qrels:
+        from rankwise.data.join import join_judged
+        qq = qrels.query_vocab.codes_of(run.query_ids)
+        _, qrow = join_judged(qrels, run, run.docs, run.segment, None, qq)
+        keep = np.zeros(len(qrels), dtype=bool)
+        keep[qrow] = True
+        counts = np.bincount(qrels.segment[keep], minlength=qrels.n_queries)
+        offsets = np.zeros(qrels.n_queries + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        values = qrels.values[keep]
+        keys = np.ascontiguousarray(qrels.doc_keys[keep])
+        for a in (values, keys, offsets):
+            a.setflags(write=False)
+        return Qrels(qrels.query_vocab, keys, qrels.doc_vocab, offsets, values, qrels.source,
+                     qrels.duplicates_dropped, query_id_type=qrels.query_id_type)
+    # kept on the run for the last qrels it met, as the join is (align.py): one run, many metrics
+    last = run._memo.get("judged_in_run")
+    if last is not None and last[0]() is qrels:
+        kept: Qrels = last[1]
+        return kept
+    out = make()
+    run._memo["judged_in_run"] = (weakref.ref(qrels), out)
+    return out

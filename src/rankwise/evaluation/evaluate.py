@@ -11,7 +11,7 @@ from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.align import align
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.frames import check_id_overlap
-from rankwise.data.run_filters import as_graded, fractional_count, retrieved
+from rankwise.data.run_filters import as_graded, fractional_count, judged_in_run, retrieved
 from rankwise.errors import ConventionError, DataError, InvalidParameterError
 from rankwise.evaluation.aggregate import plan_queries, preview, summarize
 from rankwise.evaluation.context import EvalContext
@@ -112,7 +112,8 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
             if key not in contexts:
                 choices = dict(zip(ALIGNMENT_PARAMS, key))
                 ranked = retrieved(run, *(choices.pop(f) for f in RUN_FILTER_PARAMS))
-                graded = as_graded(qrels, choices.pop("fractional_grades"))
+                graded = judged_in_run(as_graded(qrels, choices.pop("fractional_grades")), run,
+                                       choices.pop("unscored_judgments"))
                 contexts[key] = EvalContext(align(graded, ranked, query_ids, **choices))
             computed[rm] = (_compute(contexts[key], rm), _weights(contexts[key], rm))
         values[m], w = computed[rm]

@@ -239,6 +239,13 @@ SELF_RETRIEVAL = Param(
                  "removed": "left out of the ranking (BEIR's ignore_identical_ids=True, its default)"},
     value_aliases={"ignore": "removed", "drop": "removed", "keep": "kept"})
 
+UNSCORED_JUDGMENTS = Param(
+    "unscored_judgments", "judged documents the run gives no score (relevant ones the run never retrieved)",
+    choices=("counted", "ignored"),
+    choice_docs={"counted": "they count in R and in the ideal ranking (trec_eval and nearly every tool)",
+                 "ignored": "only the documents the run scores exist (torchmetrics, TF-Ranking: their inputs are "
+                            "the scored rows and their labels)"},
+    value_aliases={"count": "counted", "ignore": "ignored"})
 FRACTIONAL_GRADES = Param(
     "fractional_grades", "grades with a fraction, such as 2.5 or 0.5", choices=("truncated", "kept"),
     choice_docs={"truncated": "cut towards zero, as trec_eval reads grades (C's atol: 2.7 is 2, 0.5 is 0) and ranx "
@@ -247,9 +254,10 @@ FRACTIONAL_GRADES = Param(
     value_aliases={"atol": "truncated", "trunc": "truncated", "int": "truncated", "as_given": "kept"})
 
 COMMON_PARAMS = (REL, TIES, SCORES, UNJUDGED, NEGATIVE, NO_RELEVANT, AGGREGATE, NONPOSITIVE, SELF_RETRIEVAL,
-                 FRACTIONAL_GRADES)
+                 FRACTIONAL_GRADES, UNSCORED_JUDGMENTS)
 # parameters that change the alignment (the shared sort and join) rather than a metric's arithmetic
-ALIGNMENT_PARAMS = ("ties", "scores", "unjudged", "negative", "nonpositive", "self_retrieval", "fractional_grades")
+ALIGNMENT_PARAMS = ("ties", "scores", "unjudged", "negative", "nonpositive", "self_retrieval", "fractional_grades",
+                    "unscored_judgments")
 RUN_FILTER_PARAMS = ("nonpositive", "self_retrieval")  # of those, the ones that take documents out of the run
 
 # ---- parameters of some metrics --------------------------------------------------------------
