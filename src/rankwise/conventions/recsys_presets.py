@@ -29,10 +29,11 @@ TORCHMETRICS = derive_preset(
                "empty_target_action), the score filter of v1.8.0 (PR #3160)",
     **{**_RECSYS, "missing_in_run": "skip", "scores": "float32"}, missing_in_qrels="evaluate",
     unscored_judgments="ignored",
-    denominator="retrieved_relevant", no_nonrelevant="one",
+    denominator="retrieved_relevant",
     metric_defaults={**{m: {"nonpositive": "not_retrieved"} for m in ("AP", "P", "R", "RR")},
                      "nDCG": {"ties": "average", "rel": 0.0}, "DCG": {"ties": "average", "rel": 0.0},
-                     "AUC": {"ties": "average"}},
+                     # RetrievalAUROC: 0 when the rows hold one class only; FallOut's empty case is 1 ('pos')
+                     "AUC": {"ties": "average", "no_nonrelevant": "zero"}, "FallOut": {"no_nonrelevant": "one"}},
     notes=("torchmetrics orders tied scores with torch.topk and an unstable sort (retrieval/base.py:160): "
            "P, AP, RR and R under ties are not reproducible by any rule; nDCG (tie-averaged) and AUC are.",
            "A query's relevant documents are those among its scored rows (unscored_judgments=ignored): a "
