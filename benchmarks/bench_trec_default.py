@@ -47,7 +47,8 @@ else:
     for k in ("num_ret", "num_rel", "num_rel_ret"):  # trec_eval sums the counts
         means[k] *= n
     means["num_q"] = n
-    means["gm_map"] = means.pop("gm_map", float("nan"))
+    import math
+    means["gm_map"] = math.exp(means["gm_map"])  # pytrec_eval's per-query gm_map is log(max(AP, 1e-5))
 print(json.dumps({"seconds": time.perf_counter() - t0, "means": means}))
 '''
 

@@ -72,6 +72,9 @@ def decided_by_convention(resolved: Mapping[str, ResolvedMetric], jr_of: Mapping
     info: dict[str, object] = {}
     ties = {}
     for m, rm in resolved.items():
+        free = rm.definition.order_free
+        if free is True or (free == "whole_list" and rm.k is None):
+            continue  # no order of the documents changes this value: no tie decides it
         n = tied_queries(jr_of[m], rm.k)
         if n:
             ties[m] = n

@@ -15,15 +15,22 @@ def relevant_needed(level: float, nrel: np.ndarray, rounding: str) -> np.ndarray
     return np.floor(x + 0.5).astype(np.int64)  # lround of a non-negative value: halves away from zero
 
 
+def _best_below(ctx, t: float):
+    """Per relevant row (by query, then rank): the best precision at its rank or below; with each query's
+    relevant rows found and where they start. Shared by every recall level (trec_eval prints eleven)."""
+    def make():
+        rel = np.flatnonzero(ctx.is_rel(t))
+        seg = ctx.seg[rel]
+        prec = ctx.running_hits(t)[rel] / (ctx.pos[rel] + 1.0)  # precision peaks at relevant ranks only
+        found = np.bincount(seg, minlength=ctx.n)
+        return sk.segment_suffix_max(prec, seg), found, np.concatenate([[0], np.cumsum(found)])[:-1]
+    return ctx._memo(("iprec_best_below", t), make)
+
+
 def interpolated_precision(ctx, t: float, levels, rounding: str) -> np.ndarray:
     """(queries, levels): the highest precision at or below the rank where each recall level is reached;
     0 where the ranking never reaches it; the best precision anywhere for a level of 0 relevant documents."""
-    rel = np.flatnonzero(ctx.is_rel(t))
-    seg = ctx.seg[rel]
-    prec = ctx.running_hits(t)[rel] / (ctx.pos[rel] + 1.0)  # precision peaks at relevant ranks only
-    best_below = sk.segment_suffix_max(prec, seg)
-    found = np.bincount(seg, minlength=ctx.n)
-    first = np.concatenate([[0], np.cumsum(found)])[:-1]
+    best_below, found, first = _best_below(ctx, t)
     nrel = ctx.n_rel(t)
     out = np.zeros((ctx.n, len(levels)))
     for j, level in enumerate(levels):  # a handful of levels, each vectorised over queries

@@ -9,4 +9,5 @@ DEFINITION = MetricDef(
             "negative parameter)",
     reference="trec_eval num_nonrel_judged_ret",
     example="ranking [rel, judged 0, unjudged]: NumNonrelJudgedRet = 1",
-    compute=lambda ctx, p, k: judged_nonrelevant_retrieved(ctx, p["rel"]), cutoff=False, needs_relevant=False)
+    compute=lambda ctx, p, k: judged_nonrelevant_retrieved(ctx, p["rel"]),
+    cutoff=False, order_free=True, needs_relevant=False)

@@ -10,4 +10,4 @@ DEFINITION = MetricDef(
     formula="NumQ = Σ_q 1",
     reference="trec_eval num_q; ir_measures NumQ",
     example="three queries evaluated: NumQ = 3",
-    compute=lambda ctx, p, k: np.ones(ctx.n), cutoff=False, tie_average=True, needs_relevant=False)
+    compute=lambda ctx, p, k: np.ones(ctx.n), cutoff=False, order_free=True, tie_average=True, needs_relevant=False)

@@ -8,4 +8,5 @@ DEFINITION = MetricDef(
     formula="NumRel = R = |{judged d : grade(d) >= rel}|",
     reference="trec_eval num_rel; ir_measures NumRel",
     example="qrels with grades (2, 1, 0): NumRel = 2 at rel=1, 1 at rel=2",
-    compute=lambda ctx, p, k: ctx.n_rel(p["rel"]), cutoff=False, tie_average=True, needs_relevant=False)
+    compute=lambda ctx, p, k: ctx.n_rel(p["rel"]),
+    cutoff=False, order_free=True, tie_average=True, needs_relevant=False)

@@ -9,5 +9,6 @@ DEFINITION = MetricDef(
     formula="NumRelRet = |{relevant in the ranking}|",
     reference="trec_eval num_rel_ret; ir_measures NumRelRet",
     example="ranking [rel, non, rel]: NumRelRet = 2",
-    needs_relevant=False, compute=lambda ctx, p, k: ctx.hits(p["rel"], None), cutoff=False, tie_average=True,
+    needs_relevant=False, compute=lambda ctx, p, k: ctx.hits(p["rel"], None),
+    cutoff=False, order_free=True, tie_average=True,
     rank_form=lambda p, k: RankForm(lambda r, i, nrel, n: km.within(r, None)))

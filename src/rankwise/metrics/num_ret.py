@@ -8,4 +8,4 @@ DEFINITION = MetricDef(
     formula="NumRet = |ranking| (after unjudged=removed, if chosen)",
     reference="trec_eval num_ret; ir_measures NumRet",
     example="a ranking of 3 documents: NumRet = 3",
-    compute=lambda ctx, p, k: ctx.n_ret, cutoff=False, tie_average=True, needs_relevant=False)
+    compute=lambda ctx, p, k: ctx.n_ret, cutoff=False, order_free=True, tie_average=True, needs_relevant=False)

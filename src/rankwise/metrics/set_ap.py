@@ -15,4 +15,4 @@ DEFINITION = MetricDef(
     formula="SetAP = (relevant retrieved)² / (retrieved · R)",
     reference="trec_eval set_map; ir_measures SetAP",
     example="R = 4, ranking of 4 with 2 relevant: SetAP = 4 / 16 = 0.25",
-    compute=compute, cutoff=False)
+    compute=compute, cutoff=False, order_free=True)

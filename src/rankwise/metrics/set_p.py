@@ -15,5 +15,5 @@ DEFINITION = MetricDef(
     formula="SetP = relevant retrieved / retrieved  (= P without a cutoff)",
     reference="trec_eval set_P; ir_measures SetP",
     example="ranking [rel, non, rel, non]: SetP = 2/4",
-    compute=compute, cutoff=False, tie_average=True,
+    compute=compute, cutoff=False, order_free=True, tie_average=True,
     micro_weight=lambda p, k, nrel, n: n)

@@ -15,5 +15,5 @@ DEFINITION = MetricDef(
     formula="SetR = relevant retrieved / R  (= R without a cutoff)",
     reference="trec_eval set_recall; ir_measures SetR",
     example="R = 4, two retrieved: SetR = 2/4",
-    compute=compute, cutoff=False, tie_average=True,
+    compute=compute, cutoff=False, order_free=True, tie_average=True,
     micro_weight=lambda p, k, nrel, n: nrel)

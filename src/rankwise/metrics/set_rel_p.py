@@ -17,5 +17,5 @@ DEFINITION = MetricDef(
     formula="SetRelP = relevant retrieved / min(retrieved, R)",
     reference="trec_eval set_relative_P; ir_measures SetRelP",
     example="R = 4, ranking of 2 with 1 relevant: SetRelP = 1/2",
-    compute=compute, cutoff=False, tie_average=True,
+    compute=compute, cutoff=False, order_free=True, tie_average=True,
     micro_weight=lambda p, k, nrel, n: np.minimum(n, nrel))

@@ -55,6 +55,9 @@ class MetricDef:
     # parameters this metric is defined for only some values of, with the reason (LRAP reads tie groups, so
     # only ties=average): {parameter: (values, why)}; Convention.resolve refuses the others
     only: Mapping[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
+    # True when no order of the ranking changes the value (counts, set measures): no tie policy decides it;
+    # 'whole_list' when that holds without a cutoff only (P, R, F, Hits, Success over the whole list)
+    order_free: bool | str = False
     # a parameter given after @ instead of a cutoff (IPrec@0.25: the recall level); None: @ is the cutoff k
     at_param: str | None = None
     micro_weight: Callable[[Mapping[str, object], int | None, np.ndarray, np.ndarray], np.ndarray] | None = None
