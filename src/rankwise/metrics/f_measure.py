@@ -1,6 +1,4 @@
 """F-measure at k: the weighted harmonic mean of P@k and R@k (F1 is β = 1)."""
-import math
-
 from rankwise.kernels import rank_metrics as km
 from rankwise.kernels.segments import safe_divide
 from rankwise.metrics.precision import denominator_of, precision_denominator
@@ -28,11 +26,6 @@ def micro_weight(p, k, nrel, n):
     """The denominator of F's value (β²R + D) / (1 + β²): weights of the micro-average Σ hits / Σ them."""
     b2 = float(p["beta"]) ** 2
     return (b2 * nrel + denominator_of(p["denominator"], k, n, nrel)) / (1.0 + b2)
-
-
-def trec_eval_set_f(x: float) -> dict[str, str]:
-    """trec_eval's set_F.x computes (1 + x)PR / (xP + R): the standard F with β = √x."""
-    return {"beta": repr(math.sqrt(x))}
 
 
 DEFINITION = MetricDef(
