@@ -59,3 +59,15 @@ def test_without_metrics_other_formats_and_presets_still_ask_for_them():
     assert code == 2 and "no metric given" in err
     code, _, err = run_cli("evaluate", str(qrels), str(run), "--format", "trec", "-c", "ranx")
     assert code == 2 and "no metric given" in err
+
+
+def test_missing_in_run_lines_is_a_named_choice_of_the_presets():
+    """trec_eval 9 counts -c's zero-filled queries in `all` but prints no line for them; the choice is the
+    convention's missing_in_run_lines, so a 9.x preset can be told to print them and nothing else changes."""
+    qrels, run = INPUTS["graded"]  # qD is judged but not in the run
+    args = ["evaluate", str(qrels), str(run), "--format", "trec", "-q", "--missing-in-run", "zero"]
+    _, omitted, _ = run_cli(*args)
+    _, printed, _ = run_cli(*args, "--missing-in-run-lines", "printed")
+    extra = set(printed.splitlines()) - set(omitted.splitlines())
+    assert extra and all(line.split("\t")[1] == "qD" for line in extra)
+    assert set(omitted.splitlines()) <= set(printed.splitlines())

@@ -45,15 +45,15 @@ def to_trec(res: Results, per_query: bool, digits: int = 4, runid: str | None = 
     """trec_eval's layout: ``measure<TAB>query<TAB>value``, per query first (with -q), then ``all``.
 
     ``runid`` (the run's tag) opens the ``all`` block as trec_eval prints it: ``runid<pad>\tall\tNAME``.
-    Under the ``trec_eval`` preset (9.x), judged queries missing from the run that missing_in_run=zero
-    scored (``-c``) count in ``all`` but print no per-query lines, as trec_eval 9 does; trec_eval 10
-    (``trec_eval_10``) prints them.
+    Judged queries missing from the run that missing_in_run=zero scored (``-c``) always count in ``all``; the
+    convention's missing_in_run_lines says whether they print per-query lines (omitted under the trec_eval 9.x
+    presets, as trec_eval 9 does; printed under trec_eval_10 and the other presets).
     """
     from rankwise.conventions.measure_sets import SUMMARY_ONLY
     from rankwise.evaluation.notices import SCORED_EMPTY_KEY
 
     quiet: set[str] = set()
-    if (res.convention.preset or res.convention.name) in ("trec_eval", "trec_eval_9.0.8"):
+    if res.convention.missing_in_run_lines == "omitted":
         quiet = set(map(str, res.info.get(SCORED_EMPTY_KEY, ())))  # type: ignore[call-overload]
 
     # trec_eval prints counts (summed) as integers and leaves summary-only measures out of the per-query lines

@@ -59,7 +59,15 @@ RANK_POLICIES: dict[str, dict[str, Any]] = {
         "choices": {},  # a free estimator spec, checked by the estimator grammar where it is used
     },
 }
-POLICIES: dict[str, dict[str, Any]] = {**QUERY_POLICIES, **RANK_POLICIES}
+# How results are written in a tool's own layout (no value depends on these)
+OUTPUT_POLICIES: dict[str, dict[str, Any]] = {
+    "missing_in_run_lines": {
+        "doc": "with missing_in_run=zero, the per-query lines of --format trec for judged queries without a ranking",
+        "choices": {"printed": "printed, with their zeros (trec_eval 10.0)",
+                    "omitted": "not printed, though counted in the 'all' lines (trec_eval 9.x)"},
+    },
+}
+POLICIES: dict[str, dict[str, Any]] = {**QUERY_POLICIES, **RANK_POLICIES, **OUTPUT_POLICIES}
 
 
 def check_policy(name: str, value: Any, *, keyword: str | None = None) -> Any:
@@ -89,6 +97,7 @@ class Convention:
     replacement: str
     estimator: str
     defaults: Mapping[str, object]
+    missing_in_run_lines: str = "printed"
     metric_defaults: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     base: str | None = None  # the preset this one is written as a diff from

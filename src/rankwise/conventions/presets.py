@@ -19,6 +19,7 @@ RANX = derive_preset(
                 "included; RBP weighted by the grade; queries missing from the run score 0, run-only "
                 "queries are dropped; scores compared in double precision.",
     provenance="ranx 0.3.21",
+    missing_in_run_lines="printed",  # trec_eval 9 alone leaves -c lines out
     ties="input", scores="float64", negative="nonrelevant", missing_in_run="zero", aggregate="mean_all",
     bpref_no_nonrelevant="nan",
     metric_defaults={"nDCG": {"rel": 1.0}, "DCG": {"rel": 1.0}, "RBP": {"gain": "linear"}},
@@ -36,6 +37,7 @@ MLLIB = derive_preset(
                 "every row of the RDD counts, empty label sets score 0, MAP@k divides by min(k, |labels|), "
                 "ndcgAt is binary.",
     provenance="pyspark 4.3.0 (org.apache.spark.mllib.evaluation.RankingMetrics)",
+    missing_in_run_lines="printed",  # trec_eval 9 alone leaves -c lines out
     fractional_grades="kept", ties="input", scores="float64", negative="nonrelevant", missing_in_run="zero",
     missing_in_qrels="evaluate",
     denominator="min_k_relevant",
@@ -52,6 +54,7 @@ SKLEARN = derive_preset(
     description="scikit-learn ndcg_score/dcg_score: tie-averaged DCG (McSherry & Najork), linear gain, "
                 "ideal from all labels of the row, rows with no relevance score 0.",
     provenance="scikit-learn 1.9.1",
+    missing_in_run_lines="printed",  # trec_eval 9 alone leaves -c lines out
     fractional_grades="kept", ties="average", scores="float64", negative="nonrelevant", missing_in_run="zero",
     missing_in_qrels="evaluate",
     notes=("scikit-learn ranks every column of a row, so a 'run' must score every document of the row.",),
@@ -65,6 +68,7 @@ RECSYS_CONFUSION = derive_preset(
                 "users without labels give NaN and are left out of the mean, users without "
                 "predictions score 0.",
     provenance="Bellei (2017), claudiobellei.com: the post's five-user test table (tests/test_seeds.py)",
+    missing_in_run_lines="printed",  # trec_eval 9 alone leaves -c lines out
     ties="input", scores="float64", negative="nonrelevant", missing_in_run="zero", missing_in_qrels="evaluate",
     no_relevant="nan",
     denominator="retrieved_relevant", ideal="retrieved", log_base=math.e,
@@ -76,7 +80,7 @@ TREC_EVAL_10 = derive_preset(
                 "'Convert float to double', 2023, first in 9.0.8) and a recall level c needs round(c·R) relevant "
                 "documents in iprec_at_recall and 11pt_avg (commit 2a9e214; 9.0.8: recall_rounding=plus_0.9).",
     provenance="trec_eval 10.0 and 9.0.8 (usnistgov/trec_eval); golden files in tests/golden",
-    scores="float64", recall_rounding="nearest",
+    scores="float64", recall_rounding="nearest", missing_in_run_lines="printed",
     notes=("trec_eval 10.0 without -c exits with an error when a judged query is missing from the run; "
            "rankwise sets such queries aside and reports them (missing_in_run=skip), as 9.x did.",
            "trec_eval 9.0.8 is this preset with recall_rounding=plus_0.9: the trec_eval_9.0.8 preset."),
@@ -88,7 +92,7 @@ TREC_EVAL_908 = derive_preset(
                 "(long)(c·R + 0.9) relevant documents (iprec_at_recall, 11pt_avg) as in 9.0.7, and under -c the "
                 "queries missing from the run print no per-query lines.",
     provenance="trec_eval 9.0.8 (usnistgov/trec_eval tag trec_eval-9.0.8); golden files in tests/golden",
-    recall_rounding="plus_0.9",
+    recall_rounding="plus_0.9", missing_in_run_lines="omitted",
 )
 
 IR_MEASURES = derive_preset(
@@ -106,6 +110,7 @@ KRICHENE_RENDLE = derive_preset(
                 "by one seeded random order, a user's other held-out items compete.",
     provenance="Krichene & Rendle (KDD 2020) §2-4; `rankwise reproduce krichene-rendle` "
                "(tests/experiments/test_krichene_rendle.py)",
+    missing_in_run_lines="printed",  # trec_eval 9 alone leaves -c lines out
     ties="input", scores="float64", negative="nonrelevant",
     denominator="min_k_relevant", candidate_ties="random", replacement="with", other_relevant="compete",
     notes=("With one held-out item per user (the paper's setting) AP@k's denominator is 1 under every preset.",
@@ -119,6 +124,7 @@ NCF = derive_preset(
                 "the user has not rated, the held-out item loses ties (heapq.nlargest on Python 3.7+), a "
                 "negative equal to the held-out item is ignored, every candidate must be scored.",
     provenance="hexiangnan/neural_collaborative_filtering (evaluate.py, Dataset.py, the ml-1m files)",
+    missing_in_run_lines="printed",  # trec_eval 9 alone leaves -c lines out
     ties="input", scores="float64", negative="nonrelevant",
     candidate_ties="pessimistic", self_negatives="ignore", missing_candidates="error", replacement="without",
     notes=("NCF reports HR@10 and NDCG@10 of the sampled ranks themselves; rankwise estimates the exact "

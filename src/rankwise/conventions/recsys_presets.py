@@ -14,7 +14,7 @@ from rankwise.conventions.trec_eval_base import TREC_EVAL, derive_preset
 # re-sorted by score in double precision), a grade is a rating, and a user with test items but no
 # recommendations scores 0 instead of being set aside
 _RECSYS = {"ties": "input", "scores": "float64", "negative": "nonrelevant", "missing_in_run": "zero",
-           "fractional_grades": "kept"}
+           "fractional_grades": "kept", "missing_in_run_lines": "printed"}
 _BINARY = {"nDCG": {"gain": "binary", "rel": 1.0}, "DCG": {"gain": "binary", "rel": 1.0}}
 
 TORCHMETRICS = derive_preset(
