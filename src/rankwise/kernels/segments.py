@@ -71,24 +71,30 @@ def log_discount(pos: np.ndarray, base: float, discount: str = "rank_plus_1") ->
     return disc
 
 
-def segment_cumsum(values: ArrayLike, offsets: np.ndarray, seg: np.ndarray) -> NDArray[np.float64]:
-    """Inclusive running sum of float values within each segment.
+def segment_cumsum(values: ArrayLike, offsets: np.ndarray, seg: np.ndarray | None = None) -> NDArray[np.float64]:
+    """Inclusive running sum of float values within each segment, added in row order from the segment's
+    own start: a segment's sums never depend on the segments before it, so a query has the same value to
+    the bit whichever queries it is evaluated with (a block of a streamed file, a Spark partition).
 
-    One global cumsum, restarted at every segment start by subtracting the previous segment's
-    total there, so the running value (and its rounding error) stays the size of one segment's
-    sums instead of growing with everything before it.
+    Segments are grouped by length (one group per power of two) and padded into a matrix whose rows
+    np.cumsum adds one by one: a loop over at most log2(longest) groups, never over queries. (``seg``
+    is accepted for the callers that have it; the offsets say everything.)
     """
-    v = np.array(values, dtype=np.float64)
-    if v.size == 0:
-        return v
-    n = offsets.size - 1
-    totals = np.bincount(seg, weights=v, minlength=n)
-    starts = offsets[:-1]
-    nonempty = np.flatnonzero(np.diff(offsets) > 0)
-    if nonempty.size > 1:
-        # at the start of each non-empty segment, cancel the total of the non-empty segment before it
-        v[starts[nonempty[1:]]] -= totals[nonempty[:-1]]
-    return np.cumsum(v)
+    v = np.asarray(values, dtype=np.float64)
+    out = np.zeros(v.size, dtype=np.float64)
+    lengths = np.diff(offsets)
+    nonempty = np.flatnonzero(lengths > 0)
+    if nonempty.size == 0:
+        return out
+    bucket = np.ceil(np.log2(lengths[nonempty])).astype(np.int64)
+    for b in np.unique(bucket):
+        qs = nonempty[bucket == b]
+        width = np.arange(int(lengths[qs].max()))
+        idx = offsets[qs][:, None] + width[None, :]
+        inside = width[None, :] < lengths[qs][:, None]
+        padded = np.where(inside, v[np.where(inside, idx, 0)], 0.0)
+        out[idx[inside]] = np.cumsum(padded, axis=1)[inside]
+    return out
 
 
 def expand_ranges(starts: np.ndarray, lengths: np.ndarray) -> tuple[NDArray[np.int64], NDArray[np.int64]]:

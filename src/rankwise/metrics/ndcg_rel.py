@@ -8,33 +8,12 @@ from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import GAIN
 
 
-def running_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Inclusive running sum of ``values`` within each segment of ``offsets``, added in rank order as
-    trec_eval's loops add (so a segment of zeros sums to exactly 0, whatever came before it). Segments are
-    grouped by length (one group per power of two) and padded into a matrix whose rows np.cumsum adds one by
-    one: a loop over at most log2(longest) groups, never over queries."""
-    out = np.zeros(values.size, dtype=np.float64)
-    lengths = np.diff(offsets)
-    nonempty = np.flatnonzero(lengths > 0)
-    if nonempty.size == 0:
-        return out
-    bucket = np.ceil(np.log2(lengths[nonempty])).astype(np.int64)
-    for b in np.unique(bucket):
-        qs = nonempty[bucket == b]
-        width = np.arange(int(lengths[qs].max()))
-        idx = offsets[qs][:, None] + width[None, :]
-        inside = width[None, :] < lengths[qs][:, None]
-        padded = np.where(inside, values[np.where(inside, idx, 0)], 0.0)
-        out[idx[inside]] = np.cumsum(padded, axis=1)[inside]
-    return out
-
-
 def ideal_prefix(ctx, values: np.ndarray, pos: np.ndarray, seg: np.ndarray) -> np.ndarray:
     """The inclusive running sum of ``values`` (over the ideal ranking: judged documents best first) at ideal
     position ``pos`` of query ``seg``, clipped to the query's last judged document (each query asked has
     one). Shared by trec_eval's gain-walking measures: G, ndcg_rel, Rndcg."""
     offs = ctx.jr.ideal_offsets
-    return running_sum(values, offs)[np.minimum(offs[seg] + pos, offs[seg + 1] - 1)]
+    return sk.segment_cumsum(values, offs)[np.minimum(offs[seg] + pos, offs[seg + 1] - 1)]
 
 
 def discounted(gains: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -47,7 +26,7 @@ def compute(ctx, p, k):
     ig = ctx.ideal_gains(p["rel"], p["gain"])
     # the ideal DCG counts the positive gains only (trec_eval's walk stops at the first gain <= 0)
     iw = np.where(ig > 0, discounted(ig, ctx.ideal_pos), 0.0)
-    dcg_so_far = running_sum(discounted(g, ctx.pos), ctx.row_offsets)
+    dcg_so_far = sk.segment_cumsum(discounted(g, ctx.pos), ctx.row_offsets)
     # at each retrieved document with a positive gain: nDCG at its rank (DCG and ideal DCG through it)
     idx = np.flatnonzero(g > 0)
     seg = ctx.seg[idx]

@@ -3,7 +3,7 @@ short of the ideal."""
 import numpy as np
 
 from rankwise.kernels import segments as sk
-from rankwise.metrics.ndcg_rel import ideal_prefix, running_sum
+from rankwise.metrics.ndcg_rel import ideal_prefix
 from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import GAIN
 
@@ -20,7 +20,7 @@ def compute(ctx, p, k):
     seg, pos = ctx.seg[idx], ctx.pos[idx]  # (a document with a gain is judged: its query has an ideal)
     C = np.where(pos < n_ideal[seg], ideal_prefix(ctx, cost, pos, seg), total_cost[seg] + (pos - n_ideal[seg] + 1))
     # S_i, what the ranking itself has gained through rank i (unjudged documents gain nothing)
-    S = running_sum(g, ctx.row_offsets)[idx]
+    S = sk.segment_cumsum(g, ctx.row_offsets)[idx]
     num = np.bincount(seg, weights=g[idx] / np.log2(2.0 + C - S), minlength=ctx.n)
     return sk.safe_divide(num, sk.segment_sum(np.where(ig > 0, ig, 0.0), ctx.ideal_seg, ctx.n))
 

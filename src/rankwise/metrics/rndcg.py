@@ -2,7 +2,7 @@
 import numpy as np
 
 from rankwise.kernels import segments as sk
-from rankwise.metrics.ndcg_rel import discounted, ideal_prefix, running_sum
+from rankwise.metrics.ndcg_rel import discounted, ideal_prefix
 from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import GAIN
 
@@ -12,7 +12,7 @@ def ranked_prefix(ctx, values: np.ndarray, seg: np.ndarray, m: np.ndarray) -> np
     out = np.zeros(seg.size, dtype=np.float64)
     if ctx.seg.size == 0 or seg.size == 0:
         return out
-    cum = running_sum(values, ctx.row_offsets)
+    cum = sk.segment_cumsum(values, ctx.row_offsets)
     flat = ctx.jr.offsets[ctx.seg] + ctx.pos  # each row's place in the whole ranked array: increasing
     before = np.searchsorted(flat, ctx.jr.offsets[seg] + m)  # rows before rank m of seg (earlier queries too)
     has = before > ctx.row_offsets[seg]

@@ -120,7 +120,10 @@ def compute(ctx, p, k):
     acc, top_level = weighted_ap_sum(ctx, p, k)
     if p["levels"] == "query":
         return sk.safe_divide(acc, top_level)
-    return sk.safe_divide(acc, float(top_level.max()) if top_level.size else 0.0)
+    # the collection's top level is its highest judged grade when that grade is a level (>= rel, > 0):
+    # the context's collection grade, which a partitioned evaluation gathers over every partition
+    top = ctx.collection_max_grade
+    return sk.safe_divide(acc, top if top >= p["rel"] and top > 0 else 0.0)
 
 
 DEFINITION = MetricDef(
