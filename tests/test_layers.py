@@ -57,6 +57,7 @@ LAYERS: dict[str, int] = {
     #   renderers, figures, the reproductions, the example data
     "compare": 3, "sampled": 3, "catalogue": 3,
     "io": 3, "report": 3, "plots": 3, "experiments": 3, "examples": 3,
+    "spark": 3,  # the local engine inside Spark partitions: evaluation/ per partition, catalogue/ ranks
     # 4 entry points: the command line, `python -m rankwise` and the public namespace (anything below)
     "cli": 4, "__main__": 4, PACKAGE: 4,
 }
@@ -73,6 +74,9 @@ SAME_LAYER: dict[str, frozenset[str]] = {
     # layer 3, workflows: compare/ and catalogue/ import no other group of the layer; sampled/
     # estimates from the ranks catalogue/ computes. None of them reads files or renders.
     "sampled": frozenset({"catalogue"}),
+    # the local engine per Spark partition: catalogue's item_ranks, compare's matrix of per-query values,
+    # and io's format detection for the files the Spark engine reads
+    "spark": frozenset({"catalogue", "compare", "io"}),
     # layer 3, edges: a format reader may build a workflow's input; renderers draw workflows' results.
     # io/ must not import the renderers, the reproductions or sampled/ (it reads sampled ranks as data).
     "io": frozenset({"compare"}),  # per-query values are read into a compare.PerQueryMatrix

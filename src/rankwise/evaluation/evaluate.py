@@ -14,7 +14,7 @@ from rankwise.data.frames import check_id_overlap
 from rankwise.data.run_filters import as_graded, fractional_count, judged_in_run, retrieved
 from rankwise.errors import ConventionError, DataError, InvalidParameterError
 from rankwise.evaluation.aggregate import plan_queries, preview, summarize
-from rankwise.evaluation.context import EvalContext
+from rankwise.evaluation.context import COLLECTION_GRADES, EvalContext
 from rankwise.evaluation.notices import (
     SCORED_EMPTY_KEY,
     TRUNCATED_KEY,
@@ -110,11 +110,7 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
         if rm not in computed:
             key: tuple[Any, ...] = tuple(rm.params[a] for a in ALIGNMENT_PARAMS)
             if key not in contexts:
-                choices = dict(zip(ALIGNMENT_PARAMS, key))
-                ranked = retrieved(run, *(choices.pop(f) for f in RUN_FILTER_PARAMS))
-                graded = judged_in_run(as_graded(qrels, choices.pop("fractional_grades")), run,
-                                       choices.pop("unscored_judgments"))
-                contexts[key] = EvalContext(align(graded, ranked, query_ids, **choices))
+                contexts[key] = _context(qrels, run, query_ids, key)
             computed[rm] = (_compute(contexts[key], rm), _weights(contexts[key], rm))
         values[m], w = computed[rm]
         if w is not None:
@@ -145,6 +141,36 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
                   weights=weights)
     warn_about(res, qrels.n_queries)  # once per call, one warning per kind (evaluation.notices)
     return res
+
+
+def _context(qrels: Qrels, run: Run, query_ids: np.ndarray, key: tuple[Any, ...]) -> EvalContext:
+    """The aligned rankings of one alignment key (the values of ALIGNMENT_PARAMS), shared by its metrics."""
+    choices = dict(zip(ALIGNMENT_PARAMS, key))
+    ranked = retrieved(run, *(choices.pop(f) for f in RUN_FILTER_PARAMS))
+    graded = judged_in_run(as_graded(qrels, choices.pop("fractional_grades")), run, choices.pop("unscored_judgments"))
+    return EvalContext(align(graded, ranked, query_ids, **choices), COLLECTION_GRADES.get().get(key))
+
+
+def uses_collection_grade(rm) -> bool:
+    """Whether a metric's values depend on the highest grade of every evaluated query (ERR's gmax=collection,
+    μAP's levels=collection), not only on its own query's rows."""
+    return rm.params.get("gmax") == "collection" or rm.params.get("levels") == "collection"
+
+
+def collection_grades(qrels: Qrels, run: Run, metrics: Iterable[str], convention: str | Convention = DEFAULT,
+                      **overrides) -> dict[tuple, float]:
+    """For each alignment key of a metric whose value depends on the whole collection's highest grade
+    (``uses_collection_grade``), that grade over the queries this evaluation would score. A partitioned evaluation
+    takes the maximum over its partitions and sets it in ``COLLECTION_GRADES`` before evaluating them."""
+    conv = get_convention(convention)
+    if overrides:
+        conv = conv.derive(**overrides)
+    keys = {tuple(rm.params[a] for a in ALIGNMENT_PARAMS)
+            for rm in (conv.resolve(parse_metric(m)) for m in metrics) if uses_collection_grade(rm)}
+    if not keys:
+        return {}
+    query_ids, _ = query_plan(qrels, run, conv)
+    return {key: _context(qrels, run, query_ids, key).collection_max_grade for key in keys}
 
 
 def _numeric_order(query_ids: np.ndarray, values: dict) -> tuple[np.ndarray, dict]:

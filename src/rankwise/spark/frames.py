@@ -1,0 +1,94 @@
+"""Spark DataFrames of qrels and runs as one DataFrame of tagged rows, shuffled by query.
+
+Columns are found by name as locally (``rankwise.data.frames.resolve_columns``). Ids keep their meaning
+across the two sides: integer ids on both sides stay integers (results keyed by ints, as locally), an
+integer and a decimal column meet as doubles (``10.0`` is ``10``), and anything else meets as text, with
+integral numbers written as integers, as ``rankwise.data.frames.canonical_ids`` writes them. The two
+sides must agree on the type *before* the shuffle: a shuffle by query sends equal values of one type to
+one partition, and ``7`` and ``"7"`` hash differently.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from rankwise.data.frames import resolve_columns
+from rankwise.errors import InvalidParameterError
+from rankwise.spark.partition import SIDE_QRELS, SIDE_RUN
+
+_INTEGRAL = ("tinyint", "smallint", "int", "bigint")
+_DECIMAL = ("float", "double")
+
+
+def id_kind(type_name: str) -> str:
+    """"int", "float" or "str" for a Spark SQL type name (``DataType.simpleString()``)."""
+    if type_name in _INTEGRAL:
+        return "int"
+    if type_name in _DECIMAL or type_name.startswith("decimal"):
+        return "float"
+    if type_name == "string":
+        return "str"
+    raise InvalidParameterError(f"ids must be integers, numbers or strings; a column of {type_name} cannot be "
+                                "an id (cast it, e.g. F.col(...).cast('string'))")
+
+
+def common_kind(a: str, b: str) -> str:
+    """The type two sides' ids meet as: "long", "double" or "string"."""
+    if a == b == "int":
+        return "long"
+    if "str" not in (a, b):
+        return "double"
+    return "string"
+
+
+def id_column(col: Any, kind: str, target: str) -> Any:
+    """A column of ids of ``kind`` as ``target``; numbers written as text the way canonical_ids writes them
+    (integral values without a fraction), so that ``7.0`` meets ``"7"``."""
+    import pyspark.sql.functions as F
+
+    if target in ("long", "double"):
+        return col.cast(target)
+    if kind == "int":
+        return col.cast("string")
+    if kind == "float":
+        return F.when(col == F.floor(col), col.cast("long").cast("string")).otherwise(col.cast("string"))
+    return col
+
+
+def _types(df: Any) -> dict[str, str]:
+    return {f.name: f.dataType.simpleString() for f in df.schema.fields}
+
+
+def side_columns(df: Any, role: str, columns: Mapping[str, Any] | None, side: str) -> dict[str, str | None]:
+    """{role: column} of one side, as ``rankwise.evaluate`` finds them in a local DataFrame."""
+    from rankwise.evaluation.evaluate import _side_columns
+    return resolve_columns(df.columns, role, _side_columns(columns, side))
+
+
+def tagged_rows(qrels: Any, run: Any, columns: Mapping[str, Any] | None = None) -> tuple[Any, str, str]:
+    """(rows ``q, d, v, s, o`` of both sides, the query ids' type, the qrels' query column name)."""
+    import pyspark.sql.functions as F
+
+    qc = side_columns(qrels, "relevance", columns, "qrels")
+    rc = side_columns(run, "score", columns, "run")
+    qt, rt = _types(qrels), _types(run)
+    query_kind = common_kind(id_kind(qt[str(qc["query"])]), id_kind(rt[str(rc["query"])]))
+    doc_kind = common_kind(id_kind(qt[str(qc["doc"])]), id_kind(rt[str(rc["doc"])]))
+    if rc["score"] is not None:
+        score = F.col(str(rc["score"])).cast("double")
+    else:  # a ranked list: rank 1 first, as Run.from_frame reads it
+        score = -F.col(str(rc["rank"])).cast("double")
+    relevance = F.lit(1.0) if qc["relevance"] is None else F.col(str(qc["relevance"])).cast("double")
+
+    def tag(df: Any, names: Mapping[str, str | None], types: Mapping[str, str], value: Any, side: int) -> Any:
+        q, d = str(names["query"]), str(names["doc"])
+        # the row's place in its DataFrame: the 'input' tie order and duplicates='first'/'last' read it;
+        # monotonically increasing in the DataFrame's partition order (a file's order, as read)
+        return df.select(id_column(F.col(q), id_kind(types[q]), query_kind).alias("q"),
+                         id_column(F.col(d), id_kind(types[d]), doc_kind).alias("d"),
+                         value.alias("v"), F.lit(side).cast("tinyint").alias("s"),
+                         F.monotonically_increasing_id().alias("o"))
+
+    rows = tag(qrels, qc, qt, relevance, SIDE_QRELS).unionByName(tag(run, rc, rt, score, SIDE_RUN))
+    # numbers on both sides key the results by integers, as locally (a decimal with a fraction is refused
+    # by the partition that holds it)
+    return rows, "string" if query_kind == "string" else "long", str(qc["query"])

@@ -1,0 +1,189 @@
+"""What each Spark partition runs, and how the driver puts the partitions' answers together.
+
+A partition holds every row of its queries, qrels and run alike (the shuffle is by query), so it is
+evaluated by the local ``evaluate()`` unchanged: the same alignment, tie policy, kernels and query
+policies. Nothing here imports pyspark: a partition is a pyarrow table in, record batches out, so the
+code is exercised without a cluster too.
+
+The input rows are ``q`` (query id), ``d`` (doc id), ``v`` (grade or score), ``s`` (side: 0 qrels,
+1 run) and ``o`` (the row's position in its input DataFrame: the 'input' tie order and the
+duplicates policies 'first'/'last' read it). The output rows are of four kinds: a query's values, a
+query set aside (and why), one row of counts per partition (``info``), and an error.
+"""
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Mapping
+
+import numpy as np
+
+from rankwise import errors
+from rankwise.conventions.convention import Convention
+from rankwise.data.collections import Qrels, Run
+from rankwise.data.frames import id_checks
+from rankwise.errors import DataError, ParseError, RankwiseError, RankwiseWarning
+from rankwise.evaluation.context import COLLECTION_GRADES
+from rankwise.evaluation.evaluate import collection_grades, evaluate
+
+SIDE_QRELS, SIDE_RUN = 0, 1
+VALUE, SET_ASIDE, INFO, ERROR, GRADES = "value", "set_aside", "info", "error", "grades"
+
+
+@dataclass(frozen=True)
+class PartitionTask:
+    """Everything a partition needs, pickled once per task by Spark."""
+    metrics: tuple[str, ...]
+    convention: Convention
+    duplicates: str = "error"
+    query_type: str = "string"  # the output's query column: "long" (integer ids on both sides) or "string"
+    grades: Mapping[tuple, float] = field(default_factory=dict)  # COLLECTION_GRADES, gathered beforehand
+    grades_only: bool = False  # the first pass: each partition's collection grades, no evaluation
+
+
+def output_columns(task: PartitionTask) -> list[tuple[str, str]]:
+    """(name, Spark SQL type) of the output rows: v<i> is the i-th metric's value, w<i> its weight."""
+    n = len(task.metrics)
+    return ([("q", "bigint" if task.query_type == "long" else "string"), ("kind", "string"), ("info", "string")]
+            + [(f"v{i}", "double") for i in range(n)] + [(f"w{i}", "double") for i in range(n)])
+
+
+def schema_ddl(task: PartitionTask) -> str:
+    return ", ".join(f"{name} {kind}" for name, kind in output_columns(task))
+
+
+def sides(table: Any, duplicates: str) -> tuple[Qrels, Run]:
+    """The partition's Qrels and Run, each side's rows in its input order (``o``)."""
+    side = table.column("s").to_numpy()
+    order = table.column("o").to_numpy()
+
+    def rows(which: int) -> Any:
+        idx = np.flatnonzero(side == which)
+        return idx[np.argsort(order[idx], kind="stable")]
+
+    out: list[Any] = []
+    for which, cls in ((SIDE_QRELS, Qrels), (SIDE_RUN, Run)):
+        idx = rows(which)
+        try:
+            out.append(cls.from_arrays(table.column("q").take(idx), table.column("d").take(idx),
+                                       table.column("v").take(idx).to_numpy(), duplicates=duplicates))
+        except ParseError as exc:  # a repeated (query, doc): lines and counts of one partition mean nothing
+            first = str(exc).split("\n")[0].split(": ", 1)[-1]
+            first = re.sub(r" already appeared on line \d+; \d+ duplicate row\(s\) in total", " appears more than once",
+                           first)
+            raise DataError(f"the {'qrels' if which == SIDE_QRELS else 'run'} DataFrame: {first}") from None
+    return out[0], out[1]
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, Mapping):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (tuple, list, np.ndarray)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+def _batch(task: PartitionTask, q: list, kind: list[str], info: list[str | None],
+           values: list[np.ndarray], weights: list[np.ndarray]) -> Any:
+    import pyarrow as pa
+
+    if q and q[0] is None:  # a row of counts or an error: no query
+        ids = pa.nulls(len(q), pa.int64() if task.query_type == "long" else pa.string())
+    elif task.query_type == "long":
+        try:
+            ids = pa.array(np.asarray(q, dtype=np.int64) if q else [], type=pa.int64())
+        except (ValueError, OverflowError) as exc:
+            raise DataError(f"query ids {q[:3]} are numbers with a fraction: integer ids or text ids, please "
+                            "(cast the query columns to string or to long)") from exc
+    else:
+        ids = pa.array([str(x) for x in q], type=pa.string())
+    arrays = [ids, pa.array(kind, type=pa.string()), pa.array(info, type=pa.string())]
+    arrays += [pa.array(v, type=pa.float64()) for v in values] + [pa.array(w, type=pa.float64()) for w in weights]
+    return pa.RecordBatch.from_arrays(arrays, names=[name for name, _ in output_columns(task)])
+
+
+def _rows_of(task: PartitionTask, n: int, kind: str, q: list, info: list[str | None] | None = None,
+             values: list[np.ndarray] | None = None, weights: list[np.ndarray] | None = None) -> Any:
+    nan = np.full(n, np.nan)
+    m = len(task.metrics)
+    return _batch(task, q, [kind] * n, info or [None] * n, values or [nan] * m, weights or [nan] * m)
+
+
+def evaluate_partition(task: PartitionTask, batches: Iterable[Any]) -> Iterator[Any]:
+    """mapInArrow's function: the partition's rows -> its queries' values, set-aside queries, counts."""
+    import pyarrow as pa
+
+    batches = list(batches)
+    if not batches or not sum(b.num_rows for b in batches):
+        return
+    try:
+        yield from _answer(task, pa.Table.from_batches(batches))
+    except RankwiseError as exc:
+        yield _rows_of(task, 1, ERROR, [None], [json.dumps({"type": type(exc).__name__, "message": str(exc)})])
+
+
+def _answer(task: PartitionTask, table: Any) -> list[Any]:
+    """The output batches of one partition (a list: a RankwiseError is raised before any is yielded)."""
+    qrels, run = sides(table, task.duplicates)
+    shared = np.intersect1d(qrels.query_ids, run.query_ids).size
+    # the whole inputs' ids are checked on the driver (share no query?); here, the docs of the queries
+    # both sides hold (the format check of evaluate(), on this partition's sample of them)
+    with warnings.catch_warnings(), id_checks(shared > 0):
+        warnings.simplefilter("ignore", RankwiseWarning)  # said once, on the driver, from the counts
+        if task.grades_only:
+            found = collection_grades(qrels, run, task.metrics, task.convention)
+            return [_rows_of(task, 1, GRADES, [None], [json.dumps([[list(k), g] for k, g in found.items()])])]
+        token = COLLECTION_GRADES.set(task.grades)
+        try:
+            res = evaluate(qrels, run, list(task.metrics), convention=task.convention)
+        finally:
+            COLLECTION_GRADES.reset(token)
+    n = res.query_ids.size
+    out = [_batch(task, list(res.query_ids), [VALUE] * n, [None] * n, [res.values[m] for m in task.metrics],
+                  [res.weights.get(m, np.full(n, np.nan)) for m in task.metrics])]
+    for reason, ids in res.set_aside.items():
+        out.append(_rows_of(task, len(ids), SET_ASIDE, list(ids), [reason] * len(ids)))
+    counts = dict(res.info, n_judged=qrels.n_queries, n_ranked=run.n_queries, n_shared=int(shared),
+                  qrels_sample=[str(x) for x in qrels.query_ids[:5]],
+                  run_sample=[str(x) for x in run.query_ids[:5]])
+    out.append(_rows_of(task, 1, INFO, [None], [json.dumps(_jsonable(counts))]))
+    return out
+
+
+def raise_error(payload: str) -> None:
+    """Re-raise a partition's RankwiseError on the driver, as the same class with the same message."""
+    err = json.loads(payload)
+    cls = getattr(errors, err["type"], None)
+    if not (isinstance(cls, type) and issubclass(cls, RankwiseError)):
+        cls = RankwiseError
+    exc = cls.__new__(cls)
+    Exception.__init__(exc, err["message"])  # the message as it was written (ParseError's __init__ would add to it)
+    if isinstance(exc, ParseError):  # (where in the input: already in the message)
+        exc.path = exc.line = exc.text = exc.expected = None
+    raise exc
+
+
+def merge_info(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The partitions' info as one evaluation's: counts summed, per-metric counts summed per metric, lists
+    of queries joined (sorted)."""
+    out: dict[str, Any] = {}
+    for part in parts:
+        for key, value in part.items():
+            if isinstance(value, bool) or key.endswith("_sample"):
+                continue
+            if isinstance(value, (int, float)):
+                out[key] = out.get(key, 0) + value
+            elif isinstance(value, Mapping):
+                into = out.setdefault(key, {})
+                for k, v in value.items():
+                    into[k] = into.get(k, 0) + v
+            elif isinstance(value, list):
+                out[key] = out.get(key, []) + value
+    for key, value in out.items():
+        if isinstance(value, list):
+            out[key] = tuple(sorted(value))
+    return out
