@@ -36,6 +36,8 @@ class SparkResults:
     (the query column, then one column per metric as written), kept on the cluster (persisted)."""
     results: Results
     per_query: Any  # pyspark.sql.DataFrame
+    cached: Any = None  # the persisted output of the partitions, which per_query reads
+
 
     @property
     def means(self) -> Mapping[str, float]:
@@ -45,8 +47,9 @@ class SparkResults:
         return self.results.means[metric]
 
     def unpersist(self) -> None:
-        """Free the cached per-query values on the cluster."""
-        self.per_query.unpersist()
+        """Free the cached per-query values on the cluster (``per_query`` is then computed anew if used)."""
+        if self.cached is not None:
+            self.cached.unpersist()
 
 
 def _to_arrow(df: Any) -> Any:
@@ -108,7 +111,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     res = _gather(_to_arrow(out), task, conv, resolved)
     per_query = out.filter(out.kind == part.VALUE).select(
         out.q.alias(query_name), *(out[f"v{i}"].alias(m) for i, m in enumerate(written)))
-    return SparkResults(res, per_query)
+    return SparkResults(res, per_query, out)
 
 
 def _gather(table: Any, task: part.PartitionTask, conv: Convention, resolved: Mapping[str, Any]) -> Results:
