@@ -7,12 +7,12 @@ query into that system before any test sees them.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from rankwise.data.names import system_name as system_name  # (re-exported: how compare names a run file)
 from rankwise.errors import DataError, InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -165,15 +165,6 @@ class PerQueryMatrix:
         return cls(tuple(system_runs), metrics, compared, values, convention=convention, resolved=dict(resolved),
                    set_aside={k: tuple(sorted(v)) for k, v in set_aside.items() if v},
                    runs_per_system={s: tuple(r) for s, r in system_runs.items()})
-
-
-def system_name(path: str | os.PathLike[str]) -> str:
-    """A run file's name without its directory and extensions: how a run is named by default."""
-    name = os.path.basename(os.fspath(path))
-    for ext in (".gz", ".txt", ".run", ".trec", ".csv", ".tsv", ".parquet", ".json"):
-        if name.lower().endswith(ext) and len(name) > len(ext):
-            name = name[: -len(ext)]
-    return name
 
 
 def group_runs(names: Sequence[str], *, group_tags: bool = True,

@@ -39,7 +39,9 @@ def find_duplicates(qcodes: np.ndarray, keys: np.ndarray, h: np.ndarray | None =
     return np.sort(cand[order[dup_sorted]])
 
 
-_DUP_BLOCK = 1 << 20  # rows per sorted block of the duplicate check
+# rows per sorted block of the duplicate check: a block that fits in the core's cache sorts faster per row
+# (10M random 64-bit hashes: 0.51 s in blocks of 2^20, 0.30 s in blocks of 2^14 on this 2-core VM)
+_DUP_BLOCK = 1 << 14
 
 
 def _repeated_hashes(h: np.ndarray, qcodes: np.ndarray) -> np.ndarray:

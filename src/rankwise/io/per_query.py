@@ -13,10 +13,10 @@ import csv
 import io
 import json
 import math
-import os
 from typing import Sequence
 
-from rankwise.compare.matrix import PerQueryMatrix, system_name
+from rankwise.compare.matrix import PerQueryMatrix
+from rankwise.data.names import split_name, system_name
 from rankwise.errors import InvalidParameterError, ParseError
 from rankwise.io.trec import read_text
 
@@ -81,15 +81,6 @@ def _read_evaluate_json(path: str, text: str, name: str,
             rows[1].append(str(q))
             rows[2].append(str(m))
             rows[3].append(float("nan") if v is None else float(v))
-
-
-def split_name(arg: str) -> tuple[str | None, str]:
-    """``NAME=PATH`` -> (NAME, PATH); a plain path (even one containing '=') -> (None, path)."""
-    if "=" in arg and not os.path.exists(arg):
-        name, path = arg.split("=", 1)
-        if name:
-            return name, path
-    return None, arg
 
 
 def read_values(args: Sequence[str], *, group_tags: bool = True) -> PerQueryMatrix:

@@ -9,91 +9,174 @@ count and how values become means are ``evaluation.aggregate``'s, as for ``evalu
 """
 from __future__ import annotations
 
+import contextlib
+import mmap
 import os
 import warnings
-from typing import Iterable, cast
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+from typing import Any, Iterable, Iterator, Mapping, cast
 
 import numpy as np
 
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.collections import Qrels, Run
-from rankwise.data.frames import check_query_overlap, id_checks
+from rankwise.data.frames import check_query_overlap
+from rankwise.data.run_filters import fractional_count
 from rankwise.errors import DataError, ParseError, RankwiseWarning
 from rankwise.evaluation.aggregate import plan_queries, summarize
-from rankwise.evaluation.evaluate import evaluate
-from rankwise.evaluation.notices import FLOAT32_KEY, SCORED_EMPTY_KEY, TIES_KEY, warn_about
+from rankwise.evaluation.context import COLLECTION_GRADES
+from rankwise.evaluation.evaluate import collection_grades, evaluate, uses_collection_grade
+from rankwise.evaluation.notices import FLOAT32_KEY, SCORED_EMPTY_KEY, TIES_KEY, TRUNCATED_KEY, warn_about
 from rankwise.evaluation.results import Results
+from rankwise.io.arrow_pool import arrow_scope
+from rankwise.io.block_pool import GRADES_KEY, BlockJob, BlockPart, map_blocks, resolve_workers
 from rankwise.io.trec import RUN_LAYOUT
-from rankwise.io.trec_blocks import read_run_blocks
+from rankwise.io.trec_blocks import _byte_blocks, block_spans, is_gzip
+from rankwise.spec.grammar import parse_metric
 
 DEFAULT_BLOCK_BYTES = 256 << 20
 
 
+class NotContiguousError(DataError):
+    """A query's lines are in two blocks of the file: blocks cannot evaluate it (the whole file in memory can)."""
+
+
 def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=DEFAULT, *,
                       block_bytes: int = DEFAULT_BLOCK_BYTES, duplicates: str = "error", progress=None,
-                      **overrides) -> Results:
-    """Like evaluate(), for a TREC run file read in blocks of whole queries (bounded memory)."""
+                      workers: int | None = None, pool: str = "thread", **overrides) -> Results:
+    """Like evaluate(), for a TREC run file read in blocks of whole queries (bounded memory).
+
+    ``workers`` blocks are evaluated at a time (None or 0: one per core; 1: one after another), by threads
+    (``pool="thread"``) or forked processes (``pool="process"``); the blocks, and so every number, are the
+    same whatever the workers: they depend on ``block_bytes`` alone. ``qrels``: a Qrels, a dict, a path to a
+    TREC qrels file, or a Future of a Qrels that the caller is reading (the CLI reads its formats); with
+    threads, qrels still being read are waited for only once a block's run is parsed."""
     conv = get_convention(convention)
     if overrides:
         conv = conv.derive(**overrides)
-    if not isinstance(qrels, Qrels):
-        qrels = Qrels.read(qrels) if isinstance(qrels, (str, os.PathLike)) else Qrels.from_dict(qrels)
+    n_workers = resolve_workers(workers)
     path = os.fspath(run_path)
     metrics = [metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics))
     # a block holds some of the run's queries: judged queries it lacks are decided once, at the end
     block_conv = conv.derive(missing_in_run="skip") if conv.missing_in_run != "skip" else conv
-    parts, seen = [], []
-    resolved = None
-    dropped, removed = 0, 0
-    total, done = os.path.getsize(path), 0
-    ties: dict[str, int] = {}
-    over = 0
-    for run, size in read_run_blocks(path, block_bytes, duplicates=duplicates):
-        with warnings.catch_warnings(), id_checks(False):  # said (and checked) once for the whole file, below
+    resolved = {m: block_conv.resolve(parse_metric(m)) for m in metrics}  # (a bad metric fails here)
+    with contextlib.ExitStack() as stack:
+        mm = None if is_gzip(path) else _map(path)
+        if mm is not None:
+            stack.callback(_close, mm)
+        loading: Future[Qrels] | None = qrels if isinstance(qrels, Future) else None
+        if loading is None and not isinstance(qrels, Qrels) and n_workers > 1 and pool == "thread":
+            loading = stack.enter_context(ThreadPoolExecutor(1)).submit(_as_qrels, qrels)
+        if loading is not None and (n_workers == 1 or pool != "thread"):
+            qrels, loading = loading.result(), None  # (forked workers need them before the fork)
+        qrels = _as_qrels(qrels) if loading is None else loading.result  # the blocks wait for it, run parsed
+        job = BlockJob(qrels, tuple(metrics), block_conv, path, duplicates, mm)
+
+        def file_blocks() -> Iterator[Any]:
+            return iter(block_spans(mm, block_bytes)) if mm is not None else _byte_blocks(path, block_bytes)
+        # the blocks' notices are said once for the whole file, below; only theirs are silenced (the warnings
+        # of the blocks' evaluate() calls, made in block_pool), not those of qrels a thread is still reading
+        stack.enter_context(warnings.catch_warnings())
+        warnings.filterwarnings("ignore", category=RankwiseWarning, module=r"rankwise\.io\.block_pool$")
+        stack.enter_context(arrow_scope())  # for every thread at once (the scope is process-wide)
+        if any(uses_collection_grade(rm) for rm in resolved.values()):  # a first pass over the file: see BlockJob
+            job = replace(job, grades=_collection_grades(job, file_blocks(), n_workers, pool, conv))
+        parts = []
+        total, done = os.path.getsize(path), 0
+        for part in map_blocks(job, file_blocks(), n_workers, pool):
+            parts.append(part)
+            done += part.size
+            if progress:
+                progress(done, total)
+        if loading is not None:
+            qrels = loading.result()
+    return _merge(parts, qrels, metrics, conv, resolved, path, job.grades)
+
+
+def _collection_grades(job: BlockJob, blocks: Iterator[Any], workers: int, pool: str, conv) -> dict[tuple, float]:
+    """The highest judged grade of every query the file's evaluation scores, per alignment: each block's, and
+    under missing_in_run=zero every judged query's (all of them are scored), then the maximum."""
+    grades: dict[tuple, float] = {}
+    for part in map_blocks(replace(job, grades_only=True), blocks, workers, pool):
+        for key, g in part.info[GRADES_KEY].items():
+            grades[key] = max(grades.get(key, 0.0), g)
+    if conv.missing_in_run == "zero":
+        empty = Run.from_arrays(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0))
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore", RankwiseWarning)
-            res = evaluate(qrels, run, metrics, convention=block_conv)
-        parts.append((res.query_ids, res.values, res.weights))
-        resolved = res.resolved
-        dropped += cast(int, res.info.get("run_duplicates_dropped", 0))
-        removed += cast(int, res.info.get("unjudged_removed", 0))
-        over += cast(int, res.info.get(FLOAT32_KEY, 0))
-        for m, n in cast(dict, res.info.get(TIES_KEY, {})).items():
+            found = collection_grades(job.judgments(), empty, job.metrics, conv.derive(missing_in_qrels="skip"))
+        for key, g in found.items():
+            grades[key] = max(grades.get(key, 0.0), g)
+    return grades
+
+
+def _as_qrels(qrels) -> Qrels:
+    if isinstance(qrels, Qrels):
+        return qrels
+    return Qrels.read(qrels) if isinstance(qrels, (str, os.PathLike)) else Qrels.from_dict(qrels)
+
+
+def _map(path: str) -> mmap.mmap | None:
+    try:
+        with open(path, "rb") as fh:
+            return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # an empty file cannot be mapped: read it (and say it is empty) as before
+        return None
+
+
+def _close(mm: mmap.mmap) -> None:
+    try:
+        mm.close()
+    except BufferError:  # a view of it is still referenced somewhere: the map goes when that does
+        pass
+
+
+def _merge(parts: list[BlockPart], qrels: Qrels, metrics: list[str], conv, resolved, path: str,
+           grades: Mapping[tuple, float]) -> Results:
+    """The blocks' per-query values as one evaluation's Results (as evaluate() would give them)."""
+    seen = [p.run_ids for p in parts]
+    dropped = sum(cast(int, p.info.get("run_duplicates_dropped", 0)) for p in parts)
+    removed = sum(cast(int, p.info.get("unjudged_removed", 0)) for p in parts)
+    over = sum(cast(int, p.info.get(FLOAT32_KEY, 0)) for p in parts)
+    ties: dict[str, int] = {}
+    for p in parts:
+        for m, n in cast(dict, p.info.get(TIES_KEY, {})).items():
             ties[m] = ties.get(m, 0) + n
-        seen.append(run.query_ids)
-        done += size
-        if progress:
-            progress(done, total)
     if not parts:
         raise ParseError("the run file is empty", path=path, expected="lines of " + " ".join(RUN_LAYOUT))
-    if resolved is None:  # pragma: no cover - every block sets it, and there was one
-        raise RuntimeError("no block of the run was evaluated")
     run_ids, counts = np.unique(np.concatenate(seen), return_counts=True)
     if np.any(counts > 1):
-        raise DataError(f"{path}: the lines of query {str(run_ids[counts > 1][0])!r} are not contiguous; "
+        raise NotContiguousError(f"{path}: the lines of query {str(run_ids[counts > 1][0])!r} are not contiguous; "
                         "streaming needs each query's lines together. Sort the file by query "
                         "(e.g. sort -s -k1,1) or evaluate it in memory.")
     check_query_overlap(np.asarray(qrels.query_ids), run_ids)  # the blocks were not checked one by one
     query_ids, set_aside = plan_queries(qrels.query_ids, run_ids, conv)
+    values_of = [(p.query_ids, p.values, p.weights) for p in parts]
     missing = np.setdiff1d(qrels.query_ids, run_ids, assume_unique=True)
     if missing.size and conv.missing_in_run == "zero":  # scored as empty rankings, as evaluate() does
         empty = Run.from_arrays(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RankwiseWarning)
-            part = evaluate(qrels, empty, metrics, convention=conv.derive(missing_in_qrels="skip"))
+            token = COLLECTION_GRADES.set(grades)
+            try:
+                part = evaluate(qrels, empty, metrics, convention=conv.derive(missing_in_qrels="skip"))
+            finally:
+                COLLECTION_GRADES.reset(token)
         keep = np.isin(part.query_ids, missing)
-        parts.append((part.query_ids[keep], {m: part.values[m][keep] for m in metrics},
-                      {m: w[keep] for m, w in part.weights.items()}))
-    qids = np.concatenate([p[0] for p in parts])
+        values_of.append((part.query_ids[keep], {m: part.values[m][keep] for m in metrics},
+                          {m: w[keep] for m, w in part.weights.items()}))
+    qids = np.concatenate([p[0] for p in values_of])
     order = np.argsort(qids, kind="stable")
     if not np.array_equal(qids[order], query_ids):  # pragma: no cover - the blocks and the plan agree
         raise RuntimeError("the streamed queries differ from the query plan")
     values, weights = {}, {}
     for m in metrics:
-        v = np.concatenate([p[1][m] for p in parts])[order]
+        v = np.concatenate([p[1][m] for p in values_of])[order]
         v.setflags(write=False)
         values[m] = v
-        if m in parts[0][2]:
-            weights[m] = np.concatenate([p[2][m] for p in parts])[order]
+        if m in values_of[0][2]:
+            weights[m] = np.concatenate([p[2][m] for p in values_of])[order]
     means, counts_, excluded = summarize(values, {m: str(resolved[m].params["aggregate"]) for m in metrics}, weights)
     info: dict[str, object] = {"qrels_duplicates_dropped": qrels.duplicates_dropped,
                                "run_duplicates_dropped": dropped, "blocks": len(seen)}
@@ -101,12 +184,16 @@ def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=
         info["unjudged_removed"] = removed
     if missing.size and conv.missing_in_run == "zero":
         info[SCORED_EMPTY_KEY] = tuple(str(q) for q in missing)
-    if ties:
-        info[TIES_KEY] = ties
+    if ties:  # in the metrics' order, as evaluate() gives them (a block may have none for a metric)
+        info[TIES_KEY] = {m: ties[m] for m in metrics if m in ties}
     if over:
         info[FLOAT32_KEY] = over
+    if any(rm.params["fractional_grades"] == "truncated" for rm in resolved.values()):
+        cut = fractional_count(qrels)  # (of the whole qrels, as evaluate() counts them)
+        if cut:
+            info[TRUNCATED_KEY] = cut
     res = Results(convention=conv, metrics=tuple(metrics), resolved=resolved, query_ids=query_ids, values=values,
                   means=means, n_averaged=counts_, set_aside=set_aside, excluded=excluded, info=info,
                   weights=weights)
-    warn_about(res, qrels.n_queries)  # once for the file, as evaluate() does once per call
+    warn_about(res, qrels.n_queries, stacklevel=4)  # once for the file (and at its caller), as evaluate()
     return res

@@ -212,7 +212,7 @@ def _fast_parse(data: bytes, layout, value_col: int):
     return None
 
 
-def _arrow_csv(data: bytes, layout, value_col: int, delimiter: str):
+def _arrow_csv(data: bytes | memoryview, layout, value_col: int, delimiter: str):
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pacsv

@@ -3,16 +3,25 @@
 A block ends at a query boundary: the last query of what was read is carried over to the next block,
 since its lines may continue there. The parsing is io/trec.py's (the same fast and strict paths and
 the same errors, with line numbers counted from the start of the file).
+
+A plain (not gzip) file is memory-mapped: its blocks are ``(start, end)`` byte spans found by the same
+rule as a sequential read (so the blocks, and every number computed from them, are the same whichever
+way the file is read), and each block is parsed straight from the page cache, by any worker, with no
+copy of it in the process. A gzip file can only be read in order: its blocks are bytes.
 """
 from __future__ import annotations
 
+import functools
 import gzip
-from typing import Iterator
+import mmap
+from typing import Callable, Iterator
 
 from rankwise.data.collections import Run
 from rankwise.errors import ParseError
 from rankwise.io.arrow_pool import arrow_scope
-from rankwise.io.trec import RUN_LAYOUT, _fast_parse, _LineNumbers, _prepare, _strict_parse
+from rankwise.io.trec import _NON_BLANK, RUN_LAYOUT, _arrow_csv, _fast_parse, _LineNumbers, _prepare, _strict_parse
+
+_BOM = b"\xef\xbb\xbf"
 
 
 def read_run_blocks(path: str, block_bytes: int, *, duplicates: str = "error") -> Iterator[tuple[Run, int]]:
@@ -21,18 +30,21 @@ def read_run_blocks(path: str, block_bytes: int, *, duplicates: str = "error") -
         yield _parse_block(block, path, line_no, duplicates), len(block)
 
 
+def is_gzip(path: str) -> bool:
+    with open(path, "rb") as raw:
+        return raw.read(2) == b"\x1f\x8b"
+
+
 def _byte_blocks(path: str, block_bytes: int) -> Iterator[tuple[bytes, int]]:
     """Yield (bytes, first line number) blocks that end at a query boundary."""
-    with open(path, "rb") as raw:
-        magic = raw.read(2)
-    opener = gzip.open if magic == b"\x1f\x8b" else open
+    opener = gzip.open if is_gzip(path) else open
     with opener(path, "rb") as fh:
         carry = b""
         line_no = 1
         first = True
         while True:
             chunk = fh.read(block_bytes)
-            if first and chunk.startswith(b"\xef\xbb\xbf"):
+            if first and chunk.startswith(_BOM):
                 chunk = chunk[3:]
             first = False
             if not chunk:
@@ -44,19 +56,7 @@ def _byte_blocks(path: str, block_bytes: int) -> Iterator[tuple[bytes, int]]:
             if cut < 0:
                 carry = buf
                 continue
-            # keep the last query's lines for the next block: it may continue there
-            last_line_start = buf.rfind(b"\n", 0, cut) + 1
-            last_q = buf[last_line_start:cut].split(None, 1)[:1]
-            boundary = cut + 1
-            if last_q:
-                q = last_q[0]
-                start = last_line_start
-                while start > 0:
-                    prev = buf.rfind(b"\n", 0, start - 1) + 1
-                    if buf[prev:start - 1].split(None, 1)[:1] != [q]:
-                        break
-                    start = prev
-                boundary = start
+            boundary = _last_query_start(buf, 0, cut)
             if boundary == 0:  # one query fills the whole block: read more before cutting
                 carry = buf
                 continue
@@ -65,18 +65,118 @@ def _byte_blocks(path: str, block_bytes: int) -> Iterator[tuple[bytes, int]]:
             line_no += block.count(b"\n")
 
 
-def _parse_block(block: bytes, path: str, line_no: int, duplicates: str) -> Run:
-    data = _prepare(block, path, "run")
+def _last_query_start(buf, lo: int, cut: int) -> int:
+    """Where the lines of the query of the last line before ``cut`` (a newline of ``buf``, at or after
+    ``lo``) begin, walking back line by line (at most one query's lines); ``lo`` if they begin at ``lo``.
+    A blank last line cuts right after it. (``buf``: bytes or an mmap, read only between ``lo`` and ``cut``.)"""
+    last_line_start = max(buf.rfind(b"\n", lo, cut) + 1, lo)
+    last_q = buf[last_line_start:cut].split(None, 1)[:1]
+    if not last_q:
+        return cut + 1
+    start = last_line_start
+    while start > lo:
+        prev = max(buf.rfind(b"\n", lo, start - 1) + 1, lo)
+        if buf[prev:start - 1].split(None, 1)[:1] != last_q:
+            break
+        start = prev
+    return start
+
+
+def block_spans(mm: mmap.mmap, block_bytes: int) -> list[tuple[int, int]]:
+    """The ``(start, end)`` byte spans of a plain file's blocks: exactly the blocks ``_byte_blocks`` reads
+    (the sequential reader sees the file in pieces of ``block_bytes`` and cuts each at the start of its
+    last query; here the same cuts are found in the mapped file, without reading the blocks)."""
+    size = len(mm)
+    start = 3 if mm[:3] == _BOM else 0
+    spans = []
+    read_to = 0  # how far the sequential reader has read: a multiple of block_bytes, or the size
+    while read_to < size:
+        read_to = min(size, read_to + block_bytes)
+        cut = mm.rfind(b"\n", start, read_to)
+        if cut < 0:
+            continue
+        boundary = _last_query_start(mm, start, cut)
+        if boundary == start:  # one query fills the whole block: read more before cutting
+            continue
+        spans.append((start, boundary))
+        start = boundary
+    if _NON_BLANK.search(mm, start, size) is not None:  # (a tail of blank lines is no block)
+        spans.append((start, size))
+    return spans
+
+
+def parse_span(mm: mmap.mmap, start: int, end: int, path: str, duplicates: str) -> Run:
+    """The run of one block of a mapped file. A block of plain single-space lines (every benchmark and
+    most real runs) is parsed in place, from the page cache (no copy of it in the process); anything else
+    (tabs, CR, NUL, a line the fast parser refuses) is copied and parsed by ``_parse_block``, which
+    reports what is wrong and where. Both give the same Run: the in-place parse is the first attempt of
+    ``trec._fast_parse`` on such a block."""
+    first_line = functools.cache(functools.partial(_line_of, mm, start))
+    if not any(mm.find(c, start, end) >= 0 for c in (b"\t", b"\r", b"\x00")):
+        view = memoryview(mm)[start:end]
+        with arrow_scope():
+            fast = _arrow_csv(view, RUN_LAYOUT, 4, " ")
+        _unmap(mm, start, end)
+        if fast is not None:
+            q, d, v = fast
+            with arrow_scope():
+                return Run.from_arrays(q, d, v, duplicates=duplicates, source=path,
+                                       row_numbers=_FileLines(_LineNumbers(view), first_line))
+    return _parse_block(mm[start:end], path, first_line, duplicates)
+
+
+def _unmap(mm: mmap.mmap, start: int, end: int) -> None:
+    """Let go of the block's pages once parsed: the map keeps a page in this process (its resident memory)
+    until told otherwise, so a file read through it would end up counted whole, however large. The pages
+    stay in the page cache; one touched again (an error's line, a neighbouring block) is read back from it."""
+    page = mmap.PAGESIZE
+    a = start - start % page
+    if end > a and hasattr(mm, "madvise"):
+        mm.madvise(mmap.MADV_DONTNEED, a, end - a)
+
+
+def _line_of(mm: mmap.mmap, offset: int) -> int:
+    """The line number at byte ``offset`` (only when an error names a line: it counts every line before)."""
+    n, step = 1, 1 << 24
+    for a in range(0, offset, step):
+        n += mm[a:min(offset, a + step)].count(b"\n")
+    return n
+
+
+def _relined(exc: ParseError, path: str, line_no: int | Callable[[], int]) -> ParseError:
+    """``exc`` (a line of the block) with its line counted from the start of the file."""
+    if exc.line is None:
+        return exc
+    first = line_no if isinstance(line_no, int) else line_no()
+    return ParseError(str(exc).split("\n")[0].split(": ", 1)[-1], path=path, line=exc.line + first - 1,
+                      text=exc.text, expected=exc.expected)
+
+
+class _FileLines:
+    """Row -> line of the file, for a block's rows (the errors of Run.from_arrays: a duplicate names both
+    lines); the block's own line numbers plus where the block starts, counted only if an error asks."""
+
+    def __init__(self, lines: _LineNumbers, first: Callable[[], int]):
+        self._lines, self._first = lines, first
+
+    def __getitem__(self, row: int) -> int:
+        return self._lines[row] + self._first() - 1
+
+    def text(self, row: int) -> str:
+        return self._lines.text(row)
+
+
+def _parse_block(block: bytes, path: str, line_no: int | Callable[[], int], duplicates: str) -> Run:
+    first = (lambda: line_no) if isinstance(line_no, int) else line_no
     try:
+        data = _prepare(block, path, "run")
         with arrow_scope():
             fast = _fast_parse(data, RUN_LAYOUT, 4)
-            if fast is None:
-                q, d, v, _ = _strict_parse(data, path, RUN_LAYOUT, 4)
-            else:
-                q, d, v = fast
-            return Run.from_arrays(q, d, v, duplicates=duplicates, source=path, row_numbers=_LineNumbers(data))
-    except ParseError as exc:
+            q, d, v = fast if fast is not None else _strict_parse(data, path, RUN_LAYOUT, 4)[:3]
+    except ParseError as exc:  # a line of the block: counted from the start of the file
         if exc.line is None:
             raise
-        raise ParseError(str(exc).split("\n")[0].split(": ", 1)[-1], path=path, line=exc.line + line_no - 1,
-                         text=exc.text, expected=exc.expected) from None
+        raise _relined(exc, path, first) from None
+    with arrow_scope():
+        return Run.from_arrays(q, d, v, duplicates=duplicates, source=path,
+                               row_numbers=_FileLines(_LineNumbers(data), first))
