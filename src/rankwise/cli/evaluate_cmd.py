@@ -2,16 +2,24 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import sys
 import warnings
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 
 from rankwise.cli.options import add_convention_options, overrides_from
-from rankwise.errors import InvalidParameterError, RankwiseWarning
+from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
 from rankwise.io.tabular import FORMATS
 
 PROGRESS_BYTES = 128 << 20  # inputs above this size (a few seconds of work) report their stages on a terminal
 STREAM_BYTES = 1 << 30  # TREC runs above this size are evaluated block by block
+# With several jobs, TREC runs above this size are evaluated in blocks too, by parallel workers (below it,
+# starting the workers costs more than they save); each job gets about two blocks, so that one slow block
+# (a busy core) delays the end by half a job's share, not a whole one.
+PARALLEL_BYTES = 48 << 20
+BLOCKS_PER_JOB = 2
 
 
 def register(sub) -> None:
@@ -48,6 +56,17 @@ def register(sub) -> None:
     p.add_argument("--stream", choices=["auto", "yes", "no"], default="auto",
                    help="evaluate a TREC run block by block of whole queries, in bounded memory "
                         f"(auto: for run files above {STREAM_BYTES >> 20} MB)")
+    p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
+                   help="use N cores (default 0: all of them; 1: one): the qrels are read while the run is, and "
+                        f"a TREC run above {PARALLEL_BYTES >> 20} MB is evaluated in blocks of whole queries by N "
+                        "workers. The numbers are the same for every N, to the bit")
+    p.add_argument("--engine", choices=["local", "spark"], default="local",
+                   help="spark: the files are read and evaluated by Spark (pyspark; paths Spark reads: local, "
+                        "HDFS, S3...), with the local engine's numbers and output")
+    p.add_argument("--master", metavar="URL",
+                   help="--engine spark: the Spark master (default local[*]; sc://HOST:PORT for Spark Connect)")
+    p.add_argument("--partitions", type=int, metavar="N",
+                   help="--engine spark: query partitions (default: Spark's adaptive choice)")
     add_convention_options(p)
     p.set_defaults(func=run)
 
@@ -61,7 +80,7 @@ def no_metric_message(command: str, inputs: list[str]) -> str:
 
 
 def run(args) -> int:
-    from rankwise.cli.output import Progress, notice_lines, render, render_many, set_aside_report, terminal_width
+    from rankwise.cli.output import Progress
     from rankwise.conventions import get_convention
     from rankwise.conventions.measure_sets import TREC_EVAL_DEFAULT, expand, is_trec_eval
 
@@ -74,19 +93,40 @@ def run(args) -> int:
     if len(args.run) > 1 and args.format == "trec":
         raise InvalidParameterError("--format trec writes one run; evaluate several runs with --format "
                                     "table, json, csv or tsv")
+    if args.engine == "spark":
+        from rankwise.cli.spark_engine import evaluate_files
+        with warnings.catch_warnings():  # said below, once, in the CLI's words (output.notice_lines)
+            warnings.simplefilter("ignore", RankwiseWarning)
+            return _print(args, evaluate_files(args, named_paths(args.run)))
     size = sum(os.path.getsize(f) for f in (args.qrels, *args.run) if os.path.isfile(f))
     progress = Progress.auto(args.progress, size > PROGRESS_BYTES)
     stage = progress.stage
+    from rankwise.io.block_pool import resolve_workers
     from rankwise.io.tabular import read_qrels_file
 
+    args.jobs = resolve_workers(args.jobs, "--jobs")
     stage(f"reading qrels {args.qrels}")
-    qrels = read_qrels_file(args.qrels, args.qrels_format, query=args.query_column, doc=args.doc_column,
-                            relevance=args.relevance_column, duplicates=args.duplicates)
-    named = named_paths(args.run)
-    with warnings.catch_warnings():  # said below, once, in the CLI's words (output.notice_lines)
-        warnings.simplefilter("ignore", RankwiseWarning)
+    with warnings.catch_warnings(), ThreadPoolExecutor(1) as reader:
+        # the evaluations' notices are said below, once, in the CLI's words (output.notice_lines): only the
+        # warnings of the evaluate calls made here are silenced, not the qrels reader's (a thread's, meanwhile)
+        warnings.filterwarnings("ignore", category=RankwiseWarning, module=re.escape(__name__) + "$")
+        # with several jobs the qrels are read by a thread while the (first) run is read: both readers spend
+        # most of their time where the GIL is released (pyarrow's CSV reader, numpy)
+        qrels: Future = reader.submit(read_qrels_file, args.qrels, args.qrels_format, query=args.query_column,
+                                      doc=args.doc_column, relevance=args.relevance_column,
+                                      duplicates=args.duplicates)
+        if args.jobs == 1:
+            qrels.result()
+        named = _qrels_first(qrels, named_paths, args.run)
         results = {name: _evaluate_one(args, qrels, path, progress) for name, path in named.items()}
     stage("done")
+    return _print(args, results)
+
+
+def _print(args, results: dict) -> int:
+    """The results of every run on stdout (or --output) and what they set aside on stderr."""
+    from rankwise.cli.output import notice_lines, render, render_many, set_aside_report, terminal_width
+
     width = None if args.output else terminal_width()
     if len(results) == 1:
         res = next(iter(results.values()))
@@ -117,8 +157,7 @@ def run(args) -> int:
 def trec_runid(arg: str, fmt: str | None) -> str:
     """The name trec_eval prints as ``runid``: NAME of NAME=PATH, else the tag of a TREC run's last line
     (as trec_eval), else the file's name without extensions (a CSV/Parquet/JSON run has no tag)."""
-    from rankwise.compare.matrix import system_name
-    from rankwise.io.per_query import split_name
+    from rankwise.data.names import split_name, system_name
     from rankwise.io.tabular import detect_format
     from rankwise.io.trec import read_run_tag
 
@@ -131,8 +170,7 @@ def trec_runid(arg: str, fmt: str | None) -> str:
 
 def named_paths(args: list[str]) -> dict[str, str]:
     """Run arguments (PATH or NAME=PATH) -> {name: path}; names must be unique."""
-    from rankwise.compare.matrix import system_name
-    from rankwise.io.per_query import split_name
+    from rankwise.data.names import split_name, system_name
 
     out: dict[str, str] = {}
     for arg in args:
@@ -145,22 +183,62 @@ def named_paths(args: list[str]) -> dict[str, str]:
     return out
 
 
-def _evaluate_one(args, qrels, path: str, progress):
+def _evaluate_one(args, qrels: Future, path: str, progress):
+    """One run's Results. ``qrels``: a Future of the Qrels (being read while the run is)."""
     from rankwise.evaluation import evaluate
     from rankwise.io.tabular import detect_format, read_run_file
 
     run_fmt = args.run_format or detect_format(path)
-    stream = run_fmt == "trec" and (args.stream == "yes" or (args.stream == "auto" and os.path.isfile(path)
-                                                                and os.path.getsize(path) > STREAM_BYTES))
-    if stream:
-        from rankwise.io.streaming import evaluate_run_file
+    size = os.path.getsize(path) if os.path.isfile(path) else 0
+    stream = run_fmt == "trec" and (args.stream == "yes" or (args.stream == "auto" and size > STREAM_BYTES))
+    if stream or (args.stream == "auto" and run_fmt == "trec" and _parallel_pays(args, size)):
+        from rankwise.io.streaming import DEFAULT_BLOCK_BYTES, NotContiguousError, evaluate_run_file
 
-        return evaluate_run_file(qrels, path, args.metric, convention=args.convention, duplicates=args.duplicates,
-                                 progress=progress.counter("run", scale=1e6, unit="MB evaluated"),
-                                 **overrides_from(args))
+        block = DEFAULT_BLOCK_BYTES if stream else -(-size // (args.jobs * BLOCKS_PER_JOB))
+        try:
+            res = evaluate_run_file(qrels, path, args.metric, convention=args.convention, duplicates=args.duplicates,
+                                    progress=progress.counter("run", scale=1e6, unit="MB evaluated"),
+                                    workers=args.jobs, block_bytes=block, **overrides_from(args))
+        except NotContiguousError:
+            if stream:
+                raise
+            res = None  # a run whose queries are not together: in memory, as without jobs
+        if res is not None:
+            # blocks chosen here, not asked for: the output is the in-memory evaluation's, to the byte
+            return res if stream else replace(res, info={k: v for k, v in res.info.items() if k != "blocks"})
     stage = progress.stage
     stage(f"reading run {path}")
-    run_ = read_run_file(path, args.run_format, query=args.query_column, doc=args.doc_column,
-                         score=args.score_column, duplicates=args.duplicates)
+    run_ = _qrels_first(qrels, read_run_file, path, args.run_format, query=args.query_column, doc=args.doc_column,
+                        score=args.score_column, duplicates=args.duplicates)
     stage(f"evaluating {run_.n_queries} queries, {len(run_)} ranked documents")
-    return evaluate(qrels, run_, args.metric, convention=args.convention, **overrides_from(args))
+    return evaluate(qrels.result(), run_, args.metric, convention=args.convention, **overrides_from(args))
+
+
+def _parallel_pays(args, size: int) -> bool:
+    """Whether a run of ``size`` bytes is evaluated in blocks by parallel workers: with several jobs, above
+    PARALLEL_BYTES, unless a metric reads the highest grade of every evaluated query (ERR's gmax=collection),
+    which one block cannot know: blocks would each take their own."""
+    if args.jobs < 2 or size < PARALLEL_BYTES:
+        return False
+    from rankwise.conventions import get_convention
+    from rankwise.evaluation.evaluate import uses_collection_grade
+    from rankwise.spec.grammar import parse_metric
+
+    try:
+        conv = get_convention(args.convention)
+        overrides = overrides_from(args)
+        if overrides:
+            conv = conv.derive(**overrides)
+        return not any(uses_collection_grade(conv.resolve(parse_metric(m))) for m in args.metric)
+    except RankwiseError:  # said by the evaluation, after the qrels' and the run's own errors, as without jobs
+        return False
+
+
+def _qrels_first(qrels: Future, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``; if it fails, an error of the qrels (read meanwhile) is raised instead: the
+    qrels' errors come first, as when they were read first."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception:
+        qrels.result()
+        raise

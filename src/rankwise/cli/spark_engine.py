@@ -1,0 +1,60 @@
+"""``rankwise evaluate ... --engine spark [--master URL]``: the files read and evaluated by Spark.
+
+The output is the local engine's: ``rankwise.spark.evaluate`` returns the same ``Results`` (the same
+numbers, the same notices), which the CLI renders as it renders a local evaluation.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rankwise.errors import ParseError, RankwiseError, require
+
+
+def session(master: str | None) -> Any:
+    """A SparkSession: a Spark Connect server for ``sc://`` URLs, else a classic session on ``master``
+    (default ``local[*]``: every core of this machine)."""
+    sql = require("pyspark.sql", "spark", "rankwise evaluate --engine spark")
+    builder = sql.SparkSession.builder.appName("rankwise")
+    if master and master.startswith("sc://"):
+        return builder.remote(master).getOrCreate()
+    spark = (builder.master(master or "local[*]").config("spark.ui.showConsoleProgress", "false")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")  # the CLI says what matters; Spark's INFO/WARN lines are noise here
+    return spark
+
+
+def _said_by_spark(exc: Exception) -> RankwiseError | None:
+    """A malformed line found by a Spark job (spark.read's raise_error) as the ParseError the local reader
+    raises; None for any other failure."""
+    found = re.search(r"\[USER_RAISED_EXCEPTION\]\s*(.*?)(?:\s*SQLSTATE|\n|$)", str(exc))
+    return ParseError(found.group(1)) if found else None
+
+
+def evaluate_files(args: Any, named: dict[str, str]) -> dict[str, Any]:
+    """{run name: Results} of the runs ``named`` against ``args.qrels``, evaluated on Spark."""
+    from rankwise.cli.options import overrides_from
+    from rankwise.spark.engine import evaluate
+    from rankwise.spark.read import read
+
+    spark = session(args.master)
+    columns = {k: v for k, v in (("query", args.query_column), ("doc", args.doc_column)) if v}
+    qcols = dict(columns, **({"relevance": args.relevance_column} if args.relevance_column else {}))
+    rcols = dict(columns, **({"score": args.score_column} if args.score_column else {}))
+    results = {}
+    try:
+        qrels = read(spark, args.qrels, "relevance", args.qrels_format, qcols)
+        for name, path in named.items():
+            run = read(spark, path, "score", args.run_format, rcols)
+            res = evaluate(qrels, run, args.metric, args.convention, partitions=args.partitions,
+                           duplicates=args.duplicates, **overrides_from(args))
+            results[name] = res.results
+            res.unpersist()
+    except RankwiseError:
+        raise
+    except Exception as exc:  # a Spark job failed: a malformed line is the reader's error, anything else Spark's
+        said = _said_by_spark(exc)
+        if said is None:
+            raise
+        raise said from None
+    return results

@@ -1,0 +1,85 @@
+"""Qrels and run files read by Spark (TREC text, CSV/TSV, Parquet), as the local readers read them.
+
+The same ids as locally: TREC ids are text; CSV/TSV ids are text, stripped, an integral decimal (``10.0``)
+is the integer it holds, and a query column of plain integers (``7``, not ``007``) becomes integers (the
+results are then keyed by ints, as ``rankwise evaluate`` keys them locally); Parquet keeps its types.
+A malformed line fails the job that reaches it, with the line's text (``raise_error``: no extra pass
+over the file to validate it).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from rankwise.io.tabular import detect_format
+
+_PLAIN_INTEGER = r"^-?(0|[1-9][0-9]*)$"
+_INTEGRAL_DECIMAL = r"^[+-]?[0-9]+\.0*$"
+TREC_FIELDS = {"relevance": ("query", "iteration", "doc", "relevance"),
+               "score": ("query", "Q0", "doc", "rank", "score", "tag")}
+
+
+def _number(col: Any) -> Any:
+    """The column as double, null where the text is not a number (said by the caller with the line's text;
+    a plain cast fails the job under ANSI mode with Spark's own words)."""
+    return col.try_cast("double") if hasattr(col, "try_cast") else col.cast("double")
+
+
+def _trec(spark: Any, path: str, role: str) -> Any:
+    import pyspark.sql.functions as F
+
+    layout = TREC_FIELDS[role]
+    lines = spark.read.text(path).filter(F.trim(F.col("value")) != "")
+    fields = F.split(F.trim(F.col("value")), r"\s+")
+    value = fields.getItem(len(layout) - 1 if role == "relevance" else 4)
+    number = _number(value)
+    bad = (F.size(fields) != len(layout)) | number.isNull()
+    why = F.concat(F.lit(f"{path}: expected {len(layout)} fields '{' '.join(layout)}' with a numeric {role}; got "),
+                   F.col("value"))
+    checked = F.when(bad, F.raise_error(why)).otherwise(number)
+    return lines.select(fields.getItem(0).alias("query"), fields.getItem(2).alias("doc"), checked.alias(role))
+
+
+def _id_text(col: Any) -> Any:
+    import pyspark.sql.functions as F
+
+    s = F.trim(col)
+    return F.when(s.rlike(_INTEGRAL_DECIMAL), F.split(s, r"\.").getItem(0).cast("long").cast("string")).otherwise(s)
+
+
+def _delimited(spark: Any, path: str, sep: str, role: str, columns: Mapping[str, Any] | None) -> Any:
+    import pyspark.sql.functions as F
+
+    from rankwise.data.frames import resolve_columns
+
+    raw = spark.read.csv(path, header=True, sep=sep, inferSchema=False)  # every column as text, as locally
+    roles = resolve_columns(raw.columns, role, dict(columns or {}))
+    value_col = roles.get(role) or roles.get("rank")
+    q, d = _id_text(F.col(str(roles["query"]))), _id_text(F.col(str(roles["doc"])))
+    if value_col is None:
+        value = F.lit(1.0)
+    else:
+        number = _number(F.col(str(value_col)))
+        why = F.concat(F.lit(f"{path}: {value_col} is not a number: "), F.coalesce(F.col(str(value_col)), F.lit("")))
+        value = F.when(number.isNull(), F.raise_error(why)).otherwise(number)
+        if value_col != roles.get(role):  # a rank column: rank 1 first
+            value = -value
+    frame = raw.select(q.alias("query"), d.alias("doc"), value.alias(role))
+    # a query column of plain integers gives integer ids, as the local reader decides (one aggregate)
+    plain = frame.agg(F.min(F.col("query").rlike(_PLAIN_INTEGER).cast("int")).alias("p")).collect()[0]["p"]
+    return frame.withColumn("query", F.col("query").cast("long")) if plain == 1 else frame
+
+
+def read(spark: Any, path: str, role: str, fmt: str | None = None, columns: Mapping[str, Any] | None = None) -> Any:
+    """A DataFrame ``query, doc, <role>`` (role "relevance" for qrels, "score" for a run) of the file at
+    ``path`` (any path Spark reads: local, HDFS, S3...). ``fmt``: trec, csv, tsv or parquet (default: from
+    the extension, as locally)."""
+    fmt = fmt or detect_format(path)
+    if fmt == "trec":
+        return _trec(spark, path, role)
+    if fmt in ("csv", "tsv"):
+        return _delimited(spark, path, "," if fmt == "csv" else "\t", role, columns)
+    if fmt == "parquet":
+        return spark.read.parquet(path)
+    from rankwise.errors import InvalidParameterError
+    raise InvalidParameterError(f"the Spark engine reads TREC, CSV, TSV and Parquet files; {path} is {fmt} "
+                                "(evaluate it with the local engine)")
