@@ -17,17 +17,6 @@ from rankwise.spark.catalogue import catalogue_ranks  # noqa: E402
 NU, NI, K = 40, 30, 3
 
 
-@pytest.fixture(scope="module")
-def spark():
-    from pyspark.sql import SparkSession
-
-    session = (SparkSession.builder.master("local[2]").appName("rankwise-catalogue-tests")
-               .config("spark.sql.shuffle.partitions", "4").config("spark.ui.enabled", "false")
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true").getOrCreate())
-    yield session
-    session.stop()
-
-
 def _data(seed: int = 0):
     """Integer factors (exact products, many ties); users 0..NU-1, of whom the last 5 have no held-out
     items, users 0..9 no training items, and most several held-out items."""

@@ -11,15 +11,6 @@ pd = pytest.importorskip("pandas")
 
 
 @pytest.fixture(scope="module")
-def spark():
-    from pyspark.sql import SparkSession
-    session = (SparkSession.builder.master("local[2]").appName("rankwise-cli-tests")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4").getOrCreate())
-    yield session
-    session.stop()
-
-
-@pytest.fixture(scope="module")
 def files(tmp_path_factory):
     """A TREC qrels and run (ties, graded, missing and run-only queries) and the same as CSV."""
     rng = np.random.default_rng(3)

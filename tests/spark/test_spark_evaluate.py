@@ -26,15 +26,6 @@ METRICS = ["nDCG@10", "nDCG", "AP", "AP@10", "P@5", "R@10", "RR", "RR@5", "Hit@3
            "Judged@10", "nDCG(ideal=cutoff)@5", "DCG@5", "RBP", "infAP", "AUC", "FallOut@5"]
 
 
-@pytest.fixture(scope="module")
-def spark():
-    from pyspark.sql import SparkSession
-    session = (SparkSession.builder.master("local[2]").appName("rankwise-evaluate-tests")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4").getOrCreate())
-    yield session
-    session.stop()
-
-
 def make_frames(seed: int, int_ids: bool, n_queries: int = 40):
     rng = np.random.default_rng(seed)
     q, d, g = [], [], []
@@ -211,3 +202,16 @@ def test_spark_connect_runs_the_same_evaluation(tmp_path):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().splitlines()[-1] == "[true, true]"
+
+
+@pytest.mark.parametrize("policy", ["first", "last", "max"])
+def test_duplicates_policies_keep_the_row_the_local_engine_keeps(spark, policy):
+    qrels, run = make_frames(12, False)
+    again = run.iloc[::7].assign(score=lambda f: f["score"] + 0.5)  # the same (query, doc) with another score
+    doubled = pd.concat([run, again], ignore_index=True)
+    local = _quiet(rw.evaluate, qrels, rw.Run.from_frame(doubled, duplicates=policy), ["nDCG@10", "AP"])
+    remote = _quiet(rs.evaluate, spark.createDataFrame(qrels), spark.createDataFrame(doubled), ["nDCG@10", "AP"],
+                    duplicates=policy, partitions=3).results
+    assert remote.info["run_duplicates_dropped"] == len(again)
+    for m in ("nDCG@10", "AP"):
+        assert np.array_equal(local.values[m], remote.values[m]), m

@@ -99,7 +99,9 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     if partitions is not None and int(partitions) < 1:
         raise InvalidParameterError(f"partitions must be a positive number; got {partitions}")
 
-    rows, query_type, query_name = tagged_rows(qrels, run, columns)
+    # the rows' order matters to the 'input' tie order and to duplicates='first'/'last' alone
+    ordered = duplicates in ("first", "last") or any(rm.params["ties"] == "input" for rm in resolved.values())
+    rows, query_type, query_name = tagged_rows(qrels, run, columns, ordered=ordered)
     rows = rows.repartition(int(partitions), "q") if partitions else rows.repartition("q")
     # query policies that raise are decided on the driver, over every partition's queries (the counts of
     # the message are the whole input's)
@@ -116,13 +118,19 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
 
 def _gather(table: Any, task: part.PartitionTask, conv: Convention, resolved: Mapping[str, Any]) -> Results:
     """The partitions' rows as one evaluation's Results, in the local engine's query order."""
-    kind = np.asarray(table.column("kind").to_pylist(), dtype=object)
-    info = table.column("info").to_pylist()
+    import pyarrow.compute as pc
+
+    kinds = table.column("kind")
+    rows = np.flatnonzero(pc.equal(kinds, part.VALUE).to_numpy(zero_copy_only=False))
+    # the few other rows (errors, set-aside queries, one row of counts per partition) as Python values
+    other = table.filter(pc.invert(pc.equal(kinds, part.VALUE)))
+    kind = np.asarray(other.column("kind").to_pylist(), dtype=object)
+    info = other.column("info").to_pylist()
+    other_q = other.column("q").to_pylist()
     for i in np.flatnonzero(kind == part.ERROR)[:1]:
         part.raise_error(info[i])
-    q = table.column("q").to_numpy(zero_copy_only=False)
     is_int = task.query_type == "long"
-    rows = np.flatnonzero(kind == part.VALUE)
+    q = table.column("q").to_numpy(zero_copy_only=False)
     ids = q[rows].astype(np.int64) if is_int else np.asarray(q[rows], dtype=str)
     order = np.argsort(ids, kind="stable")
     query_ids = ids[order]
@@ -137,7 +145,7 @@ def _gather(table: Any, task: part.PartitionTask, conv: Convention, resolved: Ma
             weights[m] = np.ascontiguousarray(table.column(f"w{i}").to_numpy()[rows][order])
     set_aside: dict[str, list] = {}
     for i in np.flatnonzero(kind == part.SET_ASIDE):
-        set_aside.setdefault(str(info[i]), []).append(int(q[i]) if is_int else str(q[i]))
+        set_aside.setdefault(str(info[i]), []).append(int(other_q[i]) if is_int else str(other_q[i]))
     parts = [json.loads(info[i]) for i in np.flatnonzero(kind == part.INFO)]
     counts = part.merge_info(parts)
     _check_queries(counts, parts, set_aside, conv)

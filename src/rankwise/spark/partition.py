@@ -6,8 +6,8 @@ policies. Nothing here imports pyspark: a partition is a pyarrow table in, recor
 code is exercised without a cluster too.
 
 The input rows are ``q`` (query id), ``d`` (doc id), ``v`` (grade or score), ``s`` (side: 0 qrels,
-1 run) and ``o`` (the row's position in its input DataFrame: the 'input' tie order and the
-duplicates policies 'first'/'last' read it). The output rows are of four kinds: a query's values, a
+1 run) and, when an order matters, ``o`` (the row's position in its input DataFrame: the 'input' tie
+order and the duplicates policies 'first'/'last' read it). The output rows are of four kinds: a query's values, a
 query set aside (and why), one row of counts per partition (``info``), and an error.
 """
 from __future__ import annotations
@@ -57,11 +57,11 @@ def schema_ddl(task: PartitionTask) -> str:
 def sides(table: Any, duplicates: str) -> tuple[Qrels, Run]:
     """The partition's Qrels and Run, each side's rows in its input order (``o``)."""
     side = table.column("s").to_numpy()
-    order = table.column("o").to_numpy()
+    order = table.column("o").to_numpy() if "o" in table.column_names else None  # (absent: no order needed)
 
     def rows(which: int) -> Any:
         idx = np.flatnonzero(side == which)
-        return idx[np.argsort(order[idx], kind="stable")]
+        return idx if order is None else idx[np.argsort(order[idx], kind="stable")]
 
     out: list[Any] = []
     for which, cls in ((SIDE_QRELS, Qrels), (SIDE_RUN, Run)):
@@ -87,20 +87,22 @@ def _jsonable(x: Any) -> Any:
     return x
 
 
-def _batch(task: PartitionTask, q: list, kind: list[str], info: list[str | None],
+def _batch(task: PartitionTask, q: Any, kind: list[str], info: list[str | None],
            values: list[np.ndarray], weights: list[np.ndarray]) -> Any:
+    """One output batch; ``q``: the rows' query ids (an array or a list), or [None] for a row without one."""
     import pyarrow as pa
 
-    if q and q[0] is None:  # a row of counts or an error: no query
-        ids = pa.nulls(len(q), pa.int64() if task.query_type == "long" else pa.string())
+    n = len(q)
+    if n and q[0] is None:  # a row of counts or an error: no query
+        ids = pa.nulls(n, pa.int64() if task.query_type == "long" else pa.string())
     elif task.query_type == "long":
         try:
-            ids = pa.array(np.asarray(q, dtype=np.int64) if q else [], type=pa.int64())
+            ids = pa.array(np.asarray(q, dtype=np.int64).reshape(n), type=pa.int64())
         except (ValueError, OverflowError) as exc:
-            raise DataError(f"query ids {q[:3]} are numbers with a fraction: integer ids or text ids, please "
-                            "(cast the query columns to string or to long)") from exc
+            raise DataError(f"query ids {list(q[:3])} are numbers with a fraction: integer ids or text ids, "
+                            "please (cast the query columns to string or to long)") from exc
     else:
-        ids = pa.array([str(x) for x in q], type=pa.string())
+        ids = pa.array(np.asarray(q, dtype=str).reshape(n), type=pa.string())
     arrays = [ids, pa.array(kind, type=pa.string()), pa.array(info, type=pa.string())]
     arrays += [pa.array(v, type=pa.float64()) for v in values] + [pa.array(w, type=pa.float64()) for w in weights]
     return pa.RecordBatch.from_arrays(arrays, names=[name for name, _ in output_columns(task)])
@@ -143,7 +145,7 @@ def _answer(task: PartitionTask, table: Any) -> list[Any]:
         finally:
             COLLECTION_GRADES.reset(token)
     n = res.query_ids.size
-    out = [_batch(task, list(res.query_ids), [VALUE] * n, [None] * n, [res.values[m] for m in task.metrics],
+    out = [_batch(task, res.query_ids, [VALUE] * n, [None] * n, [res.values[m] for m in task.metrics],
                   [res.weights.get(m, np.full(n, np.nan)) for m in task.metrics])]
     for reason, ids in res.set_aside.items():
         out.append(_rows_of(task, len(ids), SET_ASIDE, list(ids), [reason] * len(ids)))
