@@ -147,8 +147,10 @@ def test_errors_are_the_local_engine_s(spark):
     with pytest.raises(rw.InvalidParameterError):  # on the driver, before any job
         rs.evaluate(q, r, ["nDCG@ten"])
     # the whole input's count, not one partition's: 3 judged queries are missing from the run
+    cached = spark.sparkContext._jsc.sc().getPersistentRDDs().size()
     with pytest.raises(rw.DataError, match="3 judged queries are missing from the run") as info:
         _quiet(rs.evaluate, q, r, ["AP"], missing_in_run="error", partitions=4)
+    assert spark.sparkContext._jsc.sc().getPersistentRDDs().size() == cached  # nothing left cached
     with pytest.raises(rw.DataError) as local_info:
         _quiet(rw.evaluate, qrels, run, ["AP"], missing_in_run="error")
     assert str(info.value) == str(local_info.value)

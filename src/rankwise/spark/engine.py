@@ -110,7 +110,11 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     if any(uses_collection_grade(rm) for rm in resolved.values()):
         task = replace(task, grades=_collection_grades(rows, task))
     out = rows.mapInArrow(functools.partial(part.evaluate_partition, task), part.schema_ddl(task)).persist()
-    res = _gather(_to_arrow(out), task, conv, resolved)
+    try:
+        res = _gather(_to_arrow(out), task, conv, resolved)
+    except BaseException:  # a refused input: nothing stays cached on the cluster
+        out.unpersist(blocking=True)
+        raise
     per_query = out.filter(out.kind == part.VALUE).select(
         out.q.alias(query_name), *(out[f"v{i}"].alias(m) for i, m in enumerate(written)))
     return SparkResults(res, per_query, out)
