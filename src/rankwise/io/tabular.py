@@ -29,15 +29,15 @@ QUERY_COLUMNS = CANDIDATES["query"]
 DOC_COLUMNS = CANDIDATES["doc"]
 REL_COLUMNS = CANDIDATES["relevance"]
 SCORE_COLUMNS = CANDIDATES["score"]
-_INTEGRAL_DECIMAL = re.compile(r"[+-]?[0-9]+\.0*")
+INTEGRAL_DECIMAL = re.compile(r"[+-]?[0-9]+\.0*")
 # an integer written as pandas/pyarrow would read it back unchanged: no leading zero, no sign but '-'
-_PLAIN_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+PLAIN_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 
 
 def _all_plain_integers(ids) -> bool:
     """True when every id of a text column is an integer written plainly (``7``, not ``007`` or ``+7``), so
     that reading the file as a DataFrame would give the same integers: results are then keyed by ints."""
-    return bool(len(ids)) and all(_PLAIN_INTEGER.fullmatch(s) for s in set(ids.tolist()))
+    return bool(len(ids)) and all(PLAIN_INTEGER.fullmatch(s) for s in set(ids.tolist()))
 
 
 def detect_format(path) -> str:
@@ -63,7 +63,7 @@ def _columns(header, value_role, columns, path) -> dict:
 def _id_text(s: str) -> str:
     """An id read as text: stripped, and an integral decimal (``10.0``) written as the integer it holds."""
     s = s.strip()
-    if "." in s and _INTEGRAL_DECIMAL.fullmatch(s):
+    if "." in s and INTEGRAL_DECIMAL.fullmatch(s):
         s = str(int(s.split(".")[0]))
     return s
 

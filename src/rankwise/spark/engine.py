@@ -19,7 +19,8 @@ import numpy as np
 
 from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
-from rankwise.errors import DataError, InvalidParameterError, require
+from rankwise.data.frames import check_query_overlap
+from rankwise.errors import InvalidParameterError, require
 from rankwise.evaluation.aggregate import plan_queries, summarize
 from rankwise.evaluation.evaluate import uses_collection_grade
 from rankwise.evaluation.notices import warn_about
@@ -174,10 +175,10 @@ def _check_queries(counts: Mapping[str, Any], parts: list[Mapping[str, Any]], se
     """What evaluate() checks of the whole inputs' queries: that the sides share one, and the query
     policies that raise (the partitions ran with 'skip' and reported what they set aside)."""
     if counts.get("n_judged") and counts.get("n_ranked") and not counts.get("n_shared"):
-        qs = [x for p in parts for x in p.get("qrels_sample", [])][:3]
-        rs = [x for p in parts for x in p.get("run_sample", [])][:3]
-        raise DataError(f"the qrels and the run share no query: qrels query ids {qs}; run query ids {rs}; "
-                        "check that both come from the same data (same split, same id type and format)")
+        # no partition holds a query of both sides, so the partitions' samples share none either: the local
+        # check says it, in its words and with its hint on the ids' formats
+        check_query_overlap(np.asarray([x for p in parts for x in p.get("qrels_sample", [])], dtype=str),
+                            np.asarray([x for p in parts for x in p.get("run_sample", [])], dtype=str))
     if set_aside:  # raises exactly as evaluate() would, with the whole input's counts
         plan_queries(np.asarray(set_aside.get("missing_in_run", []), dtype=object),
                      np.asarray(set_aside.get("missing_in_qrels", []), dtype=object), conv)
@@ -189,10 +190,13 @@ def compare(qrels: Any, runs: Mapping[str, Any], metrics: str | Iterable[str], *
     """Evaluate every run DataFrame on Spark, then compare the systems locally from their per-query values
     (``rankwise.compare.compare_matrix``; ``options`` are its: baseline, test, correction, ...). Only the
     per-query values reach the driver, never the runs."""
+    import inspect
+
     from rankwise.compare import PerQueryMatrix, compare_matrix
 
-    compare_keys = ("baseline", "all_pairs", "test", "correction", "family", "alpha", "permutations", "seed")
-    test_options = {k: options.pop(k) for k in compare_keys if k in options}
+    # compare_matrix's own options; every other keyword is an evaluation override (ties=..., as locally)
+    compare_keys = set(inspect.signature(compare_matrix).parameters) - {"matrix"}
+    test_options = {k: options.pop(k) for k in list(options) if k in compare_keys}
     group_tags = options.pop("group_tags", True)
     results = {name: evaluate(qrels, run, metrics, convention, columns=columns, partitions=partitions,
                               **options).results for name, run in runs.items()}

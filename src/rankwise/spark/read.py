@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from rankwise.io.tabular import detect_format
+from rankwise.io.tabular import INTEGRAL_DECIMAL, PLAIN_INTEGER, detect_format
 
-_PLAIN_INTEGER = r"^-?(0|[1-9][0-9]*)$"
-_INTEGRAL_DECIMAL = r"^[+-]?[0-9]+\.0*$"
+# the local reader's rules for ids read as text, as whole-string patterns for Spark's rlike
+_PLAIN = f"^(?:{PLAIN_INTEGER.pattern})$"
+_INTEGRAL = f"^(?:{INTEGRAL_DECIMAL.pattern})$"
 TREC_FIELDS = {"relevance": ("query", "iteration", "doc", "relevance"),
                "score": ("query", "Q0", "doc", "rank", "score", "tag")}
 
@@ -43,7 +44,7 @@ def _id_text(col: Any) -> Any:
     import pyspark.sql.functions as F
 
     s = F.trim(col)
-    return F.when(s.rlike(_INTEGRAL_DECIMAL), F.split(s, r"\.").getItem(0).cast("long").cast("string")).otherwise(s)
+    return F.when(s.rlike(_INTEGRAL), F.split(s, r"\.").getItem(0).cast("long").cast("string")).otherwise(s)
 
 
 def _delimited(spark: Any, path: str, sep: str, role: str, columns: Mapping[str, Any] | None) -> Any:
@@ -65,7 +66,7 @@ def _delimited(spark: Any, path: str, sep: str, role: str, columns: Mapping[str,
             value = -value
     frame = raw.select(q.alias("query"), d.alias("doc"), value.alias(role))
     # a query column of plain integers gives integer ids, as the local reader decides (one aggregate)
-    plain = frame.agg(F.min(F.col("query").rlike(_PLAIN_INTEGER).cast("int")).alias("p")).collect()[0]["p"]
+    plain = frame.agg(F.min(F.col("query").rlike(_PLAIN).cast("int")).alias("p")).collect()[0]["p"]
     return frame.withColumn("query", F.col("query").cast("long")) if plain == 1 else frame
 
 
