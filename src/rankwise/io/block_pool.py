@@ -80,6 +80,9 @@ class BlockJob:
     # first pass (grades_only) finds each block's, the caller takes the maximum, and the second pass is given it
     grades: Mapping[tuple, float] = field(default_factory=dict)
     grades_only: bool = False
+    # give what a finished block freed back to the system (see _trim): it bounds a long stream's memory, and
+    # costs 30-45 ms a block, for nothing when each worker evaluates a block or two and the process then ends
+    trim: bool = True
 
     def judgments(self) -> Qrels:
         return self.qrels if isinstance(self.qrels, Qrels) else self.qrels()
@@ -111,7 +114,8 @@ class BlockJob:
         part = BlockPart(res.query_ids, dict(res.values), dict(res.weights), run.query_ids, size,
                          {k: res.info[k] for k in PART_INFO if k in res.info})
         del run, res
-        _trim()  # what the block freed, back to the system before this worker starts the next one
+        if self.trim:
+            _trim()  # what the block freed, back to the system before this worker starts the next one
         return part
 
 
@@ -174,25 +178,27 @@ def map_blocks(job: BlockJob, blocks: Iterable[Any], workers: int, pool: str = "
         _FORKED = job
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as ex:
-                yield from _in_order(ex, _forked_call, blocks, workers + 1)
+                yield from _in_order(ex, _forked_call, blocks, workers + 1, job.trim)
         finally:
             _FORKED = None
         return
     with ThreadPoolExecutor(workers, thread_name_prefix="rankwise-block") as tex:
-        yield from _in_order(tex, job, blocks, workers + 1)
+        yield from _in_order(tex, job, blocks, workers + 1, job.trim)
 
 
-def _in_order(ex: Executor, fn: Callable[[_T], _R], items: Iterable[_T], depth: int) -> Iterator[_R]:
+def _in_order(ex: Executor, fn: Callable[[_T], _R], items: Iterable[_T], depth: int, trim: bool) -> Iterator[_R]:
     pending: deque[Future[_R]] = deque()
     try:
         for item in items:
             pending.append(ex.submit(fn, item))
             if len(pending) >= depth:
                 yield pending.popleft().result()
-                _trim()
+                if trim:
+                    _trim()
         while pending:
             yield pending.popleft().result()
-            _trim()
+            if trim:
+                _trim()
     finally:  # an error (or a consumer that stops early): what has not started never will
         for f in pending:
             f.cancel()
