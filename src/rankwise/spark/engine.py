@@ -27,6 +27,7 @@ from rankwise.evaluation.notices import warn_about
 from rankwise.evaluation.results import Results
 from rankwise.spark import partition as part
 from rankwise.spark.frames import tagged_rows
+from rankwise.spark.session import unbounded_arrow_bytes
 from rankwise.spec.grammar import parse_metric
 
 
@@ -108,14 +109,15 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     # the message are the whole input's)
     lenient = conv.derive(**{p: "skip" for p in ("missing_in_run", "missing_in_qrels") if getattr(conv, p) == "error"})
     task = part.PartitionTask(tuple(written), lenient, duplicates, query_type)
-    if any(uses_collection_grade(rm) for rm in resolved.values()):
-        task = replace(task, grades=_collection_grades(rows, task))
-    out = rows.mapInArrow(functools.partial(part.evaluate_partition, task), part.schema_ddl(task)).persist()
-    try:
-        res = _gather(_to_arrow(out), task, conv, resolved)
-    except BaseException:  # a refused input: nothing stays cached on the cluster
-        out.unpersist(blocking=True)
-        raise
+    with unbounded_arrow_bytes(rows.sparkSession):  # (the hand-off to Python, 4x faster: see spark.session)
+        if any(uses_collection_grade(rm) for rm in resolved.values()):
+            task = replace(task, grades=_collection_grades(rows, task))
+        out = rows.mapInArrow(functools.partial(part.evaluate_partition, task), part.schema_ddl(task)).persist()
+        try:
+            res = _gather(_to_arrow(out), task, conv, resolved)
+        except BaseException:  # a refused input: nothing stays cached on the cluster
+            out.unpersist(blocking=True)
+            raise
     per_query = out.filter(out.kind == part.VALUE).select(
         out.q.alias(query_name), *(out[f"v{i}"].alias(m) for i, m in enumerate(written)))
     return SparkResults(res, per_query, out)

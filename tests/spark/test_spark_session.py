@@ -1,0 +1,76 @@
+"""rankwise.spark.session: the byte bound of Arrow batches is lifted for rankwise's own jobs only, when the
+session has Spark's default, and put back; a user's own value (or an unbounded row count) is left alone."""
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from rankwise.spark.session import ARROW_BATCH_BYTES, ARROW_BATCH_ROWS, NO_BOUND, unbounded_arrow_bytes
+
+
+class FakeConf:
+    def __init__(self, values: dict[str, str]):
+        self.values = dict(values)
+
+    def get(self, key: str, default=None):
+        return self.values.get(key, default)
+
+    def set(self, key: str, value: str) -> None:
+        self.values[key] = value
+
+    def unset(self, key: str) -> None:
+        self.values.pop(key, None)
+
+
+class FakeSession:
+    def __init__(self, **values: str):
+        self.conf = FakeConf(values)
+
+
+@pytest.mark.parametrize("default", ["67108864b", "64m", "64MB", "67108864"])
+def test_spark_s_default_is_lifted_inside_and_restored_after(default):
+    s = FakeSession(**{ARROW_BATCH_BYTES: default})
+    with unbounded_arrow_bytes(s):
+        assert s.conf.get(ARROW_BATCH_BYTES) == str(NO_BOUND)
+    assert s.conf.get(ARROW_BATCH_BYTES) is None  # unset: Spark's default again
+
+
+@pytest.mark.parametrize("values", [{ARROW_BATCH_BYTES: "16m"}, {ARROW_BATCH_BYTES: "1g"}, {},
+                                    {ARROW_BATCH_BYTES: "64m", ARROW_BATCH_ROWS: "0"},
+                                    {ARROW_BATCH_BYTES: "64m", ARROW_BATCH_ROWS: "-1"}])
+def test_a_user_s_value_a_spark_without_the_setting_and_unbounded_rows_are_left_alone(values):
+    s = FakeSession(**values)
+    with unbounded_arrow_bytes(s):
+        assert s.conf.values == values
+    assert s.conf.values == values
+
+
+def test_restored_when_the_job_fails():
+    s = FakeSession(**{ARROW_BATCH_BYTES: "64m"})
+    with pytest.raises(RuntimeError), unbounded_arrow_bytes(s):
+        raise RuntimeError("a refused input")
+    assert ARROW_BATCH_BYTES not in s.conf.values
+
+
+def test_a_real_evaluation_leaves_the_session_as_it_was(spark):
+    import rankwise.spark as rs
+
+    qrels = spark.createDataFrame([("q1", "d1", 1.0), ("q1", "d2", 0.0)], "query string, doc string, relevance double")
+    run = spark.createDataFrame([("q1", "d1", 2.0), ("q1", "d2", 1.0)], "query string, doc string, score double")
+    before = spark.conf.get(ARROW_BATCH_BYTES)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rs.evaluate(qrels, run, ["AP"])
+    res.unpersist()
+    assert res["AP"] == 1.0
+    assert spark.conf.get(ARROW_BATCH_BYTES) == before
+    spark.conf.set(ARROW_BATCH_BYTES, "8m")  # a user's own bound: kept, and the numbers are the same
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            again = rs.evaluate(qrels, run, ["AP"])
+        again.unpersist()
+        assert again["AP"] == 1.0 and spark.conf.get(ARROW_BATCH_BYTES) in ("8m", "8388608b")
+    finally:
+        spark.conf.unset(ARROW_BATCH_BYTES)
