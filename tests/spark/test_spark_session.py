@@ -10,11 +10,20 @@ from rankwise.spark.session import ARROW_BATCH_BYTES, ARROW_BATCH_ROWS, NO_BOUND
 
 
 class FakeConf:
+    """Spark's RuntimeConfig as it behaves: a key without a value and without a default given raises (a
+    setting this Spark does not have); rows are bounded at 10,000 unless set."""
+
     def __init__(self, values: dict[str, str]):
         self.values = dict(values)
 
-    def get(self, key: str, default=None):
-        return self.values.get(key, default)
+    def get(self, key: str, *default):
+        if key in self.values:
+            return self.values[key]
+        if default:
+            return default[0]
+        if key == ARROW_BATCH_ROWS:
+            return "10000"
+        raise KeyError(key)
 
     def set(self, key: str, value: str) -> None:
         self.values[key] = value
@@ -33,7 +42,7 @@ def test_spark_s_default_is_lifted_inside_and_restored_after(default):
     s = FakeSession(**{ARROW_BATCH_BYTES: default})
     with unbounded_arrow_bytes(s):
         assert s.conf.get(ARROW_BATCH_BYTES) == str(NO_BOUND)
-    assert s.conf.get(ARROW_BATCH_BYTES) is None  # unset: Spark's default again
+    assert ARROW_BATCH_BYTES not in s.conf.values  # unset: Spark's default again
 
 
 @pytest.mark.parametrize("values", [{ARROW_BATCH_BYTES: "16m"}, {ARROW_BATCH_BYTES: "1g"}, {},
@@ -51,6 +60,15 @@ def test_restored_when_the_job_fails():
     with pytest.raises(RuntimeError), unbounded_arrow_bytes(s):
         raise RuntimeError("a refused input")
     assert ARROW_BATCH_BYTES not in s.conf.values
+
+
+def test_the_bound_is_lifted_in_a_real_session_while_the_block_runs(spark):
+    from rankwise.spark.session import unbounded_arrow_bytes as lifted
+
+    before = spark.conf.get(ARROW_BATCH_BYTES)
+    with lifted(spark):
+        assert int(str(spark.conf.get(ARROW_BATCH_BYTES)).rstrip("b")) == NO_BOUND
+    assert spark.conf.get(ARROW_BATCH_BYTES) == before
 
 
 def test_a_real_evaluation_leaves_the_session_as_it_was(spark):

@@ -32,8 +32,8 @@ def _bytes(value: str) -> int | None:
 
 def _rows_bounded(session: Any) -> bool:
     try:
-        return int(str(session.conf.get(ARROW_BATCH_ROWS, "10000"))) > 0
-    except ValueError:
+        return int(str(session.conf.get(ARROW_BATCH_ROWS))) > 0
+    except Exception:  # noqa: BLE001 - unreadable: treat it as off, and change nothing
         return False
 
 
@@ -42,9 +42,9 @@ def unbounded_arrow_bytes(session: Any) -> Iterator[None]:
     """Run the block's Spark actions without the per-row byte check of Arrow batches (see the module's
     docstring), when the session has Spark's default; restored after. Spark versions without the setting
     (before 4.0) are left as they are."""
-    try:
-        value = session.conf.get(ARROW_BATCH_BYTES, None)
-    except Exception:  # noqa: BLE001 - a session that cannot say: change nothing
+    try:  # (no default given: ``conf.get(key, None)`` answers None for a setting left at Spark's default)
+        value = session.conf.get(ARROW_BATCH_BYTES)
+    except Exception:  # noqa: BLE001 - a Spark without the setting (before 4.0): change nothing
         value = None
     if value is None or _bytes(str(value)) != SPARK_DEFAULT_BYTES or not _rows_bounded(session):
         yield
