@@ -68,6 +68,34 @@ def test_random_ties_same_for_both_backends_and_any_block_size():
     np.testing.assert_array_equal(a.ranks, b.ranks)
 
 
+@pytest.mark.parametrize("other", ["compete", "exclude"])
+def test_random_ties_of_a_user_do_not_depend_on_the_other_users_or_their_order(other):
+    # each draw hashes (seed, user id, item): ranking a subset of the users, in another row order, with
+    # their ids, gives each of them the ranks it had among all users (what makes Spark's partitions agree)
+    scores, uf, vf, train, held = random_problem(4, n_users=30, n_items=12)
+    ids = np.array([f"user-{u}" for u in range(30)])
+    whole = item_ranks(DenseScorer(scores), train, held, ties="random", other_relevant=other, seed=11,
+                       backend="numpy", user_ids=ids)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        rows = rng.permutation(30)[:17]  # new row r is old user rows[r]
+        new_of = np.full(30, -1)
+        new_of[rows] = np.arange(rows.size)
+
+        mask = new_of[held[0]] >= 0
+        part = item_ranks(DenseScorer(scores[rows]), train[rows], (new_of[held[0]][mask], held[1][mask]),
+                          ties="random", other_relevant=other,
+                          seed=11, backend="numpy", user_ids=ids[rows])
+        mine = {(int(rows[u]), int(i)): r for u, i, r in zip(part.users, part.items, part.ranks)}
+        theirs = {(int(u), int(i)): r for u, i, r in zip(whole.users, whole.items, whole.ranks) if new_of[u] >= 0}
+        assert mine == theirs and len(mine) > 10
+    ints = item_ranks(DenseScorer(scores), train, held, ties="random", seed=11, backend="numpy")
+    assert np.array_equal(ints.ranks, item_ranks(DenseScorer(scores), train, held, ties="random", seed=11,
+                                                 backend="numpy", user_ids=np.arange(30.0)).ranks)
+    assert not np.array_equal(ints.ranks, item_ranks(DenseScorer(scores), train, held, ties="random", seed=12,
+                                                     backend="numpy").ranks)  # (the seed matters)
+
+
 def test_random_ties_uniform_and_joint_order():
     # all 6 items tie; two held-out ones: their positions are a uniform 2-subset of 1..6 in random order
     scores = np.zeros((1, 6))

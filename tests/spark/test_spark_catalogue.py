@@ -52,10 +52,10 @@ def _frames(spark, text: bool, held=HELD, train=TRAIN, users=range(NU)):
     return uf, hd, tr
 
 
-def _local(ties, other_relevant, dtype="float32", train=TRAIN, seed=None):
+def _local(ties, other_relevant, dtype="float32", train=TRAIN, seed=None, user_ids=None):
     tr = (train[:, 0], train[:, 1]) if len(train) else None
     r = item_ranks(FactorScorer(U, V), tr, (HELD[:, 0], HELD[:, 1]), ties=ties, other_relevant=other_relevant,
-                   backend="numpy", dtype=dtype, seed=seed)
+                   backend="numpy", dtype=dtype, seed=seed, user_ids=user_ids)
     return r
 
 
@@ -123,6 +123,20 @@ def test_mixed_id_types_meet_as_text(spark):
     items = np.array([r["item"] for r in rows])
     order = np.lexsort((items, users))
     assert np.array_equal(np.array([r["rank"] for r in rows])[order], _local("pessimistic", "compete").ranks)
+
+
+@pytest.mark.parametrize("text", [False, True], ids=["int-ids", "str-ids"])
+@pytest.mark.parametrize("other_relevant", ["compete", "exclude"])
+def test_random_ties_are_the_local_draw_whatever_the_partitions(spark, text, other_relevant):
+    uf, hd, tr = _frames(spark, text)
+    items = _item_table(spark, text) if text else V
+    want = _local("random", other_relevant, seed=7, user_ids=[_uid(u, text) for u in range(NU)])
+    for parts in (1, 3, 7):
+        got = _collected(catalogue_ranks(uf, items, hd, tr, ties="random", other_relevant=other_relevant, seed=7,
+                                         num_partitions=parts, block_size=4, check=False), text)
+        assert np.array_equal(got[2], want.ranks), parts
+    lo, hi = _local("optimistic", other_relevant).ranks, _local("pessimistic", other_relevant).ranks
+    assert (lo < hi).sum() > 10 and ((want.ranks > lo) & (want.ranks < hi)).any()  # ties were drawn
 
 
 def test_random_ties_are_a_reproducible_tie_break(spark):

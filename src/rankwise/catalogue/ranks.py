@@ -33,7 +33,7 @@ factors) and may otherwise differ only for items whose scores agree to within ro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Any, Callable, Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -42,11 +42,11 @@ from rankwise.catalogue.backends import check_dtype, make_backend
 from rankwise.catalogue.interactions import as_interaction_csr, block_entries, check_disjoint
 from rankwise.catalogue.scorers import CallableScorer, DenseScorer, FactorScorer
 from rankwise.catalogue.sources import source_of
-from rankwise.catalogue.ties import ranks_from_counts, resolve_ties
+from rankwise.catalogue.ties import draw_keys, ranks_from_counts, resolve_ties
 from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.ranks import RelevantRanks
-from rankwise.errors import InvalidParameterError
+from rankwise.errors import DataError, InvalidParameterError
 
 OtherRelevant = Literal["compete", "exclude"]
 # About 64 MiB of float32 scores per block: large enough for full-speed matrix products, small
@@ -120,14 +120,17 @@ def prepare(scorer, train, dtype, block_size, backend, device):
 def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevant: OtherRelevant | None = None,
                backend: str = "auto", dtype="float32", device=None, block_size: int | None = None,
                seed=None, progress: Callable[[int, int], None] | None = None,
-               convention: str | Convention = DEFAULT) -> ItemRanks:
+               convention: str | Convention = DEFAULT, user_ids: Any = None) -> ItemRanks:
     """Ranks of held-out items for any scorer (``DenseScorer``, ``FactorScorer``, ``CallableScorer``,
     ``PairCallableScorer`` with sizes), a dense score matrix or a (user_factors, item_factors) pair.
 
     ``train`` and ``heldout``: scipy.sparse (n_users, n_items) matrices or (user_indices,
     item_indices) pairs; ``train`` may be None (nothing excluded). ``progress(done, total)`` is
     called after each block with counts of evaluated users. ``ties`` and ``other_relevant`` default
-    to the convention's ``candidate_ties`` and ``other_relevant`` policies.
+    to the convention's ``candidate_ties`` and ``other_relevant`` policies. Under ``ties='random'`` a
+    held-out item's draw is a function of (``seed``, its user's id, its column): ``user_ids`` gives the id of
+    each score row (default: the row index), so a user's ranks are the same whichever rows, blocks or
+    partitions it is ranked with.
     """
     conv = get_convention(convention)
     ties = resolve_ties(conv, ties, seed)
@@ -188,8 +191,13 @@ def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevan
         greater = at_least
     if not need_ge:
         at_least = greater
+    keys = None
+    if ties == "random":
+        keys = draw_keys(np.arange(n_users) if user_ids is None else user_ids)
+        if keys.size != n_users:
+            raise DataError(f"user_ids has {keys.size} ids but the scores have {n_users} rows")
     ranks = ranks_from_counts(ties, greater, at_least - greater, users_of, target,
-                              other_relevant == "compete", seed)
+                              other_relevant == "compete", seed, held.indices.astype(np.int64), keys)
     return ItemRanks(users_of, held.indices.astype(np.int64), ranks, n_candidates.astype(np.int64))
 
 

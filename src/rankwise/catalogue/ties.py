@@ -10,14 +10,18 @@ t and ``tied`` the number of other competitors scored exactly t (compared in the
 - ``random``:      a uniformly random order of each tie group, drawn from ``seed``. Held-out
   items of one user that are tied with each other get distinct positions of one common random
   order (not independent draws), so the ranks of a user are a possible outcome of one random
-  tie-break. The draw depends only on the counts and on the seed, never on the backend or the
-  block size, so numpy and torch give identical ranks.
+  tie-break. Every random number is a hash of (seed, user, item, which draw): a user's ranks
+  depend on its own counts, its id and the seed alone, never on the backend, the block size, the
+  other users or the order in which users come, so numpy and torch, one process and the
+  partitions of ``rankwise.spark.catalogue_ranks`` all give the same ranks.
 """
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from rankwise.conventions.convention import Convention, check_policy
+from rankwise.data.idkeys import id_salts
 from rankwise.errors import InvalidParameterError
 from rankwise.spec.params import CANDIDATE_TIES, TieBreak
 
@@ -37,12 +41,26 @@ def resolve_ties(convention: Convention, ties: str | None, seed: object) -> str:
     return ties
 
 
+def draw_keys(ids: ArrayLike) -> np.ndarray:
+    """One uint64 per user id for the random tie draw: a hash of the id written as text (integral numbers
+    as integers), so ``10``, ``10.0`` and ``"10"`` draw alike whether an id comes from a numpy array, a
+    DataFrame or a Spark partition."""
+    arr = np.asarray(ids).ravel()
+    if arr.dtype.kind == "f" and arr.size and np.all(arr == np.floor(arr)):
+        arr = arr.astype(np.int64)
+    return id_salts(arr.astype(str)).view(np.uint64)
+
+
 def ranks_from_counts(ties: str, greater: np.ndarray, tied: np.ndarray, users: np.ndarray,
-                      target: np.ndarray, tied_heldout_compete: bool, seed) -> np.ndarray:
+                      target: np.ndarray, tied_heldout_compete: bool, seed, items: np.ndarray | None = None,
+                      user_keys: np.ndarray | None = None) -> np.ndarray:
     """Ranks (float64) of held-out items, given their counts, users and target scores.
 
     ``tied_heldout_compete`` says whether other held-out items of the same user are among the
-    ``tied`` competitors (``other_relevant="compete"``); only the random policy needs to know.
+    ``tied`` competitors (``other_relevant="compete"``); only the random policy needs to know, and
+    reads ``items`` (each held-out item's column; by default its position) and ``user_keys`` (one
+    uint64 per user, indexed by ``users``; by default the user index): the draw of a held-out item is
+    a function of (seed, its user's key, its item).
     """
     greater = greater.astype(np.float64)
     if ties == "optimistic":
@@ -51,21 +69,59 @@ def ranks_from_counts(ties: str, greater: np.ndarray, tied: np.ndarray, users: n
         return 1.0 + greater + tied
     if ties == "average":
         return 1.0 + greater + tied / 2.0
-    return 1.0 + greater + _random_offsets(tied, users, target, tied_heldout_compete, seed)
+    if items is None:
+        items = np.arange(greater.size, dtype=np.int64)
+    who = users.astype(np.uint64) if user_keys is None else np.asarray(user_keys, dtype=np.uint64)[users]
+    return 1.0 + greater + _random_offsets(tied, users, target, tied_heldout_compete, _Draws(seed, who, items))
 
 
-def _random_offsets(tied, users, target, heldout_compete, seed) -> np.ndarray:
+_M1, _M2, _M3 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+
+
+class _Draws:
+    """Uniform numbers in (0, 1), one per held-out item and draw, each a hash (splitmix64's finaliser) of
+    (seed, user key, item, draw): no stream is shared between items, so a draw does not depend on which
+    other items are drawn with it."""
+
+    def __init__(self, seed, user_keys: np.ndarray, items: np.ndarray):
+        self.seed = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
+        with np.errstate(over="ignore"):
+            self.base = user_keys * _M1 + np.asarray(items).astype(np.uint64) * _M2 + self.seed
+
+    def uniform(self, draw: int, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            x = self.base[rows] + np.uint64(draw + 1) * _M3
+            x ^= x >> np.uint64(30)
+            x *= _M2
+            x ^= x >> np.uint64(27)
+            x *= _M3
+            x ^= x >> np.uint64(31)
+        return ((x >> np.uint64(11)).astype(np.float64) + 0.5) * 2.0 ** -53  # never 0 or 1
+
+
+def _binomial(u: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The Bin(n, p) variate at probability ``u`` (its quantile function: the smallest k with CDF(k) >= u)."""
+    from scipy.stats import binom
+
+    out = np.where(p >= 1.0, n, 0).astype(np.int64)
+    mid = (n > 0) & (p > 0.0) & (p < 1.0)
+    if mid.any():
+        out[mid] = binom.ppf(u[mid], n[mid], p[mid]).astype(np.int64)
+    return out
+
+
+def _random_offsets(tied, users, target, heldout_compete, draws: _Draws) -> np.ndarray:
     """Position of each held-out item inside its tie group under one uniformly random order.
 
     Give every tied item an independent U(0, 1) key. For the held-out items only the keys are
     drawn; how many of the ``m`` non-held-out tied items fall below a key is then binomial, and
     for several held-out items of one group (sorted by key) the increments are binomial on what
     is left: c_j - c_{j-1} ~ Bin(m - c_{j-1}, (u_j - u_{j-1}) / (1 - u_{j-1})). This gives their
-    exact joint law without drawing a key per catalogue item.
+    exact joint law without drawing a key per catalogue item. (Draw 0 of an item is its key, draw 1
+    the binomial's.)
     """
-    rng = np.random.default_rng(seed)
     n = tied.size
-    keys = rng.random(n)
+    keys = draws.uniform(0)
     if heldout_compete:
         order = np.lexsort((keys, target, users))
         su, st = users[order], target[order]
@@ -91,7 +147,7 @@ def _random_offsets(tied, users, target, heldout_compete, seed) -> np.ndarray:
         sel = np.flatnonzero(pos == j)
         g = group_id[sel]
         p = np.clip((u[sel] - prev_u[g]) / (1.0 - prev_u[g]), 0.0, 1.0)
-        c = prev_c[g] + rng.binomial(m[sel] - prev_c[g], p)
+        c = prev_c[g] + _binomial(draws.uniform(1, order[sel]), m[sel] - prev_c[g], p)
         below[sel] = c + j
         prev_c[g] = c
         prev_u[g] = u[sel]

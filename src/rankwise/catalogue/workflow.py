@@ -94,7 +94,8 @@ def evaluate_catalogue(train: Any, test: Any, scores: Any, metrics: str | Iterab
     train_m = None if train is None else _interactions(train, "train", users, items, nu, ni, columns)
     test_m = _interactions(test, "test", users, items, nu, ni, columns)
     ranked = item_ranks(source, train_m, test_m, convention=conv, seed=seed, backend=backend, dtype=dtype,
-                        device=device, block_size=block_size, progress=progress)
+                        device=device, block_size=block_size, progress=progress,
+                        user_ids=None if users is None else users.ids)
     if ranked.users.size == 0:
         raise DataError("test has no (user, item) interactions: nothing to evaluate")
     rr = ranked.relevant_ranks()

@@ -24,7 +24,6 @@ the same again (and duplicates, training items that are also held out, NaN facto
 """
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
@@ -134,13 +133,11 @@ def partition_ranks(task: RankTask, table: Any) -> list[Any]:
     trows = np.flatnonzero(side == SIDE_TRAIN)
     ti = task.items.lookup(table.column("i").take(pa.array(trows)).combine_chunks(), "train")
 
-    seed = task.seed
-    if seed is not None:  # one stream per partition, keyed by its first user: see catalogue_ranks' notes
-        seed = int(np.random.SeedSequence([seed, zlib.crc32(str(names[0].as_py()).encode())]).generate_state(1)[0])
+    # (under ties='random' each user's draw hashes its id: the same ranks as locally, whatever the partitions)
     ranked = item_ranks(FactorScorer(user_factors, task.item_factors), (uidx[trows], ti), (hu, hi),
                         ties=task.ties, other_relevant=task.other_relevant,  # type: ignore[arg-type]
-                        backend=task.backend, dtype=task.dtype, block_size=task.block_size, seed=seed,
-                        convention=task.convention)
+                        backend=task.backend, dtype=task.dtype, block_size=task.block_size, seed=task.seed,
+                        convention=task.convention, user_ids=names.to_numpy(zero_copy_only=False))
     # item_ranks answers in CSR order (user, then item row); the raw ids come back in that order
     order = np.lexsort((hi, hu))
     return [pa.RecordBatch.from_arrays(
@@ -212,11 +209,11 @@ def catalogue_ranks(user_factors: Any, item_factors: Any, heldout: Any, train: A
     ``ties``, ``other_relevant``, ``dtype``, ``block_size`` (users per block inside a partition) and
     ``backend`` are those of :func:`rankwise.catalogue.item_ranks`; the policies default to
     ``convention``'s ``candidate_ties`` and ``other_relevant``. ``ties='random'`` needs an int ``seed``;
-    each partition draws its own stream from (seed, its first user), so the ranks are a valid uniformly
-    random tie-break, reproducible for the same data and partitioning, but not the local draw (which is
-    one stream over all users). ``num_partitions``: of the shuffle by user (default
-    ``spark.sql.shuffle.partitions``). ``check``: refuse unknown items and users without factors on the
-    driver, before returning (two extra passes over the ids; see the module notes).
+    each held-out item's draw is a hash of (seed, its user's id, its item), so the ranks are the local
+    ``item_ranks``/``evaluate_catalogue`` draw with the same seed and ids, whatever the partitioning (ids of
+    one type on both sides: ``7`` and ``'7'`` draw alike, ``'007'`` does not). ``num_partitions``: of the
+    shuffle by user (default ``spark.sql.shuffle.partitions``). ``check``: refuse unknown items and users
+    without factors on the driver, before returning (two extra passes over the ids; see the module notes).
 
     Returns a DataFrame (lazy: the ranks are computed when it is used) with columns ``user``, ``item``
     (typed as the inputs' ids: bigint when integers everywhere, else string), ``rank`` (double, 1-based;
@@ -231,7 +228,7 @@ def catalogue_ranks(user_factors: Any, item_factors: Any, heldout: Any, train: A
     ties = resolve_ties(conv, ties, seed)
     other_relevant = str(conv.policy("other_relevant", other_relevant))
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-        raise InvalidParameterError(f"seed must be an int on Spark (each partition derives its stream), got {seed!r}")
+        raise InvalidParameterError(f"seed must be an int on Spark (every partition draws from it), got {seed!r}")
     if block_size is not None and (int(block_size) != block_size or block_size < 1):
         raise InvalidParameterError(f"block_size must be a positive integer (users per block), got {block_size!r}")
     dtype = check_dtype(dtype)
