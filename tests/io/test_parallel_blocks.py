@@ -249,3 +249,20 @@ def test_streamed_collection_grades_are_the_whole_file_s(tmp_path, workers, over
     alone = evaluate_run_file(qrels, rp, ["ERR@10"], "trec_eval", block_bytes=700, workers=workers,
                               gmax="query", **overrides)
     assert not np.array_equal(alone.values["ERR@10"], streamed.values["ERR@10"])  # the grade 9 mattered
+
+
+def test_judged_queries_scored_as_empty_are_listed_as_in_memory(tmp_path):
+    # qrels listing queries in reverse order: the streamed info must list the empty-scored ones sorted, as
+    # evaluate() does (it listed them in the qrels' order)
+    from rankwise.evaluation.notices import SCORED_EMPTY_KEY
+
+    qrels, run = _collection(5)
+    lines = qrels.splitlines(keepends=True)
+    qp, rp = tmp_path / "q.qrels", tmp_path / "r.run"
+    qp.write_text("".join(sorted(lines, key=lambda s: s.split()[0], reverse=True)))
+    rp.write_text(run)
+    whole = rw.evaluate(rw.Qrels.read(qp), rw.Run.read(rp), METRICS, "trec_eval", missing_in_run="zero")
+    for workers in (1, 2):
+        one = evaluate_run_file(qp, rp, METRICS, "trec_eval", block_bytes=700, workers=workers, missing_in_run="zero")
+        assert len(whole.info[SCORED_EMPTY_KEY]) >= 3
+        assert one.info[SCORED_EMPTY_KEY] == whole.info[SCORED_EMPTY_KEY]

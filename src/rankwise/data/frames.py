@@ -24,6 +24,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from rankwise.data.duplicates import warn_if_not_grades
+from rankwise.data.id_sets import n_shared
 from rankwise.errors import DataError, InvalidParameterError
 
 ROLES = ("query", "doc", "relevance", "score", "rank")
@@ -380,14 +381,14 @@ def check_query_overlap(qq: np.ndarray, rq: np.ndarray) -> None:
     formats and barely match."""
     if qq.size == 0 or rq.size == 0:
         return
-    common = np.intersect1d(qq, rq)
+    n_common = n_shared(qq, rq)
     fq, fr = id_format(qq), id_format(rq)
     hint = (f"; the qrels' query ids look like {fq}s and the run's like {fr}s: convert one side "
             "(e.g. to int, or pad them the same way)" if fq != fr else
             "; check that both come from the same data (e.g. the same split, the same user ids)")
-    if common.size == 0:
+    if n_common == 0:
         raise DataError(f"the qrels and the run share no query: qrels query ids {_examples(qq)}; run query ids "
                         f"{_examples(rq)}{hint}")
-    if fq != fr and common.size < 0.5 * min(qq.size, rq.size):
-        raise DataError(f"only {common.size} of {rq.size} run queries are in the qrels (of {qq.size}): qrels query "
+    if fq != fr and n_common < 0.5 * min(qq.size, rq.size):
+        raise DataError(f"only {n_common} of {rq.size} run queries are in the qrels (of {qq.size}): qrels query "
                         f"ids {_examples(qq)}; run query ids {_examples(rq)}{hint}")

@@ -22,6 +22,7 @@ import numpy as np
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.frames import check_query_overlap
+from rankwise.data.id_sets import split
 from rankwise.data.run_filters import fractional_count
 from rankwise.errors import DataError, ParseError, RankwiseWarning
 from rankwise.evaluation.aggregate import plan_queries, summarize
@@ -158,8 +159,9 @@ def _merge(parts: list[BlockPart], qrels: Qrels, metrics: list[str], conv, resol
     check_query_overlap(np.asarray(qrels.query_ids), run_ids)  # the blocks were not checked one by one
     query_ids, set_aside = plan_queries(qrels.query_ids, run_ids, conv)
     values_of = [(p.query_ids, p.values, p.weights) for p in parts]
-    missing = np.setdiff1d(qrels.query_ids, run_ids, assume_unique=True)
-    if missing.size and conv.missing_in_run == "zero":  # scored as empty rankings, as evaluate() does
+    # judged queries the run lacks, scored only under missing_in_run=zero (else set aside by the plan)
+    missing = split(qrels.query_ids, run_ids)[1] if conv.missing_in_run == "zero" else run_ids[:0]
+    if missing.size:  # scored as empty rankings, as evaluate() does
         empty = Run.from_arrays(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RankwiseWarning)
@@ -187,7 +189,7 @@ def _merge(parts: list[BlockPart], qrels: Qrels, metrics: list[str], conv, resol
                                "run_duplicates_dropped": dropped, "blocks": len(seen)}
     if removed:
         info["unjudged_removed"] = removed
-    if missing.size and conv.missing_in_run == "zero":
+    if missing.size:
         info[SCORED_EMPTY_KEY] = tuple(str(q) for q in missing)
     if ties:  # in the metrics' order, as evaluate() gives them (a block may have none for a metric)
         info[TIES_KEY] = {m: ties[m] for m in metrics if m in ties}
