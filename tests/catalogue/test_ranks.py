@@ -89,6 +89,13 @@ def test_random_ties_of_a_user_do_not_depend_on_the_other_users_or_their_order(o
         mine = {(int(rows[u]), int(i)): r for u, i, r in zip(part.users, part.items, part.ranks)}
         theirs = {(int(u), int(i)): r for u, i, r in zip(whole.users, whole.items, whole.ranks) if new_of[u] >= 0}
         assert mine == theirs and len(mine) > 10
+    # the columns in another order, with their ids: the same draw for every (user, item)
+    cols = rng.permutation(12)
+    new_col = np.argsort(cols)
+    moved = item_ranks(DenseScorer(scores[:, cols]), train[:, cols], (held[0], new_col[held[1]]), ties="random",
+                       other_relevant=other, seed=11, backend="numpy", user_ids=ids, item_ids=cols)
+    assert {(int(u), int(cols[i])): r for u, i, r in zip(moved.users, moved.items, moved.ranks)} == \
+        {(int(u), int(i)): r for u, i, r in zip(whole.users, whole.items, whole.ranks)}
     ints = item_ranks(DenseScorer(scores), train, held, ties="random", seed=11, backend="numpy")
     assert np.array_equal(ints.ranks, item_ranks(DenseScorer(scores), train, held, ties="random", seed=11,
                                                  backend="numpy", user_ids=np.arange(30.0)).ranks)

@@ -52,10 +52,10 @@ def _frames(spark, text: bool, held=HELD, train=TRAIN, users=range(NU)):
     return uf, hd, tr
 
 
-def _local(ties, other_relevant, dtype="float32", train=TRAIN, seed=None, user_ids=None):
+def _local(ties, other_relevant, dtype="float32", train=TRAIN, seed=None, user_ids=None, item_ids=None):
     tr = (train[:, 0], train[:, 1]) if len(train) else None
     r = item_ranks(FactorScorer(U, V), tr, (HELD[:, 0], HELD[:, 1]), ties=ties, other_relevant=other_relevant,
-                   backend="numpy", dtype=dtype, seed=seed, user_ids=user_ids)
+                   backend="numpy", dtype=dtype, seed=seed, user_ids=user_ids, item_ids=item_ids)
     return r
 
 
@@ -70,9 +70,9 @@ def _collected(df, text: bool):
     return users[order], items[order], ranks, n
 
 
-def _item_table(spark, text: bool):
+def _item_table(spark, text: bool, order=range(NI)):
     kind = "string" if text else "int"
-    return spark.createDataFrame([(_iid(i, text), V[i].tolist()) for i in range(NI)],
+    return spark.createDataFrame([(_iid(i, text), V[i].tolist()) for i in order],
                                  f"id {kind}, features array<float>")
 
 
@@ -129,10 +129,15 @@ def test_mixed_id_types_meet_as_text(spark):
 @pytest.mark.parametrize("other_relevant", ["compete", "exclude"])
 def test_random_ties_are_the_local_draw_whatever_the_partitions(spark, text, other_relevant):
     uf, hd, tr = _frames(spark, text)
-    items = _item_table(spark, text) if text else V
-    want = _local("random", other_relevant, seed=7, user_ids=[_uid(u, text) for u in range(NU)])
-    for parts in (1, 3, 7):
-        got = _collected(catalogue_ranks(uf, items, hd, tr, ties="random", other_relevant=other_relevant, seed=7,
+    want = _local("random", other_relevant, seed=7, user_ids=[_uid(u, text) for u in range(NU)],
+                  item_ids=[_iid(i, text) for i in range(NI)])
+    # the item table in another order than the local columns (ALS's itemFactors come in no set order)
+    shuffled = np.random.default_rng(1).permutation(NI)
+    items = [_item_table(spark, text, shuffled), (np.array([_iid(i, text) for i in shuffled]), V[shuffled])]
+    if not text:
+        items.append(V)  # an array without ids: item j is column j, as locally
+    for parts, table in ((1, items[0]), (3, items[1]), (7, items[-1])):
+        got = _collected(catalogue_ranks(uf, table, hd, tr, ties="random", other_relevant=other_relevant, seed=7,
                                          num_partitions=parts, block_size=4, check=False), text)
         assert np.array_equal(got[2], want.ranks), parts
     lo, hi = _local("optimistic", other_relevant).ranks, _local("pessimistic", other_relevant).ranks

@@ -120,7 +120,7 @@ def prepare(scorer, train, dtype, block_size, backend, device):
 def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevant: OtherRelevant | None = None,
                backend: str = "auto", dtype="float32", device=None, block_size: int | None = None,
                seed=None, progress: Callable[[int, int], None] | None = None,
-               convention: str | Convention = DEFAULT, user_ids: Any = None) -> ItemRanks:
+               convention: str | Convention = DEFAULT, user_ids: Any = None, item_ids: Any = None) -> ItemRanks:
     """Ranks of held-out items for any scorer (``DenseScorer``, ``FactorScorer``, ``CallableScorer``,
     ``PairCallableScorer`` with sizes), a dense score matrix or a (user_factors, item_factors) pair.
 
@@ -128,9 +128,10 @@ def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevan
     item_indices) pairs; ``train`` may be None (nothing excluded). ``progress(done, total)`` is
     called after each block with counts of evaluated users. ``ties`` and ``other_relevant`` default
     to the convention's ``candidate_ties`` and ``other_relevant`` policies. Under ``ties='random'`` a
-    held-out item's draw is a function of (``seed``, its user's id, its column): ``user_ids`` gives the id of
-    each score row (default: the row index), so a user's ranks are the same whichever rows, blocks or
-    partitions it is ranked with.
+    held-out item's draw is a function of (``seed``, its user's id, its item's id): ``user_ids`` and
+    ``item_ids`` give the id of each score row and column (default: the index), so a user's ranks are the
+    same whichever rows, blocks, partitions or column order it is ranked with. ``seed``: an int (or a
+    SeedSequence; a Generator gives its next draw).
     """
     conv = get_convention(convention)
     ties = resolve_ties(conv, ties, seed)
@@ -191,14 +192,20 @@ def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevan
         greater = at_least
     if not need_ge:
         at_least = greater
-    keys = None
+    ukeys = ikeys = None
     if ties == "random":
-        keys = draw_keys(np.arange(n_users) if user_ids is None else user_ids)
-        if keys.size != n_users:
-            raise DataError(f"user_ids has {keys.size} ids but the scores have {n_users} rows")
+        ukeys = _draw_keys(user_ids, n_users, "user_ids", "rows")
+        ikeys = _draw_keys(item_ids, n_items, "item_ids", "columns")
     ranks = ranks_from_counts(ties, greater, at_least - greater, users_of, target,
-                              other_relevant == "compete", seed, held.indices.astype(np.int64), keys)
+                              other_relevant == "compete", seed, held.indices.astype(np.int64), ukeys, ikeys)
     return ItemRanks(users_of, held.indices.astype(np.int64), ranks, n_candidates.astype(np.int64))
+
+
+def _draw_keys(ids: Any, n: int, what: str, of: str) -> np.ndarray:
+    keys = draw_keys(np.arange(n) if ids is None else ids)
+    if keys.size != n:
+        raise DataError(f"{what} has {keys.size} ids but the scores have {n} {of}")
+    return keys
 
 
 _COMMON = """

@@ -10,9 +10,9 @@ t and ``tied`` the number of other competitors scored exactly t (compared in the
 - ``random``:      a uniformly random order of each tie group, drawn from ``seed``. Held-out
   items of one user that are tied with each other get distinct positions of one common random
   order (not independent draws), so the ranks of a user are a possible outcome of one random
-  tie-break. Every random number is a hash of (seed, user, item, which draw): a user's ranks
-  depend on its own counts, its id and the seed alone, never on the backend, the block size, the
-  other users or the order in which users come, so numpy and torch, one process and the
+  tie-break. Every random number is a hash of (seed, user id, item id, which draw): a user's ranks
+  depend on its own counts, its ids and the seed alone, never on the backend, the block size, the
+  other users or the order of the users and items, so numpy and torch, one process and the
   partitions of ``rankwise.spark.catalogue_ranks`` all give the same ranks.
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from rankwise.conventions.convention import Convention, check_policy
+from rankwise.data.frames import canonical_ids
 from rankwise.data.idkeys import id_salts
 from rankwise.errors import InvalidParameterError
 from rankwise.spec.params import CANDIDATE_TIES, TieBreak
@@ -42,25 +43,25 @@ def resolve_ties(convention: Convention, ties: str | None, seed: object) -> str:
 
 
 def draw_keys(ids: ArrayLike) -> np.ndarray:
-    """One uint64 per user id for the random tie draw: a hash of the id written as text (integral numbers
-    as integers), so ``10``, ``10.0`` and ``"10"`` draw alike whether an id comes from a numpy array, a
-    DataFrame or a Spark partition."""
-    arr = np.asarray(ids).ravel()
-    if arr.dtype.kind == "f" and arr.size and np.all(arr == np.floor(arr)):
-        arr = arr.astype(np.int64)
-    return id_salts(arr.astype(str)).view(np.uint64)
+    """One uint64 per user or item id for the random tie draw: a hash of the id as the catalogue matches
+    ids (``canonical_ids``: integral numbers as integers, then stripped), so ``10``, ``10.0`` and ``"10"``
+    draw alike whether an id comes from a numpy array, a DataFrame or a Spark partition."""
+    text, _ = canonical_ids(ids if type(ids).__module__.split(".")[0] in ("pandas", "polars", "pyarrow")
+                            else np.asarray(ids).ravel(), "id")
+    return id_salts(np.char.strip(np.asarray(text, dtype=str))).view(np.uint64)
 
 
 def ranks_from_counts(ties: str, greater: np.ndarray, tied: np.ndarray, users: np.ndarray,
                       target: np.ndarray, tied_heldout_compete: bool, seed, items: np.ndarray | None = None,
-                      user_keys: np.ndarray | None = None) -> np.ndarray:
+                      user_keys: np.ndarray | None = None, item_keys: np.ndarray | None = None) -> np.ndarray:
     """Ranks (float64) of held-out items, given their counts, users and target scores.
 
     ``tied_heldout_compete`` says whether other held-out items of the same user are among the
     ``tied`` competitors (``other_relevant="compete"``); only the random policy needs to know, and
-    reads ``items`` (each held-out item's column; by default its position) and ``user_keys`` (one
-    uint64 per user, indexed by ``users``; by default the user index): the draw of a held-out item is
-    a function of (seed, its user's key, its item).
+    reads ``items`` (each held-out item's column; by default its position), ``user_keys`` (one uint64
+    per user, indexed by ``users``; by default the user index) and ``item_keys`` (one per column, indexed
+    by ``items``; by default the column): the draw of a held-out item is a function of (seed, its user's
+    key, its item's key).
     """
     greater = greater.astype(np.float64)
     if ties == "optimistic":
@@ -72,7 +73,8 @@ def ranks_from_counts(ties: str, greater: np.ndarray, tied: np.ndarray, users: n
     if items is None:
         items = np.arange(greater.size, dtype=np.int64)
     who = users.astype(np.uint64) if user_keys is None else np.asarray(user_keys, dtype=np.uint64)[users]
-    return 1.0 + greater + _random_offsets(tied, users, target, tied_heldout_compete, _Draws(seed, who, items))
+    what = items.astype(np.uint64) if item_keys is None else np.asarray(item_keys, dtype=np.uint64)[items]
+    return 1.0 + greater + _random_offsets(tied, users, target, tied_heldout_compete, _Draws(seed, who, what))
 
 
 _M1, _M2, _M3 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
@@ -80,13 +82,13 @@ _M1, _M2, _M3 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np
 
 class _Draws:
     """Uniform numbers in (0, 1), one per held-out item and draw, each a hash (splitmix64's finaliser) of
-    (seed, user key, item, draw): no stream is shared between items, so a draw does not depend on which
+    (seed, user key, item key, draw): no stream is shared between items, so a draw does not depend on which
     other items are drawn with it."""
 
-    def __init__(self, seed, user_keys: np.ndarray, items: np.ndarray):
-        self.seed = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
+    def __init__(self, seed, user_keys: np.ndarray, item_keys: np.ndarray):
+        self.seed = _seed_word(seed)
         with np.errstate(over="ignore"):
-            self.base = user_keys * _M1 + np.asarray(items).astype(np.uint64) * _M2 + self.seed
+            self.base = user_keys * _M1 + item_keys * _M2 + self.seed
 
     def uniform(self, draw: int, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
         with np.errstate(over="ignore"):
@@ -96,7 +98,16 @@ class _Draws:
             x ^= x >> np.uint64(27)
             x *= _M3
             x ^= x >> np.uint64(31)
-        return ((x >> np.uint64(11)).astype(np.float64) + 0.5) * 2.0 ** -53  # never 0 or 1
+        return ((x >> np.uint64(12)).astype(np.float64) + 0.5) * 2.0 ** -52  # 2^-53 .. 1 - 2^-53: never 0 or 1
+
+
+def _seed_word(seed) -> np.uint64:
+    """The seed as one 64-bit word: an int (or sequence of ints) or a SeedSequence through numpy's
+    SeedSequence; a Generator gives its next draw (so the same Generator state gives the same ranks)."""
+    if isinstance(seed, np.random.Generator):
+        seed = int(seed.integers(0, 2**63))
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    return np.uint64(ss.generate_state(1, np.uint64)[0])
 
 
 def _binomial(u: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -106,7 +117,10 @@ def _binomial(u: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray:
     out = np.where(p >= 1.0, n, 0).astype(np.int64)
     mid = (n > 0) & (p > 0.0) & (p < 1.0)
     if mid.any():
-        out[mid] = binom.ppf(u[mid], n[mid], p[mid]).astype(np.int64)
+        k = binom.ppf(u[mid], n[mid], p[mid])
+        if not np.isfinite(k).all():  # pragma: no cover - 0 < u < 1, n > 0, 0 < p < 1 give a count
+            raise RuntimeError("a binomial quantile was not finite")
+        out[mid] = k.astype(np.int64)
     return out
 
 

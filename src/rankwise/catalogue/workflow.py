@@ -95,7 +95,7 @@ def evaluate_catalogue(train: Any, test: Any, scores: Any, metrics: str | Iterab
     test_m = _interactions(test, "test", users, items, nu, ni, columns)
     ranked = item_ranks(source, train_m, test_m, convention=conv, seed=seed, backend=backend, dtype=dtype,
                         device=device, block_size=block_size, progress=progress,
-                        user_ids=None if users is None else users.ids)
+                        user_ids=None if users is None else users.ids, item_ids=None if items is None else items.ids)
     if ranked.users.size == 0:
         raise DataError("test has no (user, item) interactions: nothing to evaluate")
     rr = ranked.relevant_ranks()

@@ -217,8 +217,8 @@ def _evaluate_one(args, qrels: Future, path: str, progress):
 def _parallel_pays(args, size: int) -> bool:
     """Whether a run of ``size`` bytes is evaluated in blocks by parallel workers: with several jobs, above
     PARALLEL_BYTES, unless a metric reads the highest grade of every evaluated query (ERR's gmax=collection):
-    blocks learn it only from a first pass over the whole run (every block parsed twice), which costs more
-    than the second core saves on a run that fits in memory."""
+    blocks learn it only from a first pass over the whole run (every block parsed twice), so such a run
+    that fits in memory is evaluated in memory, as before."""
     if args.jobs < 2 or size < PARALLEL_BYTES:
         return False
     from rankwise.conventions import get_convention

@@ -75,9 +75,10 @@ def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=
         if loading is not None and (n_workers == 1 or pool != "thread"):
             qrels, loading = loading.result(), None  # (forked workers need them before the fork)
         qrels = _as_qrels(qrels) if loading is None else loading.result  # the blocks wait for it, run parsed
-        # (a file of at most two blocks a worker, as the CLI cuts one that fits in memory, is not trimmed)
+        # (a file of at most two blocks a worker, as the CLI cuts one that fits in memory, is not trimmed; a
+        # gzip file's size on disk says nothing of its blocks: always trimmed)
         job = BlockJob(qrels, tuple(metrics), block_conv, path, duplicates, mm,
-                       trim=os.path.getsize(path) > 2 * n_workers * block_bytes)
+                       trim=mm is None or os.path.getsize(path) > 2 * n_workers * block_bytes)
 
         def file_blocks() -> Iterator[Any]:
             return iter(block_spans(mm, block_bytes)) if mm is not None else _byte_blocks(path, block_bytes)

@@ -137,7 +137,8 @@ def partition_ranks(task: RankTask, table: Any) -> list[Any]:
     ranked = item_ranks(FactorScorer(user_factors, task.item_factors), (uidx[trows], ti), (hu, hi),
                         ties=task.ties, other_relevant=task.other_relevant,  # type: ignore[arg-type]
                         backend=task.backend, dtype=task.dtype, block_size=task.block_size, seed=task.seed,
-                        convention=task.convention, user_ids=names.to_numpy(zero_copy_only=False))
+                        convention=task.convention, user_ids=names.to_numpy(zero_copy_only=False),
+                        item_ids=task.items.ids)
     # item_ranks answers in CSR order (user, then item row); the raw ids come back in that order
     order = np.lexsort((hi, hu))
     return [pa.RecordBatch.from_arrays(
@@ -209,9 +210,10 @@ def catalogue_ranks(user_factors: Any, item_factors: Any, heldout: Any, train: A
     ``ties``, ``other_relevant``, ``dtype``, ``block_size`` (users per block inside a partition) and
     ``backend`` are those of :func:`rankwise.catalogue.item_ranks`; the policies default to
     ``convention``'s ``candidate_ties`` and ``other_relevant``. ``ties='random'`` needs an int ``seed``;
-    each held-out item's draw is a hash of (seed, its user's id, its item), so the ranks are the local
-    ``item_ranks``/``evaluate_catalogue`` draw with the same seed and ids, whatever the partitioning (ids of
-    one type on both sides: ``7`` and ``'7'`` draw alike, ``'007'`` does not). ``num_partitions``: of the
+    each held-out item's draw is a hash of (seed, its user's id, its item's id), so the ranks are the local
+    ``evaluate_catalogue`` draw (``item_ranks`` with ``user_ids``/``item_ids``) with the same seed and ids,
+    whatever the partitioning and the order of the item table (``7``, ``7.0`` and ``'7'`` draw alike,
+    ``'007'`` does not). ``num_partitions``: of the
     shuffle by user (default ``spark.sql.shuffle.partitions``). ``check``: refuse unknown items and users
     without factors on the driver, before returning (two extra passes over the ids; see the module notes).
 
