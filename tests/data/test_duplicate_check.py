@@ -23,8 +23,9 @@ def _brute(qcodes, docs):
 
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), block=st.sampled_from([1, 2, 3, 7, 1 << 20]), n=st.integers(1, 80),
-       grouped=st.booleans(), collide=st.booleans())
-def test_duplicates_found_exactly(seed, block, n, grouped, collide):
+       grouped=st.booleans(), collide=st.booleans(), bits=st.sampled_from([1, 3, 16]))
+def test_duplicates_found_exactly(seed, block, n, grouped, collide, bits):
+    # (bits: of the hashes' top-bit prefilter; 1 bit makes most rows share a value with another row)
     rng = np.random.default_rng(seed)
     qcodes = rng.integers(0, 6, size=n)
     if grouped:
@@ -32,11 +33,11 @@ def test_duplicates_found_exactly(seed, block, n, grouped, collide):
     docs = rng.integers(0, 12, size=n).astype(str)
     keys = idkeys.pack(docs)
     h = np.zeros(n, dtype=np.uint64) if collide else idkeys.mix(keys, qcodes)
-    saved, D._DUP_BLOCK = D._DUP_BLOCK, block
+    saved, D._DUP_BLOCK, saved_bits, D._DUP_SLOT_BITS = D._DUP_BLOCK, block, D._DUP_SLOT_BITS, bits
     try:
         got = D.find_duplicates(qcodes, keys, h)
     finally:
-        D._DUP_BLOCK = saved
+        D._DUP_BLOCK, D._DUP_SLOT_BITS = saved, saved_bits
     assert got.tolist() == _brute(qcodes, docs)
 
 

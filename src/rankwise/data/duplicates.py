@@ -39,9 +39,13 @@ def find_duplicates(qcodes: np.ndarray, keys: np.ndarray, h: np.ndarray | None =
     return np.sort(cand[order[dup_sorted]])
 
 
-# rows per sorted block of the duplicate check: a block that fits in the core's cache sorts faster per row
-# (10M random 64-bit hashes: 0.51 s in blocks of 2^20, 0.30 s in blocks of 2^14 on this 2-core VM)
+# rows per block of the duplicate check: a block that fits in the core's cache is checked faster per row
+# (10M random 64-bit hashes, sorted: 0.51 s in blocks of 2^20, 0.30 s in blocks of 2^14 on this 2-core VM)
 _DUP_BLOCK = 1 << 14
+# a block's rows are first counted per value of their hashes' top bits (a repeated hash repeats its top
+# bits): only rows sharing a value with another row (about a fifth, for 2^14 rows in 2^16 values) are
+# sorted. 10M hashes: 0.09 s against 0.29-0.32 s sorting every block whole (2^15 values: 0.14 s)
+_DUP_SLOT_BITS = 16
 
 
 def _repeated_hashes(h: np.ndarray, qcodes: np.ndarray) -> np.ndarray:
@@ -55,6 +59,7 @@ def _repeated_hashes(h: np.ndarray, qcodes: np.ndarray) -> np.ndarray:
     n = h.size
     if n > _DUP_BLOCK and bool(np.all(qcodes[1:] >= qcodes[:-1])):
         buf = np.empty(_DUP_BLOCK * 2, dtype=np.uint64)
+        shift = np.uint64(64 - _DUP_SLOT_BITS)
         found = []
         a = 0
         while a < n:
@@ -62,12 +67,15 @@ def _repeated_hashes(h: np.ndarray, qcodes: np.ndarray) -> np.ndarray:
             if b < n:  # cut where a query starts (or after a query longer than a block)
                 c = int(np.searchsorted(qcodes, qcodes[b], side="left"))
                 b = c if c > a else int(np.searchsorted(qcodes, qcodes[b], side="right"))
-            part = buf[:b - a] if b - a <= buf.size else np.empty(b - a, dtype=np.uint64)
-            part[...] = h[a:b]
-            part.sort()
-            rep = part[1:] == part[:-1]
-            if rep.any():
-                found.append(part[1:][rep])
+            slot = buf[:b - a] if b - a <= buf.size else np.empty(b - a, dtype=np.uint64)
+            np.right_shift(h[a:b], shift, out=slot)
+            slots = slot.view(np.int64)
+            shared = np.flatnonzero(np.bincount(slots, minlength=1 << _DUP_SLOT_BITS)[slots] > 1)
+            if shared.size:
+                part = np.sort(h[a:b][shared])
+                rep = part[1:] == part[:-1]
+                if rep.any():
+                    found.append(part[1:][rep])
             a = b
         return np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.uint64)
     sh = np.sort(h)
