@@ -1,5 +1,5 @@
-"""rankwise.data.id_sets: pyarrow's hashed set operations give numpy's answers, on both sides of the size
-where they take over from numpy, for text, integer and object ids."""
+"""rankwise.data.id_sets: the hashed count of shared ids is numpy's, on both sides of the size where it
+takes over from numpy, for text, bytes, integer and object ids."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankwise.data.id_sets import HASHED_FROM, isin, n_shared, split
+from rankwise.data.id_sets import HASHED_FROM, n_shared
 
-ids = st.lists(st.text(alphabet="0123456789aé_", min_size=0, max_size=4), max_size=60)
+ids = st.lists(st.text(alphabet="0123456789aé_ ", min_size=0, max_size=4), max_size=60)
 
 
 def _as(kind: str, values: list[str]) -> np.ndarray:
@@ -24,28 +24,21 @@ def _as(kind: str, values: list[str]) -> np.ndarray:
 @given(ids, ids, st.sampled_from(["U", "O"]))
 def test_small_inputs_are_numpy_s_answers(a, b, kind):
     x, y = _as(kind, a), _as(kind, b)
-    assert np.array_equal(isin(x, y), np.isin(x, y))
     assert n_shared(x, y) == np.intersect1d(x, y).size
 
 
 @pytest.mark.parametrize("kind", ["U", "S"])
 @pytest.mark.parametrize("seed", range(4))
-def test_large_inputs_hashed_by_pyarrow_are_numpy_s_answers(kind, seed):
+def test_large_inputs_hashed_are_numpy_s_answers(kind, seed):
     rng = np.random.default_rng(seed)
     n = HASHED_FROM  # both sides together above the threshold
-    a = [f"q{i}" for i in rng.integers(0, 2 * n, n)]  # repeats on purpose (n_shared counts distinct ids)
-    b = [f"q{i}" for i in rng.integers(0, 2 * n, n // 2)] + ["", "é"]
-    x, y = _as(kind, a + [""]), _as(kind, b)
-    assert np.array_equal(isin(x, y), np.isin(x, y))
+    a = [f"q{i}" for i in rng.integers(0, 2 * n, n)] + ["", "é", "x "]  # repeats on purpose: distinct ids count
+    b = [f"q{i}" for i in rng.integers(0, 2 * n, n // 2)] + ["", "é", "x"]
+    x, y = _as(kind, a), _as(kind, b)
     assert n_shared(x, y) == np.intersect1d(x, y).size > 1000
-    ux, uy = np.unique(x), np.unique(y)
-    both, only_x, only_y = split(ux, uy)
-    assert np.array_equal(both, np.intersect1d(ux, uy))
-    assert np.array_equal(only_x, np.setdiff1d(ux, uy)) and np.array_equal(only_y, np.setdiff1d(uy, ux))
 
 
-def test_integer_and_mixed_ids_keep_numpy_s_meaning():
-    a, b = np.arange(20_000), np.arange(10_000, 40_000)
-    assert np.array_equal(isin(a, b), np.isin(a, b)) and n_shared(a, b) == 10_000
-    mixed = np.array(["7", 7, "8"], dtype=object)
-    assert isin(mixed, np.array([7], dtype=object)).tolist() == [False, True, False]
+def test_integer_ids_are_numpy_s_and_text_never_equals_a_number():
+    assert n_shared(np.arange(20_000), np.arange(10_000, 40_000)) == 10_000
+    text = np.array([str(i) for i in range(20_000)])
+    assert n_shared(text, text[:5]) == 5 and n_shared(text, np.array(["07", "7.0", " 7"])) == 0

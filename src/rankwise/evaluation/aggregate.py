@@ -7,7 +7,6 @@ from typing import Mapping
 import numpy as np
 
 from rankwise.conventions.convention import Convention
-from rankwise.data.id_sets import split
 from rankwise.errors import DataError
 from rankwise.spec.params import GMEAN_FLOOR
 
@@ -21,7 +20,9 @@ def plan_queries(judged: np.ndarray, ranked: np.ndarray,
                  conv: Convention) -> tuple[np.ndarray, dict[str, tuple[str, ...]]]:
     """The queries to evaluate (sorted) and those set aside, by reason, from the judged query ids and
     the ranked (run) query ids under the convention's missing_in_run and missing_in_qrels."""
-    in_both, only_qrels, only_run = split(judged, ranked)
+    in_both = np.intersect1d(judged, ranked, assume_unique=True)
+    only_qrels = np.sort(np.setdiff1d(judged, ranked, assume_unique=True))
+    only_run = np.sort(np.setdiff1d(ranked, judged, assume_unique=True))
     parts, set_aside = [in_both], {}
     if only_qrels.size:
         if conv.missing_in_run == "error":

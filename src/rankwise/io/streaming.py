@@ -22,7 +22,6 @@ import numpy as np
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.frames import check_query_overlap
-from rankwise.data.id_sets import split
 from rankwise.data.run_filters import fractional_count
 from rankwise.errors import DataError, ParseError, RankwiseWarning
 from rankwise.evaluation.aggregate import plan_queries, summarize
@@ -161,7 +160,8 @@ def _merge(parts: list[BlockPart], qrels: Qrels, metrics: list[str], conv, resol
     query_ids, set_aside = plan_queries(qrels.query_ids, run_ids, conv)
     values_of = [(p.query_ids, p.values, p.weights) for p in parts]
     # judged queries the run lacks, scored only under missing_in_run=zero (else set aside by the plan)
-    missing = split(qrels.query_ids, run_ids)[1] if conv.missing_in_run == "zero" else run_ids[:0]
+    missing = np.sort(np.setdiff1d(qrels.query_ids, run_ids, assume_unique=True)) if conv.missing_in_run == "zero" \
+        else run_ids[:0]
     if missing.size:  # scored as empty rankings, as evaluate() does
         empty = Run.from_arrays(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0))
         with warnings.catch_warnings():
