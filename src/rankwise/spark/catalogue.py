@@ -213,9 +213,9 @@ def catalogue_ranks(user_factors: Any, item_factors: Any, heldout: Any, train: A
     each held-out item's draw is a hash of (seed, its user's id, its item's id), so the ranks are the local
     ``evaluate_catalogue`` draw (``item_ranks`` with ``user_ids``/``item_ids``) with the same seed and ids,
     whatever the partitioning and the order of the item table (``7``, ``7.0`` and ``'7'`` draw alike,
-    ``'007'`` does not). ``num_partitions``: of the
-    shuffle by user (default ``spark.sql.shuffle.partitions``). ``check``: refuse unknown items and users
-    without factors on the driver, before returning (two extra passes over the ids; see the module notes).
+    ``'007'`` does not). ``num_partitions``: of the shuffle by user (default ``spark.sql.shuffle.partitions``).
+    ``check``: refuse unknown items and users without factors on the driver, before returning (two extra
+    passes over the ids; see the module notes).
 
     Returns a DataFrame (lazy: the ranks are computed when it is used) with columns ``user``, ``item``
     (typed as the inputs' ids: bigint when integers everywhere, else string), ``rank`` (double, 1-based;
