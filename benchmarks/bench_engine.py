@@ -38,7 +38,9 @@ PYTREC_MEASURES = {"nDCG@10": "ndcg_cut_10", "AP": "map", "RR": "recip_rank", "P
 PYTREC_REQUEST = {"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"}
 RANX_METRICS = {"nDCG@10": "ndcg@10", "AP": "map", "RR": "mrr", "P@10": "precision@10", "R@100": "recall@100"}
 
-E2E_TOOLS = ["rankwise", "rankwise-cli", "pytrec_eval", "ranx", "ir_measures"]
+# rankwise: Qrels.read, Run.read, evaluate() (one core); rankwise-paths: evaluate(qrels_path, run_path), which
+# reads the qrels while the run is and evaluates a large TREC run in blocks on every core, as the CLI does
+E2E_TOOLS = ["rankwise", "rankwise-paths", "rankwise-cli", "pytrec_eval", "ranx", "ir_measures"]
 EVAL_TOOLS = ["rankwise", "pytrec_eval", "ranx"]
 SIZES = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000}
 
@@ -224,6 +226,15 @@ def child_e2e(tool: str, qrels_path: str, run_path: str) -> dict:
         means = dict(res.means)
         t3 = time.perf_counter()
         phases = {"read qrels": t1 - t0, "read run": t2 - t1, "evaluate": t3 - t2}
+        extra["n_queries"] = int(len(res.query_ids))
+    elif tool == "rankwise-paths":
+        import rankwise as rw
+        rss_import = maxrss_mb()
+        c0 = cpu_seconds()
+        t0 = time.perf_counter()
+        res = rw.evaluate(qrels_path, run_path, METRICS)
+        means = dict(res.means)
+        phases = {"evaluate(paths)": time.perf_counter() - t0}
         extra["n_queries"] = int(len(res.query_ids))
     elif tool == "pytrec_eval":
         import pytrec_eval

@@ -114,6 +114,13 @@ WHITELIST: dict[tuple[str, str], tuple[frozenset[str], str]] = {
         "them (issue #13): it imports the file reader when given a path, as Qrels.read does. evaluation/ "
         "parses no format itself, and io/tabular.py imports evaluation/ nowhere, so there is no circle.",
     ),
+    ("rankwise.evaluation.evaluate", "rankwise.io.file_evaluation"): (
+        frozenset({"lazy"}),
+        "evaluate(path, path, workers=N) reads the qrels while the run is and evaluates a large TREC run in "
+        "blocks by N threads, as the CLI does (issue #15): io/file_evaluation.py is that shared way, and it "
+        "calls back into evaluation/ (evaluate_collections), so evaluate() imports it only when given a path "
+        "(or a workers count to check): no import-time circle.",
+    ),
     ("rankwise.spec.registry", "rankwise.metrics"): (
         frozenset({"by-name"}),
         "the registry loads the metric modules by name (house rule 3: one module, one registry entry); "

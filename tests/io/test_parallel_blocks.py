@@ -179,17 +179,16 @@ def _cli(capsys, *args) -> tuple[str, str]:
 
 @pytest.mark.parametrize("shuffled", [False, True])
 def test_cli_jobs_give_the_output_of_one(tmp_path, capsys, monkeypatch, shuffled):
-    import rankwise.cli.evaluate_cmd as cmd
-    import rankwise.io.streaming as streaming
+    import rankwise.io.file_evaluation as files
 
     qp, rp = _files(tmp_path, seed=4)
     if shuffled:  # a query's lines at both ends: blocks cannot take it, memory does
         lines = rp.read_text().splitlines(keepends=True)
         rp.write_text("".join(lines[5:]) + "".join(lines[:5]))
-    monkeypatch.setattr(cmd, "PARALLEL_BYTES", 1000)  # this small run in blocks, as a large one would be
+    monkeypatch.setattr(files, "PARALLEL_BYTES", 1000)  # this small run in blocks, as a large one would be
     calls = []
-    real = streaming.evaluate_run_file
-    monkeypatch.setattr(streaming, "evaluate_run_file", lambda *a, **k: calls.append(k) or real(*a, **k))
+    real = files.run_file_results
+    monkeypatch.setattr(files, "run_file_results", lambda *a, **k: calls.append(k) or real(*a, **k))
     metrics = [x for m in ["nDCG@10", "AP", "RR", "P@5", "R@20", "ERR(gmax=query)@10"] for x in ("-m", m)]
     for fmt in ("json", "table"):
         calls.clear()
@@ -202,12 +201,11 @@ def test_cli_jobs_give_the_output_of_one(tmp_path, capsys, monkeypatch, shuffled
 
 
 def test_cli_jobs_keep_collection_grades_in_memory(tmp_path, capsys, monkeypatch):
-    import rankwise.cli.evaluate_cmd as cmd
-    import rankwise.io.streaming as streaming
+    import rankwise.io.file_evaluation as files
 
     qp, rp = _files(tmp_path, seed=5)
-    monkeypatch.setattr(cmd, "PARALLEL_BYTES", 1000)
-    monkeypatch.setattr(streaming, "evaluate_run_file", lambda *a, **k: pytest.fail("evaluated in blocks"))
+    monkeypatch.setattr(files, "PARALLEL_BYTES", 1000)
+    monkeypatch.setattr(files, "run_file_results", lambda *a, **k: pytest.fail("evaluated in blocks"))
     one = _cli(capsys, qp, rp, "-m", "ERR@10", "-m", "AP", "--format", "json", "--jobs", "1")  # gmax=collection
     assert _cli(capsys, qp, rp, "-m", "ERR@10", "-m", "AP", "--format", "json", "--jobs", "2") == one
 

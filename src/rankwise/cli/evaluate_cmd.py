@@ -7,19 +7,13 @@ import shlex
 import sys
 import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
 
 from rankwise.cli.options import add_convention_options, overrides_from
-from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
+from rankwise.errors import InvalidParameterError, RankwiseWarning
+from rankwise.io.file_evaluation import PARALLEL_BYTES, STREAM_BYTES
 from rankwise.io.tabular import FORMATS
 
 PROGRESS_BYTES = 128 << 20  # inputs above this size (a few seconds of work) report their stages on a terminal
-STREAM_BYTES = 1 << 30  # TREC runs above this size are evaluated block by block
-# With several jobs, TREC runs above this size are evaluated in blocks too, by parallel workers (below it,
-# starting the workers costs more than they save); each job gets about two blocks, so that one slow block
-# (a busy core) delays the end by half a job's share, not a whole one.
-PARALLEL_BYTES = 48 << 20
-BLOCKS_PER_JOB = 2
 
 
 def register(sub) -> None:
@@ -101,7 +95,7 @@ def run(args) -> int:
     size = sum(os.path.getsize(f) for f in (args.qrels, *args.run) if os.path.isfile(f))
     progress = Progress.auto(args.progress, size > PROGRESS_BYTES)
     stage = progress.stage
-    from rankwise.io.block_pool import resolve_workers
+    from rankwise.io.file_evaluation import qrels_first, resolve_workers
     from rankwise.io.tabular import read_qrels_file
 
     args.jobs = resolve_workers(args.jobs, "--jobs")
@@ -117,7 +111,7 @@ def run(args) -> int:
                                       duplicates=args.duplicates)
         if args.jobs == 1:
             qrels.result()
-        named = _qrels_first(qrels, named_paths, args.run)
+        named = qrels_first(qrels, named_paths, args.run)
         results = {name: _evaluate_one(args, qrels, path, progress) for name, path in named.items()}
     stage("done")
     return _print(args, results)
@@ -185,61 +179,23 @@ def named_paths(args: list[str]) -> dict[str, str]:
 
 def _evaluate_one(args, qrels: Future, path: str, progress):
     """One run's Results. ``qrels``: a Future of the Qrels (being read while the run is)."""
+    from rankwise.conventions import get_convention
     from rankwise.evaluation import evaluate
+    from rankwise.io.file_evaluation import evaluate_run_in_blocks, qrels_first
     from rankwise.io.tabular import detect_format, read_run_file
 
-    run_fmt = args.run_format or detect_format(path)
-    size = os.path.getsize(path) if os.path.isfile(path) else 0
-    stream = run_fmt == "trec" and (args.stream == "yes" or (args.stream == "auto" and size > STREAM_BYTES))
-    if stream or (args.stream == "auto" and run_fmt == "trec" and _parallel_pays(args, size)):
-        from rankwise.io.streaming import DEFAULT_BLOCK_BYTES, NotContiguousError, evaluate_run_file
-
-        block = DEFAULT_BLOCK_BYTES if stream else -(-size // (args.jobs * BLOCKS_PER_JOB))
-        try:
-            res = evaluate_run_file(qrels, path, args.metric, convention=args.convention, duplicates=args.duplicates,
-                                    progress=progress.counter("run", scale=1e6, unit="MB evaluated"),
-                                    workers=args.jobs, block_bytes=block, **overrides_from(args))
-        except NotContiguousError:
-            if stream:
-                raise
-            res = None  # a run whose queries are not together: in memory, as without jobs
-        if res is not None:
-            # blocks chosen here, not asked for: the output is the in-memory evaluation's, to the byte
-            return res if stream else replace(res, info={k: v for k, v in res.info.items() if k != "blocks"})
+    if (args.run_format or detect_format(path)) == "trec":
+        conv = get_convention(args.convention)
+        overrides = overrides_from(args)
+        found = evaluate_run_in_blocks(qrels, path, args.metric, conv.derive(**overrides) if overrides else conv,
+                                       workers=args.jobs, stream=args.stream, duplicates=args.duplicates,
+                                       progress=progress.counter("run", scale=1e6, unit="MB evaluated"))
+        if found is not None:
+            return found[0]
     stage = progress.stage
     stage(f"reading run {path}")
-    run_ = _qrels_first(qrels, read_run_file, path, args.run_format, query=args.query_column, doc=args.doc_column,
-                        score=args.score_column, duplicates=args.duplicates)
+    run_ = qrels_first(qrels, read_run_file, path, args.run_format, query=args.query_column, doc=args.doc_column,
+                       score=args.score_column, duplicates=args.duplicates)
     stage(f"evaluating {run_.n_queries} queries, {len(run_)} ranked documents")
     return evaluate(qrels.result(), run_, args.metric, convention=args.convention, **overrides_from(args))
 
-
-def _parallel_pays(args, size: int) -> bool:
-    """Whether a run of ``size`` bytes is evaluated in blocks by parallel workers: with several jobs, above
-    PARALLEL_BYTES, unless a metric reads the highest grade of every evaluated query (ERR's gmax=collection):
-    blocks learn it only from a first pass over the whole run (every block parsed twice), so such a run
-    that fits in memory is evaluated in memory, as before."""
-    if args.jobs < 2 or size < PARALLEL_BYTES:
-        return False
-    from rankwise.conventions import get_convention
-    from rankwise.evaluation.evaluate import uses_collection_grade
-    from rankwise.spec.grammar import parse_metric
-
-    try:
-        conv = get_convention(args.convention)
-        overrides = overrides_from(args)
-        if overrides:
-            conv = conv.derive(**overrides)
-        return not any(uses_collection_grade(conv.resolve(parse_metric(m))) for m in args.metric)
-    except RankwiseError:  # said by the evaluation, after the qrels' and the run's own errors, as without jobs
-        return False
-
-
-def _qrels_first(qrels: Future, fn, *args, **kwargs):
-    """``fn(*args, **kwargs)``; if it fails, an error of the qrels (read meanwhile) is raised instead: the
-    qrels' errors come first, as when they were read first."""
-    try:
-        return fn(*args, **kwargs)
-    except Exception:
-        qrels.result()
-        raise

@@ -19,7 +19,7 @@ import weakref
 from collections import Counter
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -319,7 +319,7 @@ def _numbers(col: Any, name: str) -> np.ndarray:
 
 _FORMATS = (("integer", re.compile(r"-?(0|[1-9][0-9]*)")), ("zero-padded integer", re.compile(r"0[0-9]+")),
             ("decimal number", re.compile(r"-?[0-9]*\.[0-9]+(e[-+]?[0-9]+)?", re.I)))
-_SAMPLE = 2000
+ID_SAMPLE = 2000  # ids whose most common form is an id column's format
 _CHECKS: ContextVar[bool] = ContextVar("rankwise_id_checks", default=True)
 
 
@@ -337,7 +337,7 @@ def id_checks(enabled: bool) -> Iterator[None]:
 def id_format(ids: Sequence[str] | np.ndarray) -> str:
     """The most common form of a sample of ids: integer, zero-padded integer, decimal number or text."""
     counts: Counter[str] = Counter()
-    for s in list(ids[:_SAMPLE]):
+    for s in list(ids[:ID_SAMPLE]):
         s = str(s)
         counts[next((name for name, rx in _FORMATS if rx.fullmatch(s)), "text")] += 1
     return counts.most_common(1)[0][0] if counts else "text"
@@ -361,19 +361,25 @@ def check_id_overlap(qrels: Any, run: Any) -> None:
     if qq.size == 0 or rq.size == 0:
         return
     check_query_overlap(qq, rq)
-    qd = qrels.doc_ids(np.arange(min(len(qrels), _SAMPLE)))
-    rd = run.doc_ids(np.arange(min(len(run), _SAMPLE)))
-    fq, fr = id_format(qd), id_format(rd)
-    if fq == fr:
+    if check_doc_overlap(qrels, run.doc_ids(np.arange(min(len(run), ID_SAMPLE))), lambda: np.unique(run.doc_ids())):
         passed["qrels"] = weakref.ref(qrels)
-        return
-    qdocs, rdocs = np.unique(qrels.doc_ids()), np.unique(run.doc_ids())
+
+
+def check_doc_overlap(qrels: Any, run_sample: np.ndarray, run_docs: Callable[[], np.ndarray]) -> bool:
+    """The doc-id half of ``check_id_overlap``: a DataError when the qrels' doc ids and the run's look like
+    different formats and barely match. ``run_sample``: the run's first ``ID_SAMPLE`` doc ids (in its rows'
+    order); ``run_docs``: its distinct doc ids, asked for only when the formats differ. True when they agree."""
+    fq, fr = id_format(qrels.doc_ids(np.arange(min(len(qrels), ID_SAMPLE)))), id_format(run_sample)
+    if fq == fr:
+        return True
+    qdocs, rdocs = np.unique(qrels.doc_ids()), run_docs()
     matched = np.intersect1d(qdocs, rdocs).size
     if matched < 0.05 * min(qdocs.size, rdocs.size):
         raise DataError(f"{'no' if matched == 0 else f'only {matched} of the'} {rdocs.size} distinct run doc ids "
                         f"{'is' if matched == 0 else 'are'} in the qrels: qrels doc ids {_examples(qdocs)} look like "
                         f"{fq}s, run doc ids {_examples(rdocs)} like {fr}s. Convert one side (e.g. to int, or pad "
                         "them the same way)")
+    return False
 
 
 def check_query_overlap(qq: np.ndarray, rq: np.ndarray) -> None:

@@ -73,7 +73,7 @@ def query_plan(qrels: Qrels, run: Run, conv: Convention):
 
 
 def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convention = DEFAULT, *,
-             columns: Mapping[str, Any] | None = None, **overrides) -> Results:
+             columns: Mapping[str, Any] | None = None, workers: int | None = None, **overrides) -> Results:
     """Evaluate ``run`` against ``qrels`` with ``metrics`` under a named convention.
 
     ``qrels`` and ``run`` are Qrels/Run, DataFrames (pandas, polars) or Arrow tables, dicts
@@ -88,11 +88,32 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
 
     ``overrides`` change single choices of the convention, e.g. ``ties="average"``,
     ``missing_in_run="zero"``, ``denominator="min_k_relevant"``.
+
+    ``workers``: the cores used when reading files (None or 0: all of them; 1: one): qrels given as a path
+    are read while the run is, and a TREC run file above 48 MB is evaluated in blocks of whole queries by
+    that many threads (as ``rankwise evaluate --jobs``). The results are the same for every number of
+    workers, to the bit.
     """
     conv = get_convention(convention)
     if overrides:
         conv = conv.derive(**overrides)
-    qrels, run = _as_collection(qrels, Qrels, "grade", columns), _as_collection(run, Run, "score", columns)
+    if isinstance(qrels, (str, PathLike)) or isinstance(run, (str, PathLike)):
+        from rankwise.io.file_evaluation import evaluate_files  # (reading files is io's)
+        res, n_judged = evaluate_files(qrels, run, metrics, conv, columns=columns, workers=workers)
+    else:
+        if workers is not None:  # (only files use them; a wrong count is still an error)
+            from rankwise.io.file_evaluation import resolve_workers
+            resolve_workers(workers)
+        qrels, run = _as_collection(qrels, Qrels, "grade", columns), _as_collection(run, Run, "score", columns)
+        res, n_judged = evaluate_collections(qrels, run, metrics, conv), qrels.n_queries
+    warn_about(res, n_judged)  # once per call, one warning per kind (evaluation.notices)
+    return res
+
+
+def evaluate_collections(qrels: Qrels, run: Run, metrics: str | Iterable[str], conv: Convention) -> Results:
+    """``evaluate()`` of a Qrels and a Run, without its warnings: for callers that evaluate parts of one
+    evaluation (blocks of a file, Spark partitions) and say its notices once, for the whole. Warnings are
+    not silenced by a filter, which would change the whole process's filters while other threads run."""
     check_id_overlap(qrels, run)
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -139,7 +160,6 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
     res = Results(convention=conv, metrics=tuple(written), resolved=resolved, query_ids=query_ids, values=values,
                   means=means, n_averaged=counts, set_aside=set_aside, excluded=excluded, info=info,
                   weights=weights)
-    warn_about(res, qrels.n_queries)  # once per call, one warning per kind (evaluation.notices)
     return res
 
 

@@ -12,7 +12,6 @@ import ctypes
 import functools
 import mmap
 import os
-import warnings
 from collections import deque
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -22,11 +21,11 @@ import numpy as np
 
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run, _frozen
-from rankwise.data.frames import id_checks
+from rankwise.data.frames import ID_SAMPLE, id_checks
 from rankwise.data.vocabulary import Vocabulary
-from rankwise.errors import InvalidParameterError, ParseError, RankwiseWarning
+from rankwise.errors import InvalidParameterError, ParseError
 from rankwise.evaluation.context import COLLECTION_GRADES
-from rankwise.evaluation.evaluate import collection_grades, evaluate
+from rankwise.evaluation.evaluate import collection_grades, evaluate_collections
 from rankwise.evaluation.notices import FLOAT32_KEY, TIES_KEY
 from rankwise.io.trec_blocks import _parse_block, parse_span
 from rankwise.kernels.segments import expand_ranges, segment_ids
@@ -80,6 +79,8 @@ class BlockJob:
     # first pass (grades_only) finds each block's, the caller takes the maximum, and the second pass is given it
     grades: Mapping[tuple, float] = field(default_factory=dict)
     grades_only: bool = False
+    # the distinct doc ids of each block, for the doc-id check of a run whose ids look unlike the qrels' (rare)
+    docs_only: bool = False
     # give what a finished block freed back to the system (see _trim): it bounds a long stream's memory, and
     # costs 30-45 ms a block, for nothing when each worker evaluates a block or two and the process then ends
     trim: bool = True
@@ -101,6 +102,8 @@ class BlockJob:
         except ParseError:
             self.judgments()  # qrels still being read: their error, if any, is said first, as when read first
             raise
+        if self.docs_only:
+            return BlockPart(run.query_ids[:0], {}, {}, run.query_ids, size, {DOCS_KEY: np.unique(run.doc_ids())})
         qrels = self.judgments()
         if self.grades_only:
             found = collection_grades(restrict(qrels, run.query_ids), run, self.metrics, self.convention)
@@ -108,11 +111,12 @@ class BlockJob:
         token = COLLECTION_GRADES.set(self.grades)  # (set in this worker's own thread: a context is per thread)
         try:
             with id_checks(False):  # said (and checked) once for the whole file, by the caller
-                res = evaluate(restrict(qrels, run.query_ids), run, self.metrics, convention=self.convention)
+                res = evaluate_collections(restrict(qrels, run.query_ids), run, self.metrics, self.convention)
         finally:
             COLLECTION_GRADES.reset(token)
         part = BlockPart(res.query_ids, dict(res.values), dict(res.weights), run.query_ids, size,
-                         {k: res.info[k] for k in PART_INFO if k in res.info})
+                         {**{k: res.info[k] for k in PART_INFO if k in res.info},
+                          DOC_SAMPLE_KEY: run.doc_ids(np.arange(min(len(run), ID_SAMPLE)))})
         del run, res
         if self.trim:
             _trim()  # what the block freed, back to the system before this worker starts the next one
@@ -120,6 +124,8 @@ class BlockJob:
 
 
 GRADES_KEY = "collection_grades"  # a grades_only block's answer: {alignment key: its highest grade}
+DOCS_KEY = "distinct_docs"  # a docs_only block's answer
+DOC_SAMPLE_KEY = "doc_sample"  # a block's first doc ids: the file's first ones make the run's id format
 # what the merge of the blocks adds up (a worker's Results stays in the worker)
 PART_INFO = ("run_duplicates_dropped", "unjudged_removed", FLOAT32_KEY, TIES_KEY)
 
@@ -158,9 +164,7 @@ _FORKED: BlockJob | None = None  # the job of a forked worker (inherited, never 
 def _forked_call(block: Any) -> Any:
     if _FORKED is None:  # pragma: no cover - set before the pool forks
         raise RuntimeError("no block job in this worker")
-    with warnings.catch_warnings():  # the parent says them once, for the whole file
-        warnings.simplefilter("ignore", RankwiseWarning)
-        return _FORKED(block)
+    return _FORKED(block)
 
 
 def map_blocks(job: BlockJob, blocks: Iterable[Any], workers: int, pool: str = "thread") -> Iterator[Any]:

@@ -12,25 +12,32 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
-from typing import Any, Iterable, Iterator, Mapping, cast
+from typing import Any, Callable, Iterable, Iterator, Mapping, cast
 
 import numpy as np
 
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.collections import Qrels, Run
-from rankwise.data.frames import check_query_overlap
+from rankwise.data.frames import ID_SAMPLE, check_doc_overlap, check_query_overlap
 from rankwise.data.run_filters import fractional_count
-from rankwise.errors import DataError, ParseError, RankwiseWarning
+from rankwise.errors import DataError, ParseError
 from rankwise.evaluation.aggregate import plan_queries, summarize
 from rankwise.evaluation.context import COLLECTION_GRADES
-from rankwise.evaluation.evaluate import collection_grades, evaluate, uses_collection_grade
+from rankwise.evaluation.evaluate import collection_grades, evaluate_collections, uses_collection_grade
 from rankwise.evaluation.notices import FLOAT32_KEY, SCORED_EMPTY_KEY, TIES_KEY, TRUNCATED_KEY, warn_about
 from rankwise.evaluation.results import Results
 from rankwise.io.arrow_pool import arrow_scope
-from rankwise.io.block_pool import GRADES_KEY, BlockJob, BlockPart, map_blocks, resolve_workers
+from rankwise.io.block_pool import (
+    DOC_SAMPLE_KEY,
+    DOCS_KEY,
+    GRADES_KEY,
+    BlockJob,
+    BlockPart,
+    map_blocks,
+    resolve_workers,
+)
 from rankwise.io.trec import RUN_LAYOUT
 from rankwise.io.trec_blocks import _byte_blocks, block_spans, is_gzip
 from rankwise.spec.grammar import parse_metric
@@ -55,6 +62,16 @@ def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=
     same whatever the workers: they depend on ``block_bytes`` alone. ``qrels``: a Qrels, a dict, a path to a
     TREC qrels file, or a Future of a Qrels that the caller is reading (the CLI reads its formats); with
     threads, qrels still being read are waited for only once a block's run is parsed."""
+    res, n_judged = run_file_results(qrels, run_path, metrics, convention, block_bytes=block_bytes,
+                                     duplicates=duplicates, progress=progress, workers=workers, pool=pool, **overrides)
+    warn_about(res, n_judged)  # once for the file (and at its caller), as evaluate()
+    return res
+
+
+def run_file_results(qrels, run_path, metrics: str | Iterable[str], convention=DEFAULT, *,
+                     block_bytes: int = DEFAULT_BLOCK_BYTES, duplicates: str = "error", progress=None,
+                     workers: int | None = None, pool: str = "thread", **overrides) -> tuple[Results, int]:
+    """``evaluate_run_file()``'s Results without its warnings, and the number of judged queries (for them)."""
     conv = get_convention(convention)
     if overrides:
         conv = conv.derive(**overrides)
@@ -81,10 +98,7 @@ def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=
 
         def file_blocks() -> Iterator[Any]:
             return iter(block_spans(mm, block_bytes)) if mm is not None else _byte_blocks(path, block_bytes)
-        # the blocks' notices are said once for the whole file, below; only theirs are silenced (the warnings
-        # of the blocks' evaluate() calls, made in block_pool), not those of qrels a thread is still reading
-        stack.enter_context(warnings.catch_warnings())
-        warnings.filterwarnings("ignore", category=RankwiseWarning, module=r"rankwise\.io\.block_pool$")
+        # (the blocks are evaluated without warnings: their notices are said once, for the whole file)
         stack.enter_context(arrow_scope())  # for every thread at once (the scope is process-wide)
         if any(uses_collection_grade(rm) for rm in resolved.values()):  # a first pass over the file: see BlockJob
             job = replace(job, grades=_collection_grades(job, file_blocks(), n_workers, pool, conv))
@@ -97,7 +111,11 @@ def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=
                 progress(done, total)
         if loading is not None:
             qrels = loading.result()
-    return _merge(parts, qrels, metrics, conv, resolved, path, job.grades)
+
+        def check_docs() -> None:  # the doc-id half of evaluate()'s id check, for the whole file
+            sample = np.concatenate([p.info[DOC_SAMPLE_KEY] for p in parts])[:ID_SAMPLE]
+            check_doc_overlap(qrels, sample, lambda: _distinct_docs(job, file_blocks(), n_workers, pool))
+        return _merge(parts, qrels, metrics, conv, resolved, path, job.grades, check_docs), qrels.n_queries
 
 
 def _collection_grades(job: BlockJob, blocks: Iterator[Any], workers: int, pool: str, conv) -> dict[tuple, float]:
@@ -109,12 +127,17 @@ def _collection_grades(job: BlockJob, blocks: Iterator[Any], workers: int, pool:
             grades[key] = max(grades.get(key, 0.0), g)
     if conv.missing_in_run == "zero":
         empty = Run.from_arrays(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RankwiseWarning)
-            found = collection_grades(job.judgments(), empty, job.metrics, conv.derive(missing_in_qrels="skip"))
+        found = collection_grades(job.judgments(), empty, job.metrics, conv.derive(missing_in_qrels="skip"))
         for key, g in found.items():
             grades[key] = max(grades.get(key, 0.0), g)
     return grades
+
+
+def _distinct_docs(job: BlockJob, blocks: Iterator[Any], workers: int, pool: str) -> np.ndarray:
+    """Every distinct doc id of the file: a second pass, made only for a run whose doc ids look unlike the
+    qrels' (check_doc_overlap then counts how many match)."""
+    found = [part.info[DOCS_KEY] for part in map_blocks(replace(job, docs_only=True), blocks, workers, pool)]
+    return np.unique(np.concatenate(found))
 
 
 def _as_qrels(qrels) -> Qrels:
@@ -139,8 +162,9 @@ def _close(mm: mmap.mmap) -> None:
 
 
 def _merge(parts: list[BlockPart], qrels: Qrels, metrics: list[str], conv, resolved, path: str,
-           grades: Mapping[tuple, float]) -> Results:
-    """The blocks' per-query values as one evaluation's Results (as evaluate() would give them)."""
+           grades: Mapping[tuple, float], check_docs: Callable[[], None]) -> Results:
+    """The blocks' per-query values as one evaluation's Results (as evaluate() would give them); ``check_docs``:
+    the doc-id check, made after the query-id check, as evaluate() makes them."""
     seen = [p.run_ids for p in parts]
     dropped = sum(cast(int, p.info.get("run_duplicates_dropped", 0)) for p in parts)
     removed = sum(cast(int, p.info.get("unjudged_removed", 0)) for p in parts)
@@ -156,7 +180,9 @@ def _merge(parts: list[BlockPart], qrels: Qrels, metrics: list[str], conv, resol
         raise NotContiguousError(f"{path}: the lines of query {str(run_ids[counts > 1][0])!r} are not contiguous; "
                         "streaming needs each query's lines together. Sort the file by query "
                         "(e.g. sort -s -k1,1) or evaluate it in memory.")
-    check_query_overlap(np.asarray(qrels.query_ids), run_ids)  # the blocks were not checked one by one
+    if qrels.query_ids.size:  # the blocks were not checked one by one (evaluate() checks ids against judgments)
+        check_query_overlap(np.asarray(qrels.query_ids), run_ids)
+        check_docs()
     query_ids, set_aside = plan_queries(qrels.query_ids, run_ids, conv)
     values_of = [(p.query_ids, p.values, p.weights) for p in parts]
     # judged queries the run lacks, scored only under missing_in_run=zero (else set aside by the plan)
@@ -164,13 +190,11 @@ def _merge(parts: list[BlockPart], qrels: Qrels, metrics: list[str], conv, resol
         else run_ids[:0]
     if missing.size:  # scored as empty rankings, as evaluate() does
         empty = Run.from_arrays(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RankwiseWarning)
-            token = COLLECTION_GRADES.set(grades)
-            try:
-                part = evaluate(qrels, empty, metrics, convention=conv.derive(missing_in_qrels="skip"))
-            finally:
-                COLLECTION_GRADES.reset(token)
+        token = COLLECTION_GRADES.set(grades)
+        try:
+            part = evaluate_collections(qrels, empty, metrics, conv.derive(missing_in_qrels="skip"))
+        finally:
+            COLLECTION_GRADES.reset(token)
         keep = np.isin(part.query_ids, missing)
         values_of.append((part.query_ids[keep], {m: part.values[m][keep] for m in metrics},
                           {m: w[keep] for m, w in part.weights.items()}))
@@ -200,8 +224,6 @@ def _merge(parts: list[BlockPart], qrels: Qrels, metrics: list[str], conv, resol
         cut = fractional_count(qrels)  # (of the whole qrels, as evaluate() counts them)
         if cut:
             info[TRUNCATED_KEY] = cut
-    res = Results(convention=conv, metrics=tuple(metrics), resolved=resolved, query_ids=query_ids, values=values,
-                  means=means, n_averaged=counts_, set_aside=set_aside, excluded=excluded, info=info,
-                  weights=weights)
-    warn_about(res, qrels.n_queries, stacklevel=4)  # once for the file (and at its caller), as evaluate()
-    return res
+    return Results(convention=conv, metrics=tuple(metrics), resolved=resolved, query_ids=query_ids, values=values,
+                   means=means, n_averaged=counts_, set_aside=set_aside, excluded=excluded, info=info,
+                   weights=weights)

@@ -1,0 +1,109 @@
+"""Evaluating from files with every core: what ``rankwise.evaluate(path, path)`` and ``rankwise evaluate`` share.
+
+Qrels given as a path are read by a thread while the run is read (both readers spend most of their time
+where the GIL is released: pyarrow's CSV reader, numpy), and a TREC run file above ``PARALLEL_BYTES`` is
+evaluated in blocks of whole queries by parallel workers (``io.streaming``). The way taken never changes a
+number (the blocks give the in-memory evaluation's values, to the bit) nor which error is said first (the
+qrels' errors come first, as when they are read first).
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+from typing import Any, Callable, Iterable, Mapping, TypeVar
+
+from rankwise.conventions.convention import Convention
+from rankwise.data.collections import Qrels, Run
+from rankwise.errors import RankwiseError
+from rankwise.evaluation.evaluate import _as_collection, evaluate_collections, uses_collection_grade
+from rankwise.evaluation.results import Results
+from rankwise.io.block_pool import resolve_workers
+from rankwise.io.streaming import DEFAULT_BLOCK_BYTES, NotContiguousError, run_file_results
+from rankwise.io.tabular import detect_format
+from rankwise.spec.grammar import parse_metric
+
+__all__ = ["evaluate_files", "evaluate_run_in_blocks", "qrels_first", "resolve_workers"]
+
+STREAM_BYTES = 1 << 30  # TREC runs above this size are evaluated block by block (bounded memory)
+# With several workers, TREC runs above this size are evaluated in blocks too (below it, starting the workers
+# costs more than they save); each worker gets about two blocks, so that one slow block (a busy core) delays
+# the end by half a worker's share, not a whole one.
+PARALLEL_BYTES = 48 << 20
+BLOCKS_PER_JOB = 2
+
+_T = TypeVar("_T")
+
+
+def evaluate_files(qrels: Any, run: Any, metrics: str | Iterable[str], conv: Convention, *,
+                   columns: Mapping[str, Any] | None = None, workers: int | None = None) -> tuple[Results, int]:
+    """``evaluate()`` when the qrels or the run is a path: (its Results, without its warnings; the number of
+    judged queries, for them). Either side may also be anything ``evaluate()`` takes."""
+    n_workers = resolve_workers(workers)
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    with ThreadPoolExecutor(1, thread_name_prefix="rankwise-qrels") as reader:
+        if n_workers > 1 and isinstance(qrels, (str, os.PathLike)):
+            loading = reader.submit(_as_collection, qrels, Qrels, "grade", columns)
+        else:
+            loading = _done(_as_collection(qrels, Qrels, "grade", columns))
+        if isinstance(run, (str, os.PathLike)) and detect_format(run) == "trec":
+            found = evaluate_run_in_blocks(loading, os.fspath(run), metrics, conv, workers=n_workers)
+            if found is not None:
+                return found
+        ranked = qrels_first(loading, _as_collection, run, Run, "score", columns)
+        judged = loading.result()
+    return evaluate_collections(judged, ranked, metrics, conv), judged.n_queries
+
+
+def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: list[str], conv: Convention, *,
+                           workers: int, stream: str = "auto", duplicates: str = "error",
+                           progress: Callable[[int, int], None] | None = None) -> tuple[Results, int] | None:
+    """A TREC run file evaluated in blocks of whole queries, when that is the way: ``stream='yes'``, or
+    ``'auto'`` and the file is above STREAM_BYTES (bounded memory: blocks of DEFAULT_BLOCK_BYTES), or above
+    PARALLEL_BYTES with several workers (two blocks a worker); else None (evaluate it in memory). A streamed
+    file whose queries' lines are not together is a NotContiguousError; blocks chosen only for the workers
+    give way to memory then. Results without warnings, and the number of judged queries."""
+    size = os.path.getsize(path) if os.path.isfile(path) else 0
+    streamed = stream == "yes" or (stream == "auto" and size > STREAM_BYTES)
+    if not streamed and not (stream == "auto" and _parallel_pays(conv, metrics, workers, size)):
+        return None
+    block = DEFAULT_BLOCK_BYTES if streamed else -(-size // (workers * BLOCKS_PER_JOB))
+    try:
+        res, n_judged = run_file_results(qrels, path, metrics, conv, block_bytes=block, duplicates=duplicates,
+                                         progress=progress, workers=workers)
+    except NotContiguousError:
+        if streamed:
+            raise
+        return None  # a run whose queries are not together: in memory, as with one worker
+    if not streamed:  # blocks chosen here, not asked for: the in-memory evaluation's Results, to the byte
+        res = replace(res, info={k: v for k, v in res.info.items() if k != "blocks"})
+    return res, n_judged
+
+
+def _parallel_pays(conv: Convention, metrics: list[str], workers: int, size: int) -> bool:
+    """Whether a run of ``size`` bytes is evaluated in blocks by parallel workers: with several workers, above
+    PARALLEL_BYTES, unless a metric reads the highest grade of every evaluated query (ERR's gmax=collection):
+    blocks learn it only from a first pass over the whole run (every block parsed twice), so such a run that
+    fits in memory is evaluated in memory."""
+    if workers < 2 or size < PARALLEL_BYTES or not metrics:
+        return False
+    try:
+        return not any(uses_collection_grade(conv.resolve(parse_metric(m))) for m in metrics)
+    except RankwiseError:  # said by the evaluation, after the qrels' and the run's own errors, as in memory
+        return False
+
+
+def qrels_first(qrels: Future[Any], fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+    """``fn(*args, **kwargs)``; if it fails, an error of the qrels (read meanwhile) is raised instead: the
+    qrels' errors come first, as when they were read first."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception:
+        qrels.result()
+        raise
+
+
+def _done(value: _T) -> Future[_T]:
+    done: Future[_T] = Future()
+    done.set_result(value)
+    return done

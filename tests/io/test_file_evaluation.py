@@ -1,0 +1,189 @@
+"""``rankwise.evaluate(path, path, workers=N)``: the qrels read while the run is, a large TREC run evaluated in
+blocks by N threads; the Results, the warnings and the errors are those of reading both files whole, in order,
+for every N (io/file_evaluation.py, shared with ``rankwise evaluate --jobs``)."""
+from __future__ import annotations
+
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import rankwise as rw
+import rankwise.io.file_evaluation as files
+from rankwise.errors import DataError, InvalidParameterError, ParseError
+
+from .test_parallel_blocks import _collection, _files, _same
+
+METRICS = ["nDCG@10", "AP", "RR", "P@5", "R@20", "bpref", "ERR(gmax=query)@10", "P(aggregate=micro)@5"]
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """This test's small runs evaluated in blocks with several workers, as a run above 48 MB is; the calls
+    that evaluated blocks are recorded."""
+    monkeypatch.setattr(files, "PARALLEL_BYTES", 100)
+    calls: list[dict] = []
+    real = files.run_file_results
+    monkeypatch.setattr(files, "run_file_results", lambda *a, **k: calls.append(k) or real(*a, **k))
+    return calls
+
+
+def _whole(qp, rp, metrics, *args, **kw):
+    """The evaluation of both files read whole, one after the other (no path reaches evaluate())."""
+    return rw.evaluate(rw.read_qrels(qp), rw.read_run(rp), metrics, *args, **kw)
+
+
+@pytest.mark.parametrize("overrides", [{}, {"missing_in_run": "zero"}, {"missing_in_qrels": "evaluate"},
+                                       {"ties": "pessimistic", "missing_in_run": "zero"}])
+@pytest.mark.parametrize("convention", ["trec_eval", "ranx"])
+def test_workers_give_the_results_of_the_files_read_whole(tmp_path, small_blocks, convention, overrides):
+    qp, rp = _files(tmp_path, seed=7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        whole = _whole(qp, rp, METRICS, convention, **overrides)
+        for workers in (1, 2, 3):
+            small_blocks.clear()
+            got = rw.evaluate(qp, rp, METRICS, convention, workers=workers, **overrides)
+            _same(whole, got)  # values to the bit, means, set aside, info (no "blocks": they were not asked for)
+            assert bool(small_blocks) == (workers > 1)
+            if workers > 1:
+                assert small_blocks[-1]["workers"] == workers and small_blocks[-1]["block_bytes"] < rp.stat().st_size
+
+
+def test_the_warnings_are_said_once_at_the_callers_line(tmp_path, small_blocks):
+    qp, rp = _files(tmp_path, seed=8)
+    said = {}
+    for workers in (1, 2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            rw.evaluate(qp, rp, ["AP", "nDCG@10"], workers=workers)
+        ours = [w for w in caught if issubclass(w.category, rw.RankwiseWarning)]
+        assert all(w.filename == __file__ for w in ours)  # the user's line, not a worker thread's
+        said[workers] = [str(w.message) for w in ours]
+    assert said[1] == said[2] and len(said[1]) == 2  # set aside, ties: once each
+    assert small_blocks
+
+
+def test_no_process_wide_warning_filter_is_touched(tmp_path, small_blocks, monkeypatch):
+    """catch_warnings() swaps the whole process's filters (Python < 3.14): a library that other threads may
+    call alongside must not use it while evaluating; the blocks are evaluated without warning instead."""
+    real = warnings.catch_warnings
+
+    def guarded(*a, **k):
+        if sys._getframe(1).f_globals.get("__name__", "").startswith("rankwise"):
+            pytest.fail("rankwise swapped the process's warning filters")
+        return real(*a, **k)
+
+    qp, rp = _files(tmp_path, seed=9)
+    with real():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        monkeypatch.setattr(warnings, "catch_warnings", guarded)
+        rw.evaluate(qp, rp, METRICS, workers=2, missing_in_run="zero")
+        rw.evaluate(qp, rp, ["ERR@10", "uAP(levels=collection)"], workers=2)  # gmax=collection: in memory
+    assert small_blocks
+
+
+def test_a_run_whose_queries_are_apart_is_evaluated_whole(tmp_path, small_blocks):
+    qp, rp = _files(tmp_path, seed=10)
+    lines = rp.read_text().splitlines(keepends=True)
+    rp.write_text("".join(lines[5:]) + "".join(lines[:5]))  # q000 at both ends: blocks cannot take it
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        _same(_whole(qp, rp, METRICS), rw.evaluate(qp, rp, METRICS, workers=2))
+    assert small_blocks  # tried, and given way
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_integer_qrels_from_csv_with_a_trec_run(tmp_path, small_blocks, workers):
+    qrels_text, run_text = _collection(11)
+    rows = [line.split() for line in qrels_text.splitlines()]
+    qp = tmp_path / "q.csv"
+    qp.write_text("qid,docno,rel\n" + "".join(f"{int(q[1:])},{d},{g}\n" for q, _, d, g in rows))
+    rp = tmp_path / "r.run"
+    rp.write_text("".join(line.replace("q0", "", 1).replace("q", "", 1) + "\n" for line in run_text.splitlines()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        whole = rw.evaluate(rw.read_qrels(qp), rw.read_run(rp), METRICS)
+        _same(whole, rw.evaluate(qp, rp, METRICS, workers=workers))
+    assert whole.query_ids.size > 40
+
+
+def _padded_docs(tmp_path, share: float):
+    """Qrels with integer doc ids and a run whose doc ids are zero-padded, a fraction ``share`` of them not."""
+    rng = np.random.default_rng(3)
+    qrels, run = [], []
+    for q in range(40):
+        docs = rng.choice(5000, 20, replace=False) + 1
+        qrels += [f"q{q} 0 {d} {int(rng.integers(0, 3))}\n" for d in docs[:10]]
+        run += [f"q{q} Q0 {d if rng.random() < share else f'{d:08d}'} {i + 1} {20 - i} t\n" for i, d in enumerate(docs)]
+    qp, rp = tmp_path / "q.qrels", tmp_path / "r.run"
+    qp.write_text("".join(qrels))
+    rp.write_text("".join(run))
+    return qp, rp
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_doc_ids_of_another_format_are_the_same_error_in_blocks(tmp_path, small_blocks, workers):
+    qp, rp = _padded_docs(tmp_path, share=0.0)
+    with pytest.raises(DataError) as whole:
+        _whole(qp, rp, ["AP"])
+    assert "look like integers" in str(whole.value)
+    with pytest.raises(DataError) as blocks:
+        rw.evaluate(qp, rp, ["AP"], workers=workers)
+    assert str(blocks.value) == str(whole.value)
+    assert bool(small_blocks) == (workers > 1)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_doc_ids_of_another_format_that_still_match_pass_in_blocks(tmp_path, small_blocks, workers):
+    qp, rp = _padded_docs(tmp_path, share=0.2)  # most look padded, but a fifth match: not an error
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        _same(_whole(qp, rp, ["AP", "nDCG@10"]), rw.evaluate(qp, rp, ["AP", "nDCG@10"], workers=workers))
+
+
+def test_the_qrels_error_comes_first(tmp_path, small_blocks):
+    qp, rp = _files(tmp_path, seed=12)
+    qp.write_text(qp.read_text() + "q001 0 dZ\n")  # 3 columns
+    rp.write_text("q001 Q0 d1 1 x tag\n" + rp.read_text())  # and a bad run line: the qrels' error is said
+    for workers in (1, 2):
+        with pytest.raises(ParseError, match="3 columns") as exc:
+            rw.evaluate(qp, rp, ["AP"], workers=workers)
+        assert str(qp) in str(exc.value)
+    bad_run = tmp_path / "bad.csv"  # a run read whole (CSV) while the qrels are read by a thread
+    bad_run.write_text("query,doc,score\nq1,d1,x\n")
+    with pytest.raises(ParseError, match="3 columns"):
+        rw.evaluate(qp, bad_run, ["AP"], workers=2)
+
+
+def test_a_bad_metric_is_said_after_the_files_errors(tmp_path, small_blocks):
+    qp, rp = _files(tmp_path, seed=13)
+    with pytest.raises(InvalidParameterError):
+        rw.evaluate(qp, rp, ["nDCG@ten"], workers=2)
+    with pytest.raises(InvalidParameterError, match="no metrics given"):
+        rw.evaluate(qp, rp, [], workers=2)
+    qp.write_text("q1 0 d1\n")
+    with pytest.raises(ParseError):
+        rw.evaluate(qp, rp, ["nDCG@ten"], workers=2)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "2", True])
+def test_workers_must_be_a_count_whatever_the_inputs(tmp_path, bad):
+    qp, rp = _files(tmp_path, seed=14)
+    for qrels, run in ((qp, rp), (rw.read_qrels(qp), rw.read_run(rp))):
+        with pytest.raises(InvalidParameterError, match="workers"):
+            rw.evaluate(qrels, run, ["AP"], workers=bad)
+
+
+def test_the_command_line_says_the_doc_id_error_with_jobs(tmp_path, small_blocks, capsys):
+    """(before: blocks skipped the doc-id check, and ``--jobs 2`` printed zeros where one job said this error)"""
+    from rankwise.cli.main import main
+
+    qp, rp = _padded_docs(tmp_path, share=0.0)
+    said = []
+    for jobs in ("1", "2"):
+        assert main(["evaluate", str(qp), str(rp), "-m", "AP", "--jobs", jobs]) == 2
+        said.append(capsys.readouterr().err)
+    assert said[0] == said[1] and "look like integers" in said[0]
+    assert small_blocks
