@@ -187,3 +187,33 @@ def test_the_command_line_says_the_doc_id_error_with_jobs(tmp_path, small_blocks
         said.append(capsys.readouterr().err)
     assert said[0] == said[1] and "look like integers" in said[0]
     assert small_blocks
+
+
+@pytest.mark.parametrize("plain", [3, 30])
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_query_ids_of_another_format_are_counted_by_the_blocks(tmp_path, small_blocks, workers, plain):
+    """Judged queries 1..40, a run naming the first ``plain`` of them plainly and the rest zero-padded: the
+    blocks count the shared queries (none is looked up twice), and the error, or its absence, is the whole
+    file's, the count in its message included."""
+    rng = np.random.default_rng(5)
+    qrels, run = [], []
+    for q in range(1, 41):
+        name = str(q) if q <= plain else f"{q:03d}"
+        docs = rng.choice(300, 12, replace=False)
+        qrels += [f"{q} 0 d{d} {int(rng.integers(0, 3))}\n" for d in docs[:6]]
+        run += [f"{name} Q0 d{d} {i + 1} {12 - i} t\n" for i, d in enumerate(docs)]
+    qp, rp = tmp_path / "q.qrels", tmp_path / "r.run"
+    qp.write_text("".join(qrels))
+    rp.write_text("".join(run))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        if plain == 3:
+            with pytest.raises(DataError) as whole:
+                _whole(qp, rp, ["AP"])
+            assert "only 3 of 40 run queries are in the qrels" in str(whole.value)
+            with pytest.raises(DataError) as blocks:
+                rw.evaluate(qp, rp, ["AP"], workers=workers)
+            assert str(blocks.value) == str(whole.value)
+        else:
+            _same(_whole(qp, rp, ["AP"]), rw.evaluate(qp, rp, ["AP"], workers=workers))
+    assert bool(small_blocks) == (workers > 1)

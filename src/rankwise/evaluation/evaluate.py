@@ -10,7 +10,7 @@ from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.align import align
 from rankwise.data.collections import Qrels, Run
-from rankwise.data.frames import check_id_overlap
+from rankwise.data.id_overlap import check_id_overlap
 from rankwise.data.run_filters import as_graded, fractional_count, judged_in_run, retrieved
 from rankwise.errors import ConventionError, DataError, InvalidParameterError
 from rankwise.evaluation.aggregate import plan_queries, preview, summarize

@@ -21,7 +21,7 @@ import numpy as np
 
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run, _frozen
-from rankwise.data.frames import ID_SAMPLE, id_checks
+from rankwise.data.id_overlap import ID_SAMPLE, id_checks
 from rankwise.data.vocabulary import Vocabulary
 from rankwise.errors import InvalidParameterError, ParseError
 from rankwise.evaluation.context import COLLECTION_GRADES
@@ -108,14 +108,17 @@ class BlockJob:
         if self.grades_only:
             found = collection_grades(restrict(qrels, run.query_ids), run, self.metrics, self.convention)
             return BlockPart(run.query_ids[:0], {}, {}, run.query_ids, size, {GRADES_KEY: found})
+        judged = restrict(qrels, run.query_ids)
         token = COLLECTION_GRADES.set(self.grades)  # (set in this worker's own thread: a context is per thread)
         try:
             with id_checks(False):  # said (and checked) once for the whole file, by the caller
-                res = evaluate_collections(restrict(qrels, run.query_ids), run, self.metrics, self.convention)
+                res = evaluate_collections(judged, run, self.metrics, self.convention)
         finally:
             COLLECTION_GRADES.reset(token)
+        # for the whole file's id check: the block's judged queries (its queries are in no other block) and
+        # its first doc ids
         part = BlockPart(res.query_ids, dict(res.values), dict(res.weights), run.query_ids, size,
-                         {**{k: res.info[k] for k in PART_INFO if k in res.info},
+                         {**{k: res.info[k] for k in PART_INFO if k in res.info}, SHARED_KEY: judged.n_queries,
                           DOC_SAMPLE_KEY: run.doc_ids(np.arange(min(len(run), ID_SAMPLE)))})
         del run, res
         if self.trim:
@@ -126,6 +129,7 @@ class BlockJob:
 GRADES_KEY = "collection_grades"  # a grades_only block's answer: {alignment key: its highest grade}
 DOCS_KEY = "distinct_docs"  # a docs_only block's answer
 DOC_SAMPLE_KEY = "doc_sample"  # a block's first doc ids: the file's first ones make the run's id format
+SHARED_KEY = "judged_queries"  # how many of a block's queries the qrels judge
 # what the merge of the blocks adds up (a worker's Results stays in the worker)
 PART_INFO = ("run_duplicates_dropped", "unjudged_removed", FLOAT32_KEY, TIES_KEY)
 

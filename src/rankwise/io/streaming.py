@@ -20,7 +20,7 @@ import numpy as np
 
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.collections import Qrels, Run
-from rankwise.data.frames import ID_SAMPLE, check_doc_overlap, check_query_overlap
+from rankwise.data.id_overlap import ID_SAMPLE, check_doc_overlap, check_query_overlap
 from rankwise.data.run_filters import fractional_count
 from rankwise.errors import DataError, ParseError
 from rankwise.evaluation.aggregate import plan_queries, summarize
@@ -33,6 +33,7 @@ from rankwise.io.block_pool import (
     DOC_SAMPLE_KEY,
     DOCS_KEY,
     GRADES_KEY,
+    SHARED_KEY,
     BlockJob,
     BlockPart,
     map_blocks,
@@ -175,13 +176,15 @@ def _merge(parts: list[BlockPart], qrels: Qrels, metrics: list[str], conv, resol
             ties[m] = ties.get(m, 0) + n
     if not parts:
         raise ParseError("the run file is empty", path=path, expected="lines of " + " ".join(RUN_LAYOUT))
-    run_ids, counts = np.unique(np.concatenate(seen), return_counts=True)
+    in_file_order = np.concatenate(seen)  # the run's queries as evaluate() holds them: by first appearance
+    run_ids, counts = np.unique(in_file_order, return_counts=True)
     if np.any(counts > 1):
         raise NotContiguousError(f"{path}: the lines of query {str(run_ids[counts > 1][0])!r} are not contiguous; "
                         "streaming needs each query's lines together. Sort the file by query "
                         "(e.g. sort -s -k1,1) or evaluate it in memory.")
     if qrels.query_ids.size:  # the blocks were not checked one by one (evaluate() checks ids against judgments)
-        check_query_overlap(np.asarray(qrels.query_ids), run_ids)
+        shared = sum(cast(int, p.info[SHARED_KEY]) for p in parts)  # (the blocks' queries are disjoint: checked)
+        check_query_overlap(np.asarray(qrels.query_ids), in_file_order, shared)  # (its examples, its format sample)
         check_docs()
     query_ids, set_aside = plan_queries(qrels.query_ids, run_ids, conv)
     values_of = [(p.query_ids, p.values, p.weights) for p in parts]

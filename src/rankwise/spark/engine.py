@@ -19,7 +19,7 @@ import numpy as np
 
 from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
-from rankwise.data.frames import check_query_overlap
+from rankwise.data.id_overlap import check_query_overlap
 from rankwise.errors import InvalidParameterError, require
 from rankwise.evaluation.aggregate import plan_queries, summarize
 from rankwise.evaluation.evaluate import uses_collection_grade

@@ -23,7 +23,7 @@ import numpy as np
 from rankwise import errors
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
-from rankwise.data.frames import id_checks
+from rankwise.data.id_overlap import id_checks
 from rankwise.errors import DataError, ParseError, RankwiseError, RankwiseWarning
 from rankwise.evaluation.context import COLLECTION_GRADES
 from rankwise.evaluation.evaluate import collection_grades, evaluate
