@@ -111,7 +111,8 @@ def test_ideal_order_fast_path_equals_lexsort(seed, n, grades):
     rng = np.random.default_rng(seed)
     queries = rng.integers(0, 5, size=n).astype(str)
     grades = (rng.integers(-2, 5, size=n).astype(float) if grades == "few" else
-              rng.integers(-10**4, 10**4, size=n).astype(float) if grades == "many" else np.round(rng.normal(size=n), 2))
+              rng.integers(-10**4, 10**4, size=n).astype(float) if grades == "many" else
+              np.round(rng.normal(size=n), 2))
     q = rw.Qrels.from_arrays(queries, np.array([f"d{i}" for i in range(n)]), grades)
     want = q.values[np.lexsort((-q.values, q.segment))]
     assert descending_within(q).tobytes() == want.tobytes()
