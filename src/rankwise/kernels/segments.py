@@ -77,7 +77,8 @@ def log_discount(pos: np.ndarray, base: float, discount: str = "rank_plus_1") ->
     if pos.dtype.kind in "iu" and pos.size >= _TABLE_FROM:
         lo, hi = int(pos.min()), int(pos.max())
         if lo >= 0 and hi < pos.size // 4:
-            return _log_discount(np.arange(hi + 1), base, discount)[pos]
+            looked_up: NDArray[np.float64] = _log_discount(np.arange(hi + 1), base, discount)[pos]
+            return looked_up
     return _log_discount(pos, base, discount)
 
 
