@@ -101,3 +101,14 @@ def test_binary_file_is_reported_at_its_first_line(name):
         reader(path)
     if isinstance(info.value, ParseError):
         assert info.value.line == 1, str(info.value)
+
+
+@pytest.mark.parametrize("field", ["0.5", "1_0", "99999999999999999999", "x"])
+def test_ncf_names_a_rating_line_that_is_not_integers(tmp_path, field):
+    """(found by test_ncf_reader: a field that is a number but not an int64, as b'0\\t0\\t0\\t0.5', failed
+    without a line)"""
+    (tmp_path / "x.test.rating").write_text(f"0\t0\t1\t5\n0\t1\t{field}\t7\n")
+    (tmp_path / "x.test.negative").write_text("(0,0)\t3\n(0,1)\t4\n")
+    with pytest.raises(ParseError) as exc:
+        load_ncf(tmp_path / "x")
+    assert exc.value.line == 2 and "4 integer fields" in str(exc.value)

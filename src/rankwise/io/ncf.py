@@ -3,6 +3,7 @@ PREFIX.test.rating and PREFIX.test.negative, as the sampled-metric protocol of t
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -13,10 +14,21 @@ import scipy.sparse as sp
 from rankwise.errors import DataError, ParseError
 from rankwise.io.trec import read_text
 
+_INT64 = re.compile(r"\s*[+-]?[0-9]+\s*")
 
-def malformed_line(path, lines, ncols: int, sep: str, skip: int) -> NoReturn:
+
+def _number(field: str, integers: bool) -> None:
+    """ValueError unless ``field`` is what the fast parser reads: a number, or with ``integers`` an int64."""
+    if not integers:
+        float(field)
+    elif not _INT64.fullmatch(field) or not -2**63 <= int(field) < 2**63:
+        raise ValueError(field)
+
+
+def malformed_line(path, lines, ncols: int, sep: str, skip: int, integers: bool = False) -> NoReturn:
     """Raise a ParseError at the first malformed line of a numeric delimited file (the slow path, taken
-    only after the fast parser has failed)."""
+    only after the fast parser has failed). ``integers``: the fast parser read int64 fields (a rating of
+    0.5 is then the malformed field)."""
     for no, line in enumerate(lines, start=1):
         if no <= skip or not line.strip():
             continue
@@ -24,10 +36,12 @@ def malformed_line(path, lines, ncols: int, sep: str, skip: int) -> NoReturn:
         try:
             if len(parts) != ncols:
                 raise ValueError
-            [float(p) for p in parts]
+            for p in parts:
+                _number(p, integers)
         except ValueError:
             raise ParseError("malformed rating line", path=str(path), line=no, text=line,
-                             expected=f"{ncols} numeric fields separated by {sep!r}") from None
+                             expected=f"{ncols} {'integer' if integers else 'numeric'} fields separated by "
+                                      f"{sep!r}") from None
     raise ParseError("could not parse the ratings file", path=str(path))
 
 
@@ -54,7 +68,7 @@ def _read_rating_file(file: Path) -> np.ndarray:
         if arr.size and arr.shape[1] != 4:
             raise ValueError
     except ValueError:
-        malformed_line(file, text.splitlines(), 4, "\t", 0)
+        malformed_line(file, text.splitlines(), 4, "\t", 0, integers=True)
     return arr.reshape(-1, 4)
 
 
