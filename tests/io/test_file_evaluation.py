@@ -34,18 +34,27 @@ def _whole(qp, rp, metrics, *args, **kw):
     return rw.evaluate(rw.read_qrels(qp), rw.read_run(rp), metrics, *args, **kw)
 
 
+def _identical(whole, got) -> None:
+    """The same Results, to the bit, and the same info in the same order (to_dict and JSON list it as is)."""
+    _same(whole, got)
+    assert list(whole.info) == list(got.info)
+    assert whole.to_dict() == got.to_dict()
+
+
 @pytest.mark.parametrize("overrides", [{}, {"missing_in_run": "zero"}, {"missing_in_qrels": "evaluate"},
                                        {"ties": "pessimistic", "missing_in_run": "zero"}])
 @pytest.mark.parametrize("convention", ["trec_eval", "ranx"])
 def test_workers_give_the_results_of_the_files_read_whole(tmp_path, small_blocks, convention, overrides):
     qp, rp = _files(tmp_path, seed=7)
+    lines = qp.read_text().splitlines(keepends=True)  # a fractional grade: trec_eval's truncation is a notice
+    qp.write_text("".join(lines[:3]) + lines[3].rsplit(" ", 1)[0] + " 1.5\n" + "".join(lines[4:]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rw.RankwiseWarning)
         whole = _whole(qp, rp, METRICS, convention, **overrides)
         for workers in (1, 2, 3):
             small_blocks.clear()
             got = rw.evaluate(qp, rp, METRICS, convention, workers=workers, **overrides)
-            _same(whole, got)  # values to the bit, means, set aside, info (no "blocks": they were not asked for)
+            _identical(whole, got)  # values to the bit, means, set aside, info (no "blocks": not asked for)
             assert bool(small_blocks) == (workers > 1)
             if workers > 1:
                 assert small_blocks[-1]["workers"] == workers and small_blocks[-1]["block_bytes"] < rp.stat().st_size
@@ -82,6 +91,70 @@ def test_no_process_wide_warning_filter_is_touched(tmp_path, small_blocks, monke
         rw.evaluate(qp, rp, METRICS, workers=2, missing_in_run="zero")
         rw.evaluate(qp, rp, ["ERR@10", "uAP(levels=collection)"], workers=2)  # gmax=collection: in memory
     assert small_blocks
+
+
+@pytest.mark.parametrize("overrides,metrics", [
+    ({"missing_in_qrels": "error"}, ["AP"]),  # every run query the qrels lack, in one message
+    ({"missing_in_run": "error"}, ["AP"]),
+    ({"no_relevant": "error"}, ["AP", "nDCG@10"]),  # every query without a relevant document
+    ({}, ["ERR(gmax=1)@10"]),  # a grade above gmax: the highest of the whole qrels is named
+])
+@pytest.mark.parametrize("workers", [2, 3])
+def test_an_error_of_the_evaluation_is_the_whole_runs(tmp_path, small_blocks, overrides, metrics, workers):
+    """Each block would see only its own queries: the error said is the evaluation's of the whole run (its
+    count, its list, the highest grade of all), after the id checks, as when both files are read whole. The
+    queries without a relevant document are spread over the file, the highest grade is in its last evaluated
+    query."""
+    qp, rp = _files(tmp_path, seed=15)
+    rows = [line.split() for line in qp.read_text().splitlines()]
+    for row in rows:
+        if row[0] in ("q001", "q024", "q047"):
+            row[3] = "0"
+    [row for row in rows if row[0] == "q058"][-1][3] = "5"  # (q059 is only in the qrels: not evaluated)
+    qp.write_text("".join(" ".join(row) + "\n" for row in rows))
+    with pytest.raises(rw.RankwiseError) as whole:
+        _whole(qp, rp, metrics, **overrides)
+    with pytest.raises(rw.RankwiseError) as blocks:
+        rw.evaluate(qp, rp, metrics, workers=workers, **overrides)
+    assert type(blocks.value) is type(whole.value) and str(blocks.value) == str(whole.value)
+    assert small_blocks
+
+
+def test_a_file_streamed_by_evaluate_gives_the_whole_runs_results(tmp_path, small_blocks, monkeypatch):
+    """evaluate() streams a TREC run above 1 GB (bounded memory) with any number of workers, and still gives
+    the Results, warnings and errors of the run read whole: no "blocks" in the info, a run whose queries are
+    apart evaluated whole, an error of the evaluation said for the whole run."""
+    monkeypatch.setattr(files, "STREAM_BYTES", 100)
+    qp, rp = _files(tmp_path, seed=16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        for workers in (1, 2):
+            small_blocks.clear()
+            _identical(_whole(qp, rp, METRICS), rw.evaluate(qp, rp, METRICS, workers=workers))
+            assert small_blocks and small_blocks[-1]["block_bytes"] == files.DEFAULT_BLOCK_BYTES
+        with pytest.raises(InvalidParameterError, match="no metrics given"):
+            rw.evaluate(qp, rp, [], workers=1)
+        lines = rp.read_text().splitlines(keepends=True)
+        rp.write_text("".join(lines[5:]) + "".join(lines[:5]))
+        _identical(_whole(qp, rp, METRICS), rw.evaluate(qp, rp, METRICS, workers=1))
+
+
+def test_a_run_of_blank_lines_is_empty_in_blocks_too(tmp_path, small_blocks):
+    qp, rp = _files(tmp_path, seed=17)
+    rp.write_text("   \n\n" * 100)
+    for workers in (1, 2):
+        with pytest.raises(ParseError, match="the run file is empty"):
+            rw.evaluate(qp, rp, ["AP"], workers=workers)
+
+
+def test_the_command_line_says_the_qrels_error_before_an_override_s(tmp_path, small_blocks, capsys):
+    from rankwise.cli.main import main
+
+    qp, rp = _files(tmp_path, seed=18)
+    qp.write_text(qp.read_text() + "q001 0 dZ\n")  # 3 columns
+    for jobs in ("1", "2"):
+        assert main(["evaluate", str(qp), str(rp), "-m", "RBP", "--p", "x", "--jobs", jobs]) == 2
+        assert "3 columns" in capsys.readouterr().err
 
 
 def test_a_run_whose_queries_are_apart_is_evaluated_whole(tmp_path, small_blocks):
@@ -217,3 +290,18 @@ def test_query_ids_of_another_format_are_counted_by_the_blocks(tmp_path, small_b
         else:
             _same(_whole(qp, rp, ["AP"]), rw.evaluate(qp, rp, ["AP"], workers=workers))
     assert bool(small_blocks) == (workers > 1)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("overrides", [{"missing_in_qrels": "error"}, {"missing_in_run": "error"}])
+def test_a_streamed_file_says_the_missing_queries_of_the_whole_file(tmp_path, workers, overrides):
+    """Streaming (no memory to fall back on): the run's queries without judgments, or the judged queries the
+    run lacks, are listed for the whole file by the merge's query plan, not block by block."""
+    from rankwise.io.streaming import evaluate_run_file
+
+    qp, rp = _files(tmp_path, seed=19)
+    with pytest.raises(DataError) as whole:
+        _whole(qp, rp, ["AP"], **overrides)
+    with pytest.raises(DataError) as blocks:
+        evaluate_run_file(qp, rp, ["AP"], block_bytes=400, workers=workers, **overrides)
+    assert str(blocks.value) == str(whole.value) and whole.value.args[0].startswith("5 ")

@@ -26,10 +26,16 @@ def test_the_table_gives_the_formulas_values(values, repeat, base, kind, dtype):
 
 
 @pytest.mark.parametrize("n", [sk._TABLE_FROM - 1, sk._TABLE_FROM, 10 * sk._TABLE_FROM])
-def test_positions_of_a_run(n):
-    """Positions as a run's queries have them (0, 1, ..., len - 1 per query), floats too (ties=average)."""
+def test_positions_of_a_run(n, monkeypatch):
+    """Positions as a run's queries have them (0, 1, ..., len - 1 per query), floats too (ties=average); the
+    table is what computes them from _TABLE_FROM integer positions on (one formula call, on the table)."""
     rng = np.random.default_rng(n)
-    lengths = rng.integers(1, 120, n // 60 + 1)
+    lengths = rng.integers(1, 120, n // 30 + 10)  # (more rows than n: cut to n)
     pos = np.concatenate([np.arange(k) for k in lengths])[:n]
+    sizes: list[int] = []
+    formula = sk._log_discount
+    monkeypatch.setattr(sk, "_log_discount", lambda p, b, k: sizes.append(np.size(p)) or formula(p, b, k))
     for p in (pos, pos.astype(np.float64) + 0.5):
         assert sk.log_discount(p, 2.0).tobytes() == (np.log(2.0) / np.log(np.asarray(p, dtype=float) + 2.0)).tobytes()
+    table = n >= sk._TABLE_FROM
+    assert sizes == ([int(pos.max()) + 1] if table else [n]) + [n]  # the floats: the formula on every row

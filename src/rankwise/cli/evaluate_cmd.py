@@ -9,7 +9,7 @@ import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from rankwise.cli.options import add_convention_options, overrides_from
-from rankwise.errors import InvalidParameterError, RankwiseWarning
+from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
 from rankwise.io.file_evaluation import PARALLEL_BYTES, STREAM_BYTES
 from rankwise.io.tabular import FORMATS
 
@@ -179,16 +179,17 @@ def named_paths(args: list[str]) -> dict[str, str]:
 
 def _evaluate_one(args, qrels: Future, path: str, progress):
     """One run's Results. ``qrels``: a Future of the Qrels (being read while the run is)."""
-    from rankwise.conventions import get_convention
     from rankwise.evaluation import evaluate
-    from rankwise.io.file_evaluation import evaluate_run_in_blocks, qrels_first
+    from rankwise.io.file_evaluation import evaluate_run_in_blocks, qrels_first, streams
     from rankwise.io.tabular import detect_format, read_run_file
 
-    if (args.run_format or detect_format(path)) == "trec":
-        conv = get_convention(args.convention)
-        overrides = overrides_from(args)
-        found = evaluate_run_in_blocks(qrels, path, args.metric, conv.derive(**overrides) if overrides else conv,
-                                       workers=args.jobs, stream=args.stream, duplicates=args.duplicates,
+    trec = (args.run_format or detect_format(path)) == "trec"
+    # (a wrong override: said at once for a file streamed because it may not fit in memory, else by the
+    # evaluation in memory, after the files' own errors)
+    conv = _convention(args, strict=streams(path, args.stream)) if trec else None
+    if conv is not None:
+        found = evaluate_run_in_blocks(qrels, path, args.metric, conv, workers=args.jobs, stream=args.stream,
+                                       duplicates=args.duplicates,
                                        progress=progress.counter("run", scale=1e6, unit="MB evaluated"))
         if found is not None:
             return found[0]
@@ -199,3 +200,18 @@ def _evaluate_one(args, qrels: Future, path: str, progress):
     stage(f"evaluating {run_.n_queries} queries, {len(run_)} ranked documents")
     return evaluate(qrels.result(), run_, args.metric, convention=args.convention, **overrides_from(args))
 
+
+
+def _convention(args, strict: bool):
+    """The convention with the command's overrides; when they are wrong, their error (``strict``) or None (the
+    evaluation in memory then says it, after the qrels' and the run's own errors)."""
+    from rankwise.conventions import get_convention
+
+    try:
+        conv = get_convention(args.convention)
+        overrides = overrides_from(args)
+        return conv.derive(**overrides) if overrides else conv
+    except RankwiseError:
+        if strict:
+            raise
+        return None

@@ -27,8 +27,8 @@ _CHECKS: ContextVar[bool] = ContextVar("rankwise_id_checks", default=True)
 
 @contextmanager
 def id_checks(enabled: bool) -> Iterator[None]:
-    """Turn ``check_id_overlap`` off (or on) inside the block: a run evaluated in parts (streaming) is
-    checked once, whole, with ``check_query_overlap``."""
+    """Turn ``check_id_overlap`` off (or on) inside the block: a run evaluated in parts (blocks of a file,
+    Spark partitions) is checked once, whole, with ``check_query_overlap`` and ``check_doc_overlap``."""
     token = _CHECKS.set(enabled)
     try:
         yield

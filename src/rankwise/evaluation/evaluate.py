@@ -112,8 +112,8 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
 
 def evaluate_collections(qrels: Qrels, run: Run, metrics: str | Iterable[str], conv: Convention) -> Results:
     """``evaluate()`` of a Qrels and a Run, without its warnings: for callers that evaluate parts of one
-    evaluation (blocks of a file, Spark partitions) and say its notices once, for the whole. Warnings are
-    not silenced by a filter, which would change the whole process's filters while other threads run."""
+    evaluation (the blocks of a file, by worker threads) and say its notices once, for the whole. Warnings
+    are not silenced by a filter, which would change the whole process's filters while other threads run."""
     check_id_overlap(qrels, run)
     if isinstance(metrics, str):
         metrics = [metrics]

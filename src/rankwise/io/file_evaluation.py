@@ -1,10 +1,10 @@
 """Evaluating from files with every core: what ``rankwise.evaluate(path, path)`` and ``rankwise evaluate`` share.
 
-Qrels given as a path are read by a thread while the run is read (both readers spend most of their time
-where the GIL is released: pyarrow's CSV reader, numpy), and a TREC run file above ``PARALLEL_BYTES`` is
-evaluated in blocks of whole queries by parallel workers (``io.streaming``). The way taken never changes a
-number (the blocks give the in-memory evaluation's values, to the bit) nor which error is said first (the
-qrels' errors come first, as when they are read first).
+With several workers, qrels given as a path are read by a thread while the run is read (both readers spend most
+of their time where the GIL is released: pyarrow's CSV reader, numpy), and a TREC run file above
+``PARALLEL_BYTES`` is evaluated in blocks of whole queries by parallel workers (``io.streaming``). The way
+taken never changes a number (the blocks give the in-memory evaluation's values, to the bit) nor which error is
+said first (the qrels' errors come first, as when they are read first).
 """
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
-from rankwise.errors import RankwiseError
+from rankwise.errors import ParseError, RankwiseError
 from rankwise.evaluation.evaluate import _as_collection, evaluate_collections, uses_collection_grade
 from rankwise.evaluation.results import Results
 from rankwise.io.block_pool import resolve_workers
-from rankwise.io.streaming import DEFAULT_BLOCK_BYTES, NotContiguousError, run_file_results
+from rankwise.io.streaming import DEFAULT_BLOCK_BYTES, run_file_results
 from rankwise.io.tabular import detect_format
 from rankwise.spec.grammar import parse_metric
 
@@ -47,7 +47,7 @@ def evaluate_files(qrels: Any, run: Any, metrics: str | Iterable[str], conv: Con
         else:
             loading = _done(_as_collection(qrels, Qrels, "grade", columns))
         if isinstance(run, (str, os.PathLike)) and detect_format(run) == "trec":
-            found = evaluate_run_in_blocks(loading, os.fspath(run), metrics, conv, workers=n_workers)
+            found = evaluate_run_in_blocks(loading, os.fspath(run), metrics, conv, workers=n_workers, exact=True)
             if found is not None:
                 return found
         ranked = qrels_first(loading, _as_collection, run, Run, "score", columns)
@@ -57,27 +57,44 @@ def evaluate_files(qrels: Any, run: Any, metrics: str | Iterable[str], conv: Con
 
 def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: list[str], conv: Convention, *,
                            workers: int, stream: str = "auto", duplicates: str = "error",
-                           progress: Callable[[int, int], None] | None = None) -> tuple[Results, int] | None:
+                           progress: Callable[[int, int], None] | None = None,
+                           exact: bool = False) -> tuple[Results, int] | None:
     """A TREC run file evaluated in blocks of whole queries, when that is the way: ``stream='yes'``, or
     ``'auto'`` and the file is above STREAM_BYTES (bounded memory: blocks of DEFAULT_BLOCK_BYTES), or above
-    PARALLEL_BYTES with several workers (two blocks a worker); else None (evaluate it in memory). A streamed
-    file whose queries' lines are not together is a NotContiguousError; blocks chosen only for the workers
-    give way to memory then. Results without warnings, and the number of judged queries."""
+    PARALLEL_BYTES with several workers (two blocks a worker); else None (evaluate it in memory). Results
+    without warnings, and the number of judged queries.
+
+    Blocks chosen only for the workers (and, with ``exact``, streamed ones too: ``evaluate()``, which promises
+    the in-memory Results) give way to memory when the file cannot be evaluated in blocks (its queries' lines
+    are not together) or when the evaluation fails (a bad metric, a policy set to 'error', a grade above
+    ``gmax``): the evaluation of the whole run says its error, for the whole run and in its order (after the
+    files' errors). A file's own errors (ParseError) are the same either way and are raised. Otherwise (the
+    CLI's streaming, asked for or of a file above 1 GB, whose whole run may not fit in memory) the blocks'
+    errors are raised, and ``Results.info['blocks']`` says how many there were."""
     size = os.path.getsize(path) if os.path.isfile(path) else 0
-    streamed = stream == "yes" or (stream == "auto" and size > STREAM_BYTES)
+    streamed = streams(path, stream)
     if not streamed and not (stream == "auto" and _parallel_pays(conv, metrics, workers, size)):
         return None
     block = DEFAULT_BLOCK_BYTES if streamed else -(-size // (workers * BLOCKS_PER_JOB))
+    strict = streamed and not exact
     try:
         res, n_judged = run_file_results(qrels, path, metrics, conv, block_bytes=block, duplicates=duplicates,
                                          progress=progress, workers=workers)
-    except NotContiguousError:
-        if streamed:
+    except ParseError:
+        raise
+    except RankwiseError:  # not together (NotContiguousError), or an error of the evaluation: see above
+        if strict:
             raise
-        return None  # a run whose queries are not together: in memory, as with one worker
-    if not streamed:  # blocks chosen here, not asked for: the in-memory evaluation's Results, to the byte
+        return None
+    if not strict:  # the in-memory evaluation's Results, to the byte
         res = replace(res, info={k: v for k, v in res.info.items() if k != "blocks"})
     return res, n_judged
+
+
+def streams(path: str, stream: str = "auto") -> bool:
+    """Whether a TREC run file is streamed (blocks of DEFAULT_BLOCK_BYTES, bounded memory): asked for
+    (``'yes'``), or ``'auto'`` and the file is above STREAM_BYTES."""
+    return stream == "yes" or (stream == "auto" and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES)
 
 
 def _parallel_pays(conv: Convention, metrics: list[str], workers: int, size: int) -> bool:

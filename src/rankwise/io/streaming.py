@@ -80,7 +80,12 @@ def run_file_results(qrels, run_path, metrics: str | Iterable[str], convention=D
     path = os.fspath(run_path)
     metrics = [metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics))
     # a block holds some of the run's queries: judged queries it lacks are decided once, at the end
-    block_conv = conv.derive(missing_in_run="skip") if conv.missing_in_run != "skip" else conv
+    # (and under missing_in_qrels=error, the run's queries the qrels lack are said once, for the whole file,
+    # by the merge's query plan, not block by block)
+    skip = {"missing_in_run": "skip"} if conv.missing_in_run != "skip" else {}
+    if conv.missing_in_qrels == "error":
+        skip["missing_in_qrels"] = "skip"
+    block_conv = conv.derive(**skip) if skip else conv
     resolved = {m: block_conv.resolve(parse_metric(m)) for m in metrics}  # (a bad metric fails here)
     with contextlib.ExitStack() as stack:
         mm = None if is_gzip(path) else _map(path)
@@ -213,20 +218,21 @@ def _merge(parts: list[BlockPart], qrels: Qrels, metrics: list[str], conv, resol
         if m in values_of[0][2]:
             weights[m] = np.concatenate([p[2][m] for p in values_of])[order]
     means, counts_, excluded = summarize(values, {m: str(resolved[m].params["aggregate"]) for m in metrics}, weights)
+    # (in evaluate()'s order: Results.to_dict and the JSON output list them as they are)
     info: dict[str, object] = {"qrels_duplicates_dropped": qrels.duplicates_dropped,
                                "run_duplicates_dropped": dropped, "blocks": len(seen)}
     if removed:
         info["unjudged_removed"] = removed
+    if any(rm.params["fractional_grades"] == "truncated" for rm in resolved.values()):
+        cut = fractional_count(qrels)  # (of the whole qrels, as evaluate() counts them)
+        if cut:
+            info[TRUNCATED_KEY] = cut
     if missing.size:
         info[SCORED_EMPTY_KEY] = tuple(str(q) for q in missing)
     if ties:  # in the metrics' order, as evaluate() gives them (a block may have none for a metric)
         info[TIES_KEY] = {m: ties[m] for m in metrics if m in ties}
     if over:
         info[FLOAT32_KEY] = over
-    if any(rm.params["fractional_grades"] == "truncated" for rm in resolved.values()):
-        cut = fractional_count(qrels)  # (of the whole qrels, as evaluate() counts them)
-        if cut:
-            info[TRUNCATED_KEY] = cut
     return Results(convention=conv, metrics=tuple(metrics), resolved=resolved, query_ids=query_ids, values=values,
                    means=means, n_averaged=counts_, set_aside=set_aside, excluded=excluded, info=info,
                    weights=weights)
