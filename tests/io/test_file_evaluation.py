@@ -34,6 +34,16 @@ def _whole(qp, rp, metrics, *args, **kw):
     return rw.evaluate(rw.read_qrels(qp), rw.read_run(rp), metrics, *args, **kw)
 
 
+def _same_error(qp, rp, metrics, workers: int, error=DataError, **overrides) -> str:
+    """The error of both files read whole, said alike by ``evaluate(paths, workers=)``: its message."""
+    with pytest.raises(error) as whole:
+        _whole(qp, rp, metrics, **overrides)
+    with pytest.raises(error) as blocks:
+        rw.evaluate(qp, rp, metrics, workers=workers, **overrides)
+    assert type(blocks.value) is type(whole.value) and str(blocks.value) == str(whole.value)
+    return str(whole.value)
+
+
 def _identical(whole, got) -> None:
     """The same Results, to the bit, and the same info in the same order (to_dict and JSON list it as is)."""
     _same(whole, got)
@@ -112,11 +122,7 @@ def test_an_error_of_the_evaluation_is_the_whole_runs(tmp_path, small_blocks, ov
             row[3] = "0"
     [row for row in rows if row[0] == "q058"][-1][3] = "5"  # (q059 is only in the qrels: not evaluated)
     qp.write_text("".join(" ".join(row) + "\n" for row in rows))
-    with pytest.raises(rw.RankwiseError) as whole:
-        _whole(qp, rp, metrics, **overrides)
-    with pytest.raises(rw.RankwiseError) as blocks:
-        rw.evaluate(qp, rp, metrics, workers=workers, **overrides)
-    assert type(blocks.value) is type(whole.value) and str(blocks.value) == str(whole.value)
+    _same_error(qp, rp, metrics, workers, rw.RankwiseError, **overrides)
     assert small_blocks
 
 
@@ -199,12 +205,7 @@ def _padded_docs(tmp_path, share: float):
 @pytest.mark.parametrize("workers", [1, 2, 3])
 def test_doc_ids_of_another_format_are_the_same_error_in_blocks(tmp_path, small_blocks, workers):
     qp, rp = _padded_docs(tmp_path, share=0.0)
-    with pytest.raises(DataError) as whole:
-        _whole(qp, rp, ["AP"])
-    assert "look like integers" in str(whole.value)
-    with pytest.raises(DataError) as blocks:
-        rw.evaluate(qp, rp, ["AP"], workers=workers)
-    assert str(blocks.value) == str(whole.value)
+    assert "look like integers" in _same_error(qp, rp, ["AP"], workers)
     assert bool(small_blocks) == (workers > 1)
 
 
@@ -281,12 +282,7 @@ def test_query_ids_of_another_format_are_counted_by_the_blocks(tmp_path, small_b
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rw.RankwiseWarning)
         if plain == 3:
-            with pytest.raises(DataError) as whole:
-                _whole(qp, rp, ["AP"])
-            assert "only 3 of 40 run queries are in the qrels" in str(whole.value)
-            with pytest.raises(DataError) as blocks:
-                rw.evaluate(qp, rp, ["AP"], workers=workers)
-            assert str(blocks.value) == str(whole.value)
+            assert "only 3 of 40 run queries are in the qrels" in _same_error(qp, rp, ["AP"], workers)
         else:
             _same(_whole(qp, rp, ["AP"]), rw.evaluate(qp, rp, ["AP"], workers=workers))
     assert bool(small_blocks) == (workers > 1)
