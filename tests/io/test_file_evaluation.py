@@ -301,3 +301,45 @@ def test_a_streamed_file_says_the_missing_queries_of_the_whole_file(tmp_path, wo
     with pytest.raises(DataError) as blocks:
         evaluate_run_file(qp, rp, ["AP"], block_bytes=400, workers=workers, **overrides)
     assert str(blocks.value) == str(whole.value) and whole.value.args[0].startswith("5 ")
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_a_gzip_run_is_cut_by_its_text_not_its_compressed_size(tmp_path, small_blocks, workers):
+    """A gzip file's blocks are cut from its text: sized by the compressed size there were about five times
+    as many blocks as meant (two a worker); the Results are the file read whole's either way."""
+    import gzip
+
+    from rankwise.io.trec_blocks import text_bytes
+
+    qp, rp = _files(tmp_path, seed=20, gz=True)
+    text = gzip.decompress(rp.read_bytes())
+    assert text_bytes(str(rp)) == len(text) > 3 * rp.stat().st_size
+    assert text_bytes(str(qp)) == qp.stat().st_size  # (not gzip: its size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        _identical(_whole(qp, rp, METRICS), rw.evaluate(qp, rp, METRICS, workers=workers))
+    assert small_blocks[-1]["block_bytes"] == -(-len(text) // (2 * workers))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_cut_gzip_run_is_the_same_error_in_blocks(tmp_path, small_blocks, workers):
+    """A gzip file cut short: its last bytes are no size (text_bytes falls back to the file's), and a block
+    that reaches the cut says what reading the whole file says."""
+    import gzip
+
+    from rankwise.io.trec_blocks import text_bytes
+
+    qp, rp = _files(tmp_path, seed=21)
+    data = gzip.compress(rp.read_bytes())
+    cut = tmp_path / "cut.run.gz"
+    for tail in (b"\xff\xff\xff\xff", b"\x00\x00\x00\x00"):  # 4 GiB from a small file; less than the file
+        cut.write_bytes(data[:len(data) * 3 // 4] + tail)
+        assert text_bytes(str(cut)) == cut.stat().st_size
+    with pytest.raises(ParseError) as whole:
+        rw.read_run(cut)
+    with pytest.raises(ParseError) as got:
+        rw.evaluate(qp, cut, ["AP"], workers=workers)
+    assert str(got.value) == str(whole.value) and "corrupt gzip data" in str(got.value)
+    with pytest.raises(ParseError) as streamed:  # the CLI's streaming: the blocks' own error
+        files.run_file_results(qp, str(cut), ["AP"], block_bytes=300, workers=workers)
+    assert str(streamed.value) == str(whole.value)

@@ -21,6 +21,7 @@ from rankwise.evaluation.results import Results
 from rankwise.io.block_pool import resolve_workers
 from rankwise.io.streaming import DEFAULT_BLOCK_BYTES, run_file_results
 from rankwise.io.tabular import detect_format
+from rankwise.io.trec_blocks import text_bytes
 from rankwise.spec.grammar import parse_metric
 
 __all__ = ["evaluate_files", "evaluate_run_in_blocks", "qrels_first", "resolve_workers"]
@@ -71,7 +72,7 @@ def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: lis
     files' errors). A file's own errors (ParseError) are the same either way and are raised. Otherwise (the
     CLI's streaming, asked for or of a file above 1 GB, whose whole run may not fit in memory) the blocks'
     errors are raised, and ``Results.info['blocks']`` says how many there were."""
-    size = os.path.getsize(path) if os.path.isfile(path) else 0
+    size = text_bytes(path) if os.path.isfile(path) else 0
     streamed = streams(path, stream)
     if not streamed and not (stream == "auto" and _parallel_pays(conv, metrics, workers, size)):
         return None

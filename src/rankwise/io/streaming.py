@@ -40,7 +40,7 @@ from rankwise.io.block_pool import (
     resolve_workers,
 )
 from rankwise.io.trec import RUN_LAYOUT
-from rankwise.io.trec_blocks import _byte_blocks, block_spans, is_gzip
+from rankwise.io.trec_blocks import _byte_blocks, block_spans, is_gzip, text_bytes
 from rankwise.spec.grammar import parse_metric
 
 # Measured on the 1M-query benchmark (3.46 GB run) with two workers: 256 MB blocks 24.3 s and 3.65 GB peak,
@@ -109,7 +109,7 @@ def run_file_results(qrels, run_path, metrics: str | Iterable[str], convention=D
         if any(uses_collection_grade(rm) for rm in resolved.values()):  # a first pass over the file: see BlockJob
             job = replace(job, grades=_collection_grades(job, file_blocks(), n_workers, pool, conv))
         parts = []
-        total, done = os.path.getsize(path), 0
+        total, done = text_bytes(path), 0  # (a block's size is its text's, also in a gzip file)
         for part in map_blocks(job, file_blocks(), n_workers, pool):
             parts.append(part)
             done += part.size

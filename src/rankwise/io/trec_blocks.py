@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 import gzip
 import mmap
+import os
+import zlib
 from typing import Callable, Iterator
 
 from rankwise.data.collections import Run
@@ -35,6 +37,24 @@ def is_gzip(path: str) -> bool:
         return raw.read(2) == b"\x1f\x8b"
 
 
+_MAX_DEFLATE_RATIO = 1032  # the most deflate expands its input (a run of one byte value)
+
+
+def text_bytes(path: str) -> int:
+    """About how many bytes of text a run file holds, what its blocks are cut from: its size, or for a gzip
+    file the size its trailer records (exact below 4 GiB: the trailer keeps it modulo 2**32; never less than
+    the compressed size, nor more than deflate can expand it: a cut file's last bytes are no size). Blocks of
+    a gzip file are cut from its text, so sizing them by the compressed size made about five times as many
+    as meant."""
+    size = os.path.getsize(path)
+    if size < 18 or not is_gzip(path):
+        return size
+    with open(path, "rb") as raw:
+        raw.seek(-4, os.SEEK_END)
+        recorded = int.from_bytes(raw.read(4), "little")
+    return recorded if size <= recorded <= _MAX_DEFLATE_RATIO * size else size
+
+
 def _byte_blocks(path: str, block_bytes: int) -> Iterator[tuple[bytes, int]]:
     """Yield (bytes, first line number) blocks that end at a query boundary."""
     opener = gzip.open if is_gzip(path) else open
@@ -43,7 +63,10 @@ def _byte_blocks(path: str, block_bytes: int) -> Iterator[tuple[bytes, int]]:
         line_no = 1
         first = True
         while True:
-            chunk = fh.read(block_bytes)
+            try:
+                chunk = fh.read(block_bytes)
+            except (EOFError, OSError, zlib.error) as exc:  # as io.trec.read_bytes says it of the whole file
+                raise ParseError(f"corrupt gzip data ({exc})", path=path, expected="a complete gzip file") from None
             if first and chunk.startswith(_BOM):
                 chunk = chunk[3:]
             first = False
