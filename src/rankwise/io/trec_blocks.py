@@ -65,7 +65,10 @@ def _byte_blocks(path: str, block_bytes: int) -> Iterator[tuple[bytes, int]]:
         while True:
             try:
                 chunk = fh.read(block_bytes)
-            except (EOFError, OSError, zlib.error) as exc:  # as io.trec.read_bytes says it of the whole file
+            except (EOFError, OSError, zlib.error) as exc:
+                if opener is open:  # (a plain file's error is not its data's)
+                    raise
+                # as io.trec.read_bytes says it of the whole file
                 raise ParseError(f"corrupt gzip data ({exc})", path=path, expected="a complete gzip file") from None
             if first and chunk.startswith(_BOM):
                 chunk = chunk[3:]
