@@ -118,8 +118,8 @@ WHITELIST: dict[tuple[str, str], tuple[frozenset[str], str]] = {
         frozenset({"lazy"}),
         "evaluate(path, path, workers=N) reads the qrels while the run is and evaluates a large TREC run in "
         "blocks by N threads, as the CLI does (issue #15): io/file_evaluation.py is that shared way, and it "
-        "calls back into evaluation/ (evaluate_collections), so evaluate() imports it only when given a path "
-        "(or a workers count to check): no import-time circle.",
+        "calls back into evaluation/ (evaluate_collections), so evaluate() imports it only when given a path: "
+        "no import-time circle.",
     ),
     ("rankwise.spec.registry", "rankwise.metrics"): (
         frozenset({"by-name"}),

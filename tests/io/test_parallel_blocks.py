@@ -11,7 +11,7 @@ import pytest
 
 import rankwise as rw
 from rankwise.errors import DataError, InvalidParameterError, ParseError
-from rankwise.io.block_pool import resolve_workers
+from rankwise.evaluation.parts import resolve_workers
 from rankwise.io.streaming import NotContiguousError, evaluate_run_file
 from rankwise.io.trec_blocks import _byte_blocks, block_spans
 

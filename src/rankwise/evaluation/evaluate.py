@@ -17,11 +17,14 @@ from rankwise.evaluation.aggregate import plan_queries, preview, summarize
 from rankwise.evaluation.context import COLLECTION_GRADES, EvalContext
 from rankwise.evaluation.notices import (
     SCORED_EMPTY_KEY,
+    TIES_KEY,
     TRUNCATED_KEY,
     alignment_key,
-    decided_by_convention,
+    float32_notice,
+    ties_decided,
     warn_about,
 )
+from rankwise.evaluation.parts import Computed, computed_in_parts, resolve_workers
 from rankwise.evaluation.results import Results
 from rankwise.spec.grammar import parse_metric
 from rankwise.spec.params import ALIGNMENT_PARAMS, RUN_FILTER_PARAMS
@@ -89,10 +92,10 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
     ``overrides`` change single choices of the convention, e.g. ``ties="average"``,
     ``missing_in_run="zero"``, ``denominator="min_k_relevant"``.
 
-    ``workers``: the cores used when reading files (None or 0: all of them; 1: one): qrels given as a path
-    are read while the run is, and a TREC run file above 48 MB is evaluated in blocks of whole queries by
-    that many threads (as ``rankwise evaluate --jobs``). The results are the same for every number of
-    workers, to the bit.
+    ``workers``: the cores used (None or 0: all of them; 1: one). Qrels given as a path are read while the
+    run is, a TREC run file above 48 MB is evaluated in blocks of whole queries by that many threads (as
+    ``rankwise evaluate --jobs``), and a run held in memory of 2M ranked rows or more in parts of whole
+    queries. The results are the same for every number of workers, to the bit.
     """
     conv = get_convention(convention)
     if overrides:
@@ -101,19 +104,19 @@ def evaluate(qrels, run, metrics: str | Iterable[str], convention: str | Convent
         from rankwise.io.file_evaluation import evaluate_files  # (reading files is io's)
         res, n_judged = evaluate_files(qrels, run, metrics, conv, columns=columns, workers=workers)
     else:
-        if workers is not None:  # (only files use them; a wrong count is still an error)
-            from rankwise.io.file_evaluation import resolve_workers
-            resolve_workers(workers)
+        n_workers = resolve_workers(workers)
         qrels, run = _as_collection(qrels, Qrels, "grade", columns), _as_collection(run, Run, "score", columns)
-        res, n_judged = evaluate_collections(qrels, run, metrics, conv), qrels.n_queries
+        res, n_judged = evaluate_collections(qrels, run, metrics, conv, workers=n_workers), qrels.n_queries
     warn_about(res, n_judged)  # once per call, one warning per kind (evaluation.notices)
     return res
 
 
-def evaluate_collections(qrels: Qrels, run: Run, metrics: str | Iterable[str], conv: Convention) -> Results:
+def evaluate_collections(qrels: Qrels, run: Run, metrics: str | Iterable[str], conv: Convention, *,
+                         workers: int = 1) -> Results:
     """``evaluate()`` of a Qrels and a Run, without its warnings: for callers that evaluate parts of one
     evaluation (the blocks of a file, by worker threads) and say its notices once, for the whole. Warnings
-    are not silenced by a filter, which would change the whole process's filters while other threads run."""
+    are not silenced by a filter, which would change the whole process's filters while other threads run.
+    ``workers`` > 1: the per-query values of a large run by that many threads (evaluation.parts)."""
     check_id_overlap(qrels, run)
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -123,6 +126,44 @@ def evaluate_collections(qrels: Qrels, run: Run, metrics: str | Iterable[str], c
     resolved = {m: conv.resolve(parse_metric(m)) for m in written}
 
     query_ids, set_aside = query_plan(qrels, run, conv)
+
+    def compute(q: Qrels, r: Run, ids: np.ndarray) -> Computed:
+        return _computed(q, r, ids, written, resolved)
+    found = None
+    if workers > 1 and not any(uses_collection_grade(rm) for rm in resolved.values()):
+        found = computed_in_parts(qrels, run, query_ids, workers, compute)
+    values, weights, removed, ties = found if found is not None else compute(qrels, run, query_ids)
+    means, counts, excluded = summarize(values, {m: str(resolved[m].params["aggregate"]) for m in written}, weights)
+    info: dict[str, object] = {"qrels_duplicates_dropped": qrels.duplicates_dropped,
+                               "run_duplicates_dropped": run.duplicates_dropped}
+    if removed:
+        info["unjudged_removed"] = removed
+    if any(rm.params["fractional_grades"] == "truncated" for rm in resolved.values()):
+        cut = fractional_count(qrels)
+        if cut:  # said, never silent: trec_eval's reading of a grade is not everyone's
+            info[TRUNCATED_KEY] = cut
+    if conv.missing_in_run == "zero":
+        empty = np.setdiff1d(query_ids, run.query_ids)
+        if empty.size:  # judged queries scored as empty rankings (trec_eval -c)
+            info[SCORED_EMPTY_KEY] = tuple(str(q) for q in empty)
+    query_ids_before = query_ids
+    if qrels.query_id_type == run.query_id_type == "int":
+        query_ids, values = _numeric_order(query_ids, values)
+        set_aside = {reason: tuple(sorted(int(q) for q in ids)) for reason, ids in set_aside.items()}
+    if ties:  # (in the metrics' order, whichever part found which)
+        info[TIES_KEY] = {m: ties[m] for m in written if m in ties}
+    info.update(float32_notice(resolved, run))
+    if weights and qrels.query_id_type == run.query_id_type == "int":
+        weights = _numeric_order(query_ids_before, weights)[1]
+    res = Results(convention=conv, metrics=tuple(written), resolved=resolved, query_ids=query_ids, values=values,
+                  means=means, n_averaged=counts, set_aside=set_aside, excluded=excluded, info=info,
+                  weights=weights)
+    return res
+
+
+def _computed(qrels: Qrels, run: Run, query_ids: np.ndarray, written: list[str], resolved: dict) -> Computed:
+    """The values of every metric for ``query_ids`` (in that order), one alignment per key, shared by its
+    metrics; and what the notices count."""
     contexts: dict[tuple, EvalContext] = {}
     computed: dict = {}
     values, weights = {}, {}
@@ -136,31 +177,9 @@ def evaluate_collections(qrels: Qrels, run: Run, metrics: str | Iterable[str], c
         values[m], w = computed[rm]
         if w is not None:
             weights[m] = w
-    means, counts, excluded = summarize(values, {m: str(resolved[m].params["aggregate"]) for m in written}, weights)
-    info: dict[str, object] = {"qrels_duplicates_dropped": qrels.duplicates_dropped,
-                               "run_duplicates_dropped": run.duplicates_dropped}
-    removed = {str(k): c.jr.unjudged_removed for k, c in contexts.items() if c.jr.unjudged_removed}
-    if removed:
-        info["unjudged_removed"] = sum(removed.values())
-    if any(rm.params["fractional_grades"] == "truncated" for rm in resolved.values()):
-        cut = fractional_count(qrels)
-        if cut:  # said, never silent: trec_eval's reading of a grade is not everyone's
-            info[TRUNCATED_KEY] = cut
-    if conv.missing_in_run == "zero":
-        empty = np.setdiff1d(query_ids, run.query_ids)
-        if empty.size:  # judged queries scored as empty rankings (trec_eval -c)
-            info[SCORED_EMPTY_KEY] = tuple(str(q) for q in empty)
-    query_ids_before = query_ids
-    if qrels.query_id_type == run.query_id_type == "int":
-        query_ids, values = _numeric_order(query_ids, values)
-        set_aside = {reason: tuple(sorted(int(q) for q in ids)) for reason, ids in set_aside.items()}
-    info.update(decided_by_convention(resolved, {m: contexts[alignment_key(resolved[m])].jr for m in written}, run))
-    if weights and qrels.query_id_type == run.query_id_type == "int":
-        weights = _numeric_order(query_ids_before, weights)[1]
-    res = Results(convention=conv, metrics=tuple(written), resolved=resolved, query_ids=query_ids, values=values,
-                  means=means, n_averaged=counts, set_aside=set_aside, excluded=excluded, info=info,
-                  weights=weights)
-    return res
+    removed = sum(c.jr.unjudged_removed for c in contexts.values())
+    ties = ties_decided(resolved, {m: contexts[alignment_key(resolved[m])].jr for m in written})
+    return Computed(values, weights, removed, ties)
 
 
 def _context(qrels: Qrels, run: Run, query_ids: np.ndarray, key: tuple[Any, ...]) -> EvalContext:

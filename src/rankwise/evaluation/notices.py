@@ -64,12 +64,8 @@ def alignment_key(rm: ResolvedMetric) -> tuple[object, ...]:
     return tuple(rm.params[a] for a in ALIGNMENT_PARAMS)
 
 
-def decided_by_convention(resolved: Mapping[str, ResolvedMetric], jr_of: Mapping[str, JudgedRankings],
-                          run: Run) -> dict[str, object]:
-    """The entries of ``Results.info`` that say what a convention decided: ``TIES_KEY``, {metric: queries
-    whose value a deterministic tie policy decided}, and ``FLOAT32_KEY``, the scores that single precision
-    turns into +-inf (under scores='float32'). Absent when zero."""
-    info: dict[str, object] = {}
+def ties_decided(resolved: Mapping[str, ResolvedMetric], jr_of: Mapping[str, JudgedRankings]) -> dict[str, int]:
+    """{metric: how many queries a deterministic tie policy decided}, in the metrics' order, zeros left out."""
     ties = {}
     for m, rm in resolved.items():
         free = rm.definition.order_free
@@ -78,8 +74,13 @@ def decided_by_convention(resolved: Mapping[str, ResolvedMetric], jr_of: Mapping
         n = tied_queries(jr_of[m], rm.k)
         if n:
             ties[m] = n
-    if ties:
-        info[TIES_KEY] = ties
+    return ties
+
+
+def float32_notice(resolved: Mapping[str, ResolvedMetric], run: Run) -> dict[str, object]:
+    """``{FLOAT32_KEY: n}``: the run's scores that single precision turns into +-inf, when a metric compares
+    scores as float32 and there are any."""
+    info: dict[str, object] = {}
     if any(rm.params["scores"] == "float32" for rm in resolved.values()):
         over = float32_overflow(run)
         if over:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ctypes
 import functools
 import mmap
-import os
 from collections import deque
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -20,50 +19,18 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 import numpy as np
 
 from rankwise.conventions.convention import Convention
-from rankwise.data.collections import Qrels, Run, _frozen
+from rankwise.data.collections import Qrels, Run
 from rankwise.data.id_overlap import ID_SAMPLE, id_checks
-from rankwise.data.vocabulary import Vocabulary
+from rankwise.data.subsets import restrict
 from rankwise.errors import InvalidParameterError, ParseError
 from rankwise.evaluation.context import COLLECTION_GRADES
 from rankwise.evaluation.evaluate import collection_grades, evaluate_collections
 from rankwise.evaluation.notices import FLOAT32_KEY, TIES_KEY
 from rankwise.io.trec_blocks import _parse_block, parse_span
-from rankwise.kernels.segments import expand_ranges, segment_ids
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
 POOLS = ("thread", "process")
-
-
-def resolve_workers(workers: int | None, name: str = "workers") -> int:
-    """The number of workers: ``None`` or 0 = every core this process may use, else ``workers`` (>= 1).
-    ``name``: what the caller calls it, for the error (the CLI's ``--jobs``)."""
-    if workers is None or workers == 0:
-        try:
-            return max(1, len(os.sched_getaffinity(0)))
-        except AttributeError:  # pragma: no cover - not Linux
-            return max(1, os.cpu_count() or 1)
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 0:
-        raise InvalidParameterError(f"{name} must be a whole number >= 0 (0 or None: every core); got {workers!r}")
-    return int(workers)
-
-
-def restrict(qrels: Qrels, query_ids: np.ndarray) -> Qrels:
-    """The judgments of ``query_ids`` alone (those the qrels hold), in that order: what evaluating a block
-    of a run reads. A block's evaluation then costs what the block holds, never what the whole qrels hold
-    (the query plan, the join index, the ideal order), and blocks share nothing a worker writes."""
-    codes = qrels.query_vocab.codes_of(query_ids)
-    codes = codes[codes >= 0]
-    starts = qrels.offsets[codes]
-    rows, offsets = expand_ranges(starts, qrels.offsets[codes + 1] - starts)
-    sub = Qrels(Vocabulary(_frozen(qrels.query_ids[codes]), is_sorted=False), _frozen(qrels.doc_keys[rows]),
-                qrels.doc_vocab, _frozen(offsets), _frozen(qrels.values[rows]), qrels.source,
-                query_id_type=qrels.query_id_type)
-    # derived arrays depend on the ids alone (collections.row_hash): the subset's are the rows' own
-    sub._memo["query_salt"] = _frozen(qrels.query_salt[codes])
-    sub._memo["row_hash"] = _frozen(qrels.row_hash()[rows])
-    sub._memo["segment"] = _frozen(segment_ids(offsets))
-    return sub
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.errors import ParseError, RankwiseError
 from rankwise.evaluation.evaluate import _as_collection, evaluate_collections, uses_collection_grade
+from rankwise.evaluation.parts import resolve_workers
 from rankwise.evaluation.results import Results
-from rankwise.io.block_pool import resolve_workers
 from rankwise.io.streaming import DEFAULT_BLOCK_BYTES, run_file_results
 from rankwise.io.tabular import detect_format
 from rankwise.io.trec_blocks import text_bytes
@@ -53,7 +53,7 @@ def evaluate_files(qrels: Any, run: Any, metrics: str | Iterable[str], conv: Con
                 return found
         ranked = qrels_first(loading, _as_collection, run, Run, "score", columns)
         judged = loading.result()
-    return evaluate_collections(judged, ranked, metrics, conv), judged.n_queries
+    return evaluate_collections(judged, ranked, metrics, conv, workers=n_workers), judged.n_queries
 
 
 def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: list[str], conv: Convention, *,

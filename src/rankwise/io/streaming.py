@@ -27,6 +27,7 @@ from rankwise.evaluation.aggregate import plan_queries, summarize
 from rankwise.evaluation.context import COLLECTION_GRADES
 from rankwise.evaluation.evaluate import collection_grades, evaluate_collections, uses_collection_grade
 from rankwise.evaluation.notices import FLOAT32_KEY, SCORED_EMPTY_KEY, TIES_KEY, TRUNCATED_KEY, warn_about
+from rankwise.evaluation.parts import resolve_workers
 from rankwise.evaluation.results import Results
 from rankwise.io.arrow_pool import arrow_scope
 from rankwise.io.block_pool import (
@@ -37,7 +38,6 @@ from rankwise.io.block_pool import (
     BlockJob,
     BlockPart,
     map_blocks,
-    resolve_workers,
 )
 from rankwise.io.trec import RUN_LAYOUT
 from rankwise.io.trec_blocks import _byte_blocks, block_spans, is_gzip, text_bytes

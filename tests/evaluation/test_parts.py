@@ -1,0 +1,129 @@
+"""evaluate() of a run held in memory by several threads, a part of the run's queries each
+(evaluation/parts.py): the Results of one thread, to the bit, info and its order included, for every
+number of workers, with the same errors; the parts are kept on the Run for a repeated call."""
+from __future__ import annotations
+
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import rankwise as rw
+import rankwise.evaluation.parts as parts
+from tests.io.test_parallel_blocks import _collection, _same
+
+METRICS = ["nDCG@10", "AP", "RR", "P@5", "R@20", "bpref", "ERR(gmax=query)@10", "P(aggregate=micro)@5",
+           "infAP", "RBP"]
+
+
+@pytest.fixture
+def small_parts(monkeypatch):
+    """This test's small runs cut into parts, as a run of 2M rows is; the calls that used parts recorded."""
+    monkeypatch.setattr(parts, "PARALLEL_ROWS", 50)
+    used: list[int] = []
+    real = parts.computed_in_parts
+
+    def spy(*a, **k):
+        found = real(*a, **k)
+        used.append(found is not None)
+        return found
+    # (by the module: the package's name `evaluate` is the function)
+    monkeypatch.setattr(sys.modules["rankwise.evaluation.evaluate"], "computed_in_parts", spy)
+    return used
+
+
+def _inputs(tmp_path, seed: int):
+    qrels_text, run_text = _collection(seed, n_queries=80)
+    (tmp_path / "q").write_text(qrels_text)
+    (tmp_path / "r").write_text(run_text)
+    return rw.read_qrels(tmp_path / "q"), rw.read_run(tmp_path / "r")
+
+
+def _identical(one, other) -> None:
+    _same(one, other)
+    assert list(one.info) == list(other.info) and one.to_dict() == other.to_dict()
+
+
+@pytest.mark.parametrize("overrides", [{}, {"missing_in_run": "zero"}, {"missing_in_qrels": "evaluate"},
+                                       {"ties": "pessimistic", "missing_in_run": "zero"}, {"unjudged": "removed"},
+                                       {"ties": "docid_asc", "scores": "float64"}])
+@pytest.mark.parametrize("convention", ["trec_eval", "ranx", "mllib"])
+def test_workers_give_the_results_of_one(tmp_path, small_parts, convention, overrides):
+    qrels, run = _inputs(tmp_path, seed=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        one = rw.evaluate(qrels, run, METRICS, convention, workers=1, **overrides)
+        assert small_parts == []  # one worker: one thread
+        for workers in (2, 3, 5):
+            _identical(one, rw.evaluate(qrels, run, METRICS, convention, workers=workers, **overrides))
+            assert small_parts[-1] is True
+            _identical(one, rw.evaluate(qrels, run, METRICS, convention, workers=workers, **overrides))  # again
+    assert ("parts", 10) in run._memo  # kept on the Run: the repeated call used the parts' own memos
+
+
+def test_integer_ids_of_frames(small_parts):
+    """A recommender's frames: integer user ids (results keyed by ints in numeric order) and item ids."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(31)
+    users = np.repeat(np.arange(1, 301), 12)
+    test = pd.DataFrame({"user": users, "item": rng.integers(0, 500, users.size), "rating": 1})
+    test = test.drop_duplicates(["user", "item"])
+    recs = pd.DataFrame({"user": np.repeat(np.arange(1, 331), 20), "item": rng.integers(0, 500, 6600),
+                         "score": rng.random(6600).round(2)}).drop_duplicates(["user", "item"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        one = rw.evaluate(test, recs, ["nDCG@10", "Recall@10", "HitRate@10"], "rectools", workers=1)
+        two = rw.evaluate(test, recs, ["nDCG@10", "Recall@10", "HitRate@10"], "rectools", workers=2)
+    _identical(one, two)
+    assert one.query_ids.dtype.kind == "i" and small_parts[-1] is True
+
+
+@pytest.mark.parametrize("overrides,metrics", [({"no_relevant": "error"}, ["AP", "nDCG@10"]),
+                                               ({}, ["ERR(gmax=1)@10"])])
+def test_an_error_is_the_whole_runs(tmp_path, small_parts, overrides, metrics):
+    """A part's error would name its own queries only: the evaluation in one thread says it instead."""
+    qrels_text, run_text = _collection(32, n_queries=80)
+    rows = [line.split() for line in qrels_text.splitlines()]
+    for row in rows:  # queries without a relevant document in several parts
+        if row[0] in ("q001", "q040", "q077"):
+            row[3] = "0"
+    (tmp_path / "q").write_text("".join(" ".join(r) + "\n" for r in rows))
+    (tmp_path / "r").write_text(run_text)
+    qrels, run = rw.read_qrels(tmp_path / "q"), rw.read_run(tmp_path / "r")
+    with pytest.raises(rw.RankwiseError) as one:
+        rw.evaluate(qrels, run, metrics, workers=1, **overrides)
+    with pytest.raises(rw.RankwiseError) as two:
+        rw.evaluate(qrels, run, metrics, workers=2, **overrides)
+    assert str(two.value) == str(one.value)
+    assert small_parts == [False]  # tried in parts, given way
+
+
+def test_collection_grades_stay_in_one_thread(tmp_path, small_parts):
+    qrels, run = _inputs(tmp_path, seed=33)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        _identical(rw.evaluate(qrels, run, ["ERR@10", "AP"], workers=1), rw.evaluate(qrels, run, ["ERR@10", "AP"],
+                                                                                      workers=2))
+    assert small_parts == []  # ERR's gmax=collection (trec_eval's default): never tried in parts
+
+
+def test_small_runs_stay_in_one_thread(tmp_path, monkeypatch):
+    qrels, run = _inputs(tmp_path, seed=34)
+    assert len(run) < parts.PARALLEL_ROWS
+    monkeypatch.setattr(parts, "ThreadPoolExecutor", lambda *a, **k: pytest.fail("threads for a small run"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        rw.evaluate(qrels, run, ["AP"], workers=4)
+
+
+def test_parts_are_whole_queries_of_about_equal_rows(tmp_path):
+    _, run = _inputs(tmp_path, seed=35)
+    cut = parts._cut(run, 4)
+    assert [a for _, a, _ in cut][0] == 0 and cut[-1][2] == run.n_queries
+    assert all(b == a2 for (_, _, b), (_, a2, _) in zip(cut, cut[1:]))  # adjacent, no query twice
+    sizes = [len(p) for p, _, _ in cut]
+    assert sum(sizes) == len(run) and max(sizes) < 0.5 * len(run)
+    for p, a, b in cut:
+        assert np.array_equal(p.query_ids, run.query_ids[a:b])
+        assert np.array_equal(p.row_hash(), run.row_hash()[run.offsets[a]:run.offsets[b]])
