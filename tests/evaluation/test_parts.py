@@ -59,7 +59,7 @@ def test_workers_give_the_results_of_one(tmp_path, small_parts, convention, over
             _identical(one, rw.evaluate(qrels, run, METRICS, convention, workers=workers, **overrides))
             assert small_parts[-1] is True
             _identical(one, rw.evaluate(qrels, run, METRICS, convention, workers=workers, **overrides))  # again
-    assert ("parts", 10) in run._memo  # kept on the Run: the repeated call used the parts' own memos
+    assert run._memo["parts"][0] == 10  # kept on the Run (the last count's): a repeated call reuses their memos
 
 
 def test_integer_ids_of_frames(small_parts):
@@ -127,3 +127,37 @@ def test_parts_are_whole_queries_of_about_equal_rows(tmp_path):
     for p, a, b in cut:
         assert np.array_equal(p.query_ids, run.query_ids[a:b])
         assert np.array_equal(p.row_hash(), run.row_hash()[run.offsets[a]:run.offsets[b]])
+
+
+def test_numeric_doc_id_ties_are_decided_for_the_whole_run(tmp_path, small_parts, monkeypatch):
+    """ties='docid_desc_numeric' orders tied doc ids as numbers only if every doc id of the run is one: one
+    'x' in the last query makes every query's tie of 9, 10, 11 a text order (9 first), in every part too; and
+    a file's blocks, which know only their own ids, are not used for it."""
+    import rankwise.io.file_evaluation as files
+
+    monkeypatch.setattr(files, "PARALLEL_BYTES", 100)
+    run_lines, qrels_lines = [], []
+    for q in range(40):
+        run_lines += [f"q{q:02d} Q0 {d} {i + 1} 1.0 t\n" for i, d in enumerate(("9", "10", "11"))]
+        run_lines += [f"q{q:02d} Q0 {100 + i} {i + 4} {0.5 - i / 100} t\n" for i in range(3)]
+        qrels_lines.append(f"q{q:02d} 0 9 1\n")
+    run_lines.append("q40 Q0 x 1 1.0 t\n")
+    (tmp_path / "q").write_text("".join(qrels_lines))
+    (tmp_path / "r").write_text("".join(run_lines))
+    qrels, run = rw.read_qrels(tmp_path / "q"), rw.read_run(tmp_path / "r")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        one = rw.evaluate(qrels, run, ["RR"], ties="docid_desc_numeric", workers=1)
+        assert one.means["RR"] == 1.0  # text order: '9' > '11' > '10'
+        _identical(one, rw.evaluate(qrels, run, ["RR"], ties="docid_desc_numeric", workers=2))
+        assert small_parts[-1] is True
+        _identical(one, rw.evaluate(tmp_path / "q", tmp_path / "r", ["RR"], ties="docid_desc_numeric", workers=2))
+
+
+def test_an_empty_plan(small_parts):
+    """No query to evaluate (empty qrels): as one thread says it, NaN means and no query."""
+    run = rw.Run.from_dict({f"q{i}": {f"d{j}": float(j) for j in range(10)} for i in range(20)})
+    empty = rw.Qrels.from_dict({})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        _identical(rw.evaluate(empty, run, ["AP"], workers=1), rw.evaluate(empty, run, ["AP"], workers=2))

@@ -198,7 +198,8 @@ def _evaluate_one(args, qrels: Future, path: str, progress):
     run_ = qrels_first(qrels, read_run_file, path, args.run_format, query=args.query_column, doc=args.doc_column,
                        score=args.score_column, duplicates=args.duplicates)
     stage(f"evaluating {run_.n_queries} queries, {len(run_)} ranked documents")
-    return evaluate(qrels.result(), run_, args.metric, convention=args.convention, **overrides_from(args))
+    return evaluate(qrels.result(), run_, args.metric, convention=args.convention, workers=args.jobs,
+                    **overrides_from(args))
 
 
 

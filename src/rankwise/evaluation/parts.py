@@ -56,7 +56,11 @@ def computed_in_parts(qrels: Qrels, run: Run, query_ids: np.ndarray, workers: in
     part of the run each; None when one thread is the way (few rows, one worker, or a part's error)."""
     if workers < 2 or len(run) < PARALLEL_ROWS or run.n_queries < 2:
         return None
-    parts = run.memo(("parts", workers * PARTS_PER_WORKER), lambda: _cut(run, workers * PARTS_PER_WORKER))
+    n_parts = workers * PARTS_PER_WORKER
+    kept = run._memo.get("parts")  # (one set of parts a run: another count replaces it)
+    if kept is None or kept[0] != n_parts:
+        kept = run._memo["parts"] = (n_parts, _cut(run, n_parts))
+    parts = kept[1]
     planned = np.zeros(run.n_queries, dtype=bool)
     codes = run.query_vocab.codes_of(query_ids)
     planned[codes[codes >= 0]] = True
@@ -69,6 +73,8 @@ def computed_in_parts(qrels: Qrels, run: Run, query_ids: np.ndarray, workers: in
     if absent.size:
         empty = run_slice(run, 0, 0)
         tasks.append((restrict(qrels, absent), empty, absent))
+    if not tasks:  # (an empty plan)
+        return None
     try:
         with ThreadPoolExecutor(workers, thread_name_prefix="rankwise-part") as pool:
             done = list(pool.map(lambda t: compute(*t), tasks))

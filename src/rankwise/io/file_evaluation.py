@@ -102,13 +102,16 @@ def _parallel_pays(conv: Convention, metrics: list[str], workers: int, size: int
     """Whether a run of ``size`` bytes is evaluated in blocks by parallel workers: with several workers, above
     PARALLEL_BYTES, unless a metric reads the highest grade of every evaluated query (ERR's gmax=collection):
     blocks learn it only from a first pass over the whole run (every block parsed twice), so such a run that
-    fits in memory is evaluated in memory."""
+    fits in memory is evaluated in memory; nor under ties='docid_desc_numeric' (see below)."""
     if workers < 2 or size < PARALLEL_BYTES or not metrics:
         return False
     try:
-        return not any(uses_collection_grade(conv.resolve(parse_metric(m))) for m in metrics)
+        resolved = [conv.resolve(parse_metric(m)) for m in metrics]
     except RankwiseError:  # said by the evaluation, after the qrels' and the run's own errors, as in memory
         return False
+    # ties='docid_desc_numeric' compares doc ids as numbers only if every doc id of the run is one: a block
+    # knows only its own ids
+    return not any(uses_collection_grade(rm) or rm.params.get("ties") == "docid_desc_numeric" for rm in resolved)
 
 
 def qrels_first(qrels: Future[Any], fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:

@@ -141,7 +141,8 @@ def _answer(task: PartitionTask, table: Any) -> list[Any]:
             return [_rows_of(task, 1, GRADES, [None], [json.dumps([[list(k), g] for k, g in found.items()])])]
         token = COLLECTION_GRADES.set(task.grades)
         try:
-            res = evaluate(qrels, run, list(task.metrics), convention=task.convention)
+            # (one thread: a Spark task is given one core)
+            res = evaluate(qrels, run, list(task.metrics), convention=task.convention, workers=1)
         finally:
             COLLECTION_GRADES.reset(token)
     n = res.query_ids.size
