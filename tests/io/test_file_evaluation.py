@@ -343,3 +343,18 @@ def test_a_cut_gzip_run_is_the_same_error_in_blocks(tmp_path, small_blocks, work
     with pytest.raises(ParseError) as streamed:  # the CLI's streaming: the blocks' own error
         files.run_file_results(qp, str(cut), ["AP"], block_bytes=300, workers=workers)
     assert str(streamed.value) == str(whole.value)
+
+
+def test_a_streamed_file_under_numeric_ties_is_evaluated_whole(tmp_path, small_blocks, monkeypatch):
+    """evaluate() promises the whole run's Results: under ties='docid_desc_numeric' (every doc id a number?)
+    a file it would stream is read whole instead, as blocks each know only their own ids."""
+    monkeypatch.setattr(files, "STREAM_BYTES", 100)
+    lines = [f"q{q:02d} Q0 {d} {i + 1} 1.0 t\n" for q in range(30) for i, d in enumerate(("9", "10", "11"))]
+    (tmp_path / "r").write_text("".join(lines) + "q30 Q0 x 1 1.0 t\n")  # one non-numeric id, in the last block
+    (tmp_path / "q").write_text("".join(f"q{q:02d} 0 9 1\n" for q in range(30)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        whole = _whole(tmp_path / "q", tmp_path / "r", ["RR"], ties="docid_desc_numeric")
+        assert whole.means["RR"] == 1.0
+        _identical(whole, rw.evaluate(tmp_path / "q", tmp_path / "r", ["RR"], ties="docid_desc_numeric", workers=1))
+    assert not small_blocks

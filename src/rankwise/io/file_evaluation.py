@@ -76,6 +76,8 @@ def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: lis
     streamed = streams(path, stream)
     if not streamed and not (stream == "auto" and _parallel_pays(conv, metrics, workers, size)):
         return None
+    if exact and _numeric_ties(conv, metrics):  # (blocks decide it each for their own ids: see _parallel_pays)
+        return None
     block = DEFAULT_BLOCK_BYTES if streamed else -(-size // (workers * BLOCKS_PER_JOB))
     strict = streamed and not exact
     try:
@@ -109,9 +111,16 @@ def _parallel_pays(conv: Convention, metrics: list[str], workers: int, size: int
         resolved = [conv.resolve(parse_metric(m)) for m in metrics]
     except RankwiseError:  # said by the evaluation, after the qrels' and the run's own errors, as in memory
         return False
-    # ties='docid_desc_numeric' compares doc ids as numbers only if every doc id of the run is one: a block
-    # knows only its own ids
-    return not any(uses_collection_grade(rm) or rm.params.get("ties") == "docid_desc_numeric" for rm in resolved)
+    return not any(uses_collection_grade(rm) for rm in resolved) and not _numeric_ties(conv, metrics)
+
+
+def _numeric_ties(conv: Convention, metrics: list[str]) -> bool:
+    """Whether a metric breaks ties by ``docid_desc_numeric``: doc ids compared as numbers only if every doc id
+    of the run is one, which a block, knowing only its own ids, cannot tell."""
+    try:
+        return any(conv.resolve(parse_metric(m)).params.get("ties") == "docid_desc_numeric" for m in metrics)
+    except RankwiseError:
+        return False
 
 
 def qrels_first(qrels: Future[Any], fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
