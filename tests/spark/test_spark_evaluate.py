@@ -217,3 +217,20 @@ def test_duplicates_policies_keep_the_row_the_local_engine_keeps(spark, policy):
     assert remote.info["run_duplicates_dropped"] == len(again)
     for m in ("nDCG@10", "AP"):
         assert np.array_equal(local.values[m], remote.values[m]), m
+
+
+def test_numeric_doc_id_ties_are_decided_for_the_whole_run(spark):
+    """ties='docid_desc_numeric' orders tied doc ids as numbers only if every doc id of the run is one: one
+    'x' in one query makes every query's tie of 9, 10, 11 a text order ('9' first), in every partition too
+    (a first pass gathers the answer); without it, the numeric order ('11' first)."""
+    q = [f"q{i:02d}" for i in range(24)]
+    qrels = pd.DataFrame({"query": q, "doc": ["9"] * 24, "relevance": [1.0] * 24})
+    run = pd.DataFrame({"query": [x for x in q for _ in range(3)], "doc": ["9", "10", "11"] * 24,
+                        "score": [1.0] * 72})
+    for docs, rr in ((["9", "10", "11"] * 23 + ["9", "10", "x"], 1.0), (["9", "10", "11"] * 24, 1 / 3)):
+        run = run.assign(doc=docs)
+        local = _quiet(rw.evaluate, qrels, run, ["RR"], ties="docid_desc_numeric")
+        remote = _quiet(rs.evaluate, spark.createDataFrame(qrels), spark.createDataFrame(run), ["RR"],
+                        ties="docid_desc_numeric", partitions=4).results
+        assert_same(local, remote)
+        assert local.values["RR"][0] == rr  # q00: '9' first as text, third as a number

@@ -61,19 +61,25 @@ def _to_arrow(df: Any) -> Any:
     return pa.Table.from_pandas(df.toPandas(), preserve_index=False)
 
 
-def _collection_grades(rows: Any, task: part.PartitionTask) -> dict[tuple, float]:
-    """ERR's gmax=collection and μAP's levels=collection read the highest grade over *every* evaluated query:
-    each partition's, then the maximum (an extra pass over the shuffled rows, only when a metric asks for it)."""
+def _first_pass(rows: Any, task: part.PartitionTask) -> part.PartitionTask:
+    """What a partition cannot know from its own rows, from an extra pass over the shuffled rows (made only
+    when a metric asks for it): the highest grade over *every* evaluated query (ERR's gmax=collection, μAP's
+    levels=collection: each partition's, then the maximum), and whether every doc id of the run is a number
+    (ties='docid_desc_numeric': each partition's answer, for those that rank any document, all of them)."""
     probe = replace(task, grades_only=True)
     table = _to_arrow(rows.mapInArrow(functools.partial(part.evaluate_partition, probe), part.schema_ddl(probe)))
     grades: dict[tuple, float] = {}
+    numeric = []
     for kind, info in zip(table.column("kind").to_pylist(), table.column("info").to_pylist()):
         if kind == part.ERROR:
             part.raise_error(info)
-        for key, g in json.loads(info):
+        answer = json.loads(info)
+        for key, g in answer["grades"]:
             k = tuple(key)
             grades[k] = max(grades.get(k, 0.0), float(g))
-    return grades
+        if answer["numeric"] is not None:
+            numeric.append(bool(answer["numeric"]))
+    return replace(task, grades=grades, numeric_doc_ids=bool(numeric) and all(numeric))
 
 
 def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str | Convention = DEFAULT, *,
@@ -110,8 +116,8 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     lenient = conv.derive(**{p: "skip" for p in ("missing_in_run", "missing_in_qrels") if getattr(conv, p) == "error"})
     task = part.PartitionTask(tuple(written), lenient, duplicates, query_type)
     with unbounded_arrow_bytes(rows.sparkSession):  # (the hand-off to Python, 4x faster: see spark.session)
-        if any(uses_collection_grade(rm) for rm in resolved.values()):
-            task = replace(task, grades=_collection_grades(rows, task))
+        if any(uses_collection_grade(rm) or rm.params["ties"] == "docid_desc_numeric" for rm in resolved.values()):
+            task = _first_pass(rows, task)
         out = rows.mapInArrow(functools.partial(part.evaluate_partition, task), part.schema_ddl(task)).persist()
         try:
             res = _gather(_to_arrow(out), task, conv, resolved)

@@ -24,6 +24,7 @@ from rankwise import errors
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.id_overlap import id_checks
+from rankwise.data.ordering import numeric_doc_ids
 from rankwise.errors import DataError, ParseError, RankwiseError, RankwiseWarning
 from rankwise.evaluation.context import COLLECTION_GRADES
 from rankwise.evaluation.evaluate import collection_grades, evaluate
@@ -41,6 +42,9 @@ class PartitionTask:
     query_type: str = "string"  # the output's query column: "long" (integer ids on both sides) or "string"
     grades: Mapping[tuple, float] = field(default_factory=dict)  # COLLECTION_GRADES, gathered beforehand
     grades_only: bool = False  # the first pass: each partition's collection grades, no evaluation
+    # whether every doc id of the whole run is a number (ties='docid_desc_numeric'), gathered beforehand; a
+    # partition knows only its own ids (None: not needed)
+    numeric_doc_ids: bool | None = None
 
 
 def output_columns(task: PartitionTask) -> list[tuple[str, str]]:
@@ -136,9 +140,13 @@ def _answer(task: PartitionTask, table: Any) -> list[Any]:
     # both sides hold (the format check of evaluate(), on this partition's sample of them)
     with warnings.catch_warnings(), id_checks(shared > 0):
         warnings.simplefilter("ignore", RankwiseWarning)  # said once, on the driver, from the counts
-        if task.grades_only:
+        if task.grades_only:  # (and whether this partition's doc ids are all numbers; None: it ranks none)
             found = collection_grades(qrels, run, task.metrics, task.convention)
-            return [_rows_of(task, 1, GRADES, [None], [json.dumps([[list(k), g] for k, g in found.items()])])]
+            answer = {"grades": [[list(k), g] for k, g in found.items()],
+                      "numeric": numeric_doc_ids(run) if len(run) else None}
+            return [_rows_of(task, 1, GRADES, [None], [json.dumps(answer)])]
+        if task.numeric_doc_ids is not None:
+            run._memo["numeric_doc_ids"] = task.numeric_doc_ids  # the whole run's answer (ordering.numeric_doc_ids)
         token = COLLECTION_GRADES.set(task.grades)
         try:
             # (one thread: a Spark task is given one core)
