@@ -85,7 +85,7 @@ def computed_in_parts(qrels: Qrels, run: Run, query_ids: np.ndarray, workers: in
     if not np.array_equal(ids[order], query_ids):  # pragma: no cover - the parts hold the plan's queries
         raise RuntimeError("the parts' queries differ from the query plan")
     return Computed(_joined([c.values for c in done], order), _joined([c.weights for c in done], order),
-                    sum(c.unjudged_removed for c in done), _summed([c.ties for c in done]))
+                    sum(c.unjudged_removed for c in done), summed_counts([c.ties for c in done]))
 
 
 def _cut(run: Run, n: int) -> list[tuple[Run, int, int]]:
@@ -109,14 +109,15 @@ def _judgments(part: Run, qrels: Qrels) -> Qrels:
 
 def _joined(parts: list[dict[str, np.ndarray]], order: np.ndarray) -> dict[str, np.ndarray]:
     out = {}
-    for m in parts[0] if parts else {}:
+    for m in parts[0]:  # (every part holds the same metrics)
         v = np.concatenate([p[m] for p in parts])[order]
         v.setflags(write=False)
         out[m] = v
     return out
 
 
-def _summed(parts: list[Mapping[str, int]]) -> dict[str, int]:
+def summed_counts(parts: list[Mapping[str, int]]) -> dict[str, int]:
+    """{metric: count} summed over the parts of one evaluation (the ties decided by a policy)."""
     total: dict[str, Any] = {}
     for p in parts:
         for m, n in p.items():

@@ -27,7 +27,7 @@ from rankwise.evaluation.aggregate import plan_queries, summarize
 from rankwise.evaluation.context import COLLECTION_GRADES
 from rankwise.evaluation.evaluate import collection_grades, evaluate_collections, uses_collection_grade
 from rankwise.evaluation.notices import FLOAT32_KEY, SCORED_EMPTY_KEY, TIES_KEY, TRUNCATED_KEY, warn_about
-from rankwise.evaluation.parts import resolve_workers
+from rankwise.evaluation.parts import resolve_workers, summed_counts
 from rankwise.evaluation.results import Results
 from rankwise.io.arrow_pool import arrow_scope
 from rankwise.io.block_pool import (
@@ -175,10 +175,7 @@ def _merge(parts: list[BlockPart], qrels: Qrels, metrics: list[str], conv, resol
     dropped = sum(cast(int, p.info.get("run_duplicates_dropped", 0)) for p in parts)
     removed = sum(cast(int, p.info.get("unjudged_removed", 0)) for p in parts)
     over = sum(cast(int, p.info.get(FLOAT32_KEY, 0)) for p in parts)
-    ties: dict[str, int] = {}
-    for p in parts:
-        for m, n in cast(dict, p.info.get(TIES_KEY, {})).items():
-            ties[m] = ties.get(m, 0) + n
+    ties = summed_counts([cast(dict, p.info.get(TIES_KEY, {})) for p in parts])
     if not parts:
         raise ParseError("the run file is empty", path=path, expected="lines of " + " ".join(RUN_LAYOUT))
     in_file_order = np.concatenate(seen)  # the run's queries as evaluate() holds them: by first appearance
