@@ -19,7 +19,7 @@ Tasks (``--only`` picks groups; default all):
             ranx-warm   the same after an untimed warm-up (ranx.compare on 20 tiny queries, read from tiny
                         files) that compiles every numba function the timed part calls
   tukey     rw-tukey    rankwise.compare(..., all_pairs=True, test="randomized-tukey", permutations=P)
-            tukey-t1    rankwise.compare.resampling.randomized_tukey_p(x, P, seed=0, threads=1) on the
+            tukey-t1    rankwise.comparison.resampling.randomized_tukey_p(x, P, seed=0, threads=1) on the
             tukey-t2    queries x systems nDCG@10 matrix of the same runs (threads=2)
 
 Expected at full size on the 2-core VM (from small runs and single-test timings): ranx's fisher test
@@ -231,7 +231,7 @@ def child(task: str, qrels_path: str, run_paths: list[str], permutations: int, m
     extra: dict = {}
     if task.startswith("rw-"):
         import rankwise as rw
-        from rankwise.compare import compare, compare_matrix
+        from rankwise.comparison import compare, compare_matrix
         c0, t0 = cpu_seconds(), time.perf_counter()
         if task == "rw-eval":
             q = rw.Qrels.read(qrels_path)
@@ -279,7 +279,7 @@ def child(task: str, qrels_path: str, run_paths: list[str], permutations: int, m
     elif task.startswith("tukey-"):
         import numpy as np
 
-        from rankwise.compare import resampling
+        from rankwise.comparison import resampling
         x = np.load(matrix_path)
         threads = int(task[len("tukey-t"):])
         c0, t0 = cpu_seconds(), time.perf_counter()

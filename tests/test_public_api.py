@@ -14,7 +14,21 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "rankwise" / "examples"
 def test_every_public_name_exists():
     for name in rw.__all__:
         assert getattr(rw, name) is not None, name
-    assert callable(rw.compare) and callable(rw.compare.power)
+    assert callable(rw.compare) and callable(rw.power) and callable(rw.compare_matrix)
+
+
+def test_the_front_door_explains_itself():
+    """help() shows real signatures and docstrings: rw.compare is a function (not a callable package), and no
+    signature shows a convention's every field as a default."""
+    import inspect
+    import types
+
+    assert isinstance(rw.compare, types.FunctionType)
+    assert list(inspect.signature(rw.compare).parameters)[:3] == ["qrels", "runs", "metrics"]
+    assert "Evaluate every run" in (rw.compare.__doc__ or "")
+    for fn in (rw.evaluate, rw.evaluate_ranks, rw.compare, rw.evaluate_run_file):
+        assert len(str(inspect.signature(fn))) < 700, fn
+    assert repr(rw.get_convention("ranx").derive(ties="average")) == "Convention('ranx', ties='average')"
 
 
 def test_explain_is_what_the_cli_prints():

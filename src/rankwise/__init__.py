@@ -1,4 +1,5 @@
 """rankwise: exact ranking evaluation with every convention named."""
+from rankwise.api import as_qrels, as_run, evaluate
 from rankwise.conventions import PRESETS, Convention, get_convention
 from rankwise.conventions.explain import explain
 from rankwise.data.collections import Qrels, Run
@@ -12,9 +13,9 @@ from rankwise.errors import (
     RankwiseError,
     RankwiseWarning,
 )
-from rankwise.evaluation import Results, evaluate
 from rankwise.evaluation.ranks import evaluate_ranks
-from rankwise.io.streaming import evaluate_run_file
+from rankwise.evaluation.results import Results
+from rankwise.execution.streaming import evaluate_run_file
 from rankwise.io.tabular import read_qrels_file as read_qrels
 from rankwise.io.tabular import read_run_file as read_run
 from rankwise.spec.grammar import parse_metric
@@ -24,8 +25,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "evaluate", "evaluate_ranks", "compare", "evaluate_run_file", "Results", "Qrels", "Run", "RelevantRanks",
-    "read_qrels", "read_run",
-    "evaluate_catalogue",  # lazy: see __getattr__
+    "read_qrels", "read_run", "as_qrels", "as_run",
+    "compare_matrix", "power", "PerQueryMatrix", "Comparison", "evaluate_catalogue",  # lazy: see _LAZY
     "Convention", "PRESETS", "get_convention", "parse_metric", "MetricSpec", "ResolvedMetric", "explain",
     "RankwiseError", "ParseError", "InvalidParameterError", "ConventionError", "DataError",
     "MissingDependencyError", "RankwiseWarning",
@@ -33,13 +34,21 @@ __all__ = [
 ]
 
 
+# loaded on first use: scipy.stats (comparison), matplotlib (plots), scipy.sparse (catalogue) would make
+# `import rankwise` and `rankwise evaluate` slower for everyone who does not use them
+_LAZY = {
+    "compare": ("rankwise.comparison", "compare"), "compare_matrix": ("rankwise.comparison", "compare_matrix"),
+    "power": ("rankwise.comparison", "power"), "PerQueryMatrix": ("rankwise.comparison", "PerQueryMatrix"),
+    "Comparison": ("rankwise.comparison", "Comparison"),
+    "evaluate_catalogue": ("rankwise.catalogue.workflow", "evaluate_catalogue"),
+}
+
+
 def __getattr__(name: str):
-    # rankwise.compare (callable: rankwise.compare(qrels, runs, metrics)) and rankwise.plots load scipy.stats
-    # and matplotlib; importing them on first use keeps `import rankwise` and `rankwise evaluate` fast.
-    if name in ("compare", "plots", "report"):
-        import importlib
+    import importlib
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    if name in ("comparison", "plots", "report"):
         return importlib.import_module(f"rankwise.{name}")
-    if name == "evaluate_catalogue":  # rankwise.catalogue loads scipy.sparse (~0.25 s): on first use
-        from rankwise.catalogue.workflow import evaluate_catalogue
-        return evaluate_catalogue
     raise AttributeError(f"module 'rankwise' has no attribute {name!r}")

@@ -35,7 +35,7 @@ ranx = pytest.importorskip("ranx")
 from scipy import stats  # noqa: E402
 
 import rankwise as rw  # noqa: E402
-from rankwise.compare import PerQueryMatrix, compare, compare_matrix  # noqa: E402
+from rankwise.comparison import PerQueryMatrix, compare, compare_matrix  # noqa: E402
 
 pytestmark = pytest.mark.peer
 

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 import rankwise as rw
 from rankwise.catalogue import FactorScorer, ranks_from_factors
 from rankwise.catalogue.workflow import evaluate_catalogue
-from rankwise.compare import PerQueryMatrix, compare_matrix
+from rankwise.comparison import PerQueryMatrix, compare_matrix
 from rankwise.errors import DataError
 
 # 3 users x 5 items. Row u scores user u; item columns 0..4.

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import rankwise as rw
-from rankwise.compare import PerQueryMatrix
+from rankwise.comparison import PerQueryMatrix
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "src" / "rankwise" / "examples" / "data"
@@ -164,7 +164,7 @@ def test_power_command(runs):
     r = rankwise("power", "--variance", "0.04", "--delta", "0.05", "--format", "json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)["given variance"]
-    api = rw.compare.power(variance=0.04, delta=0.05)
+    api = rw.power(variance=0.04, delta=0.05)
     assert out["n"] == api.n and out["power"] >= 0.8
     r = rankwise("power", QRELS, *runs, "-m", "AP", "--n", "50")
     assert r.returncode == 0, r.stderr

@@ -5,7 +5,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from rankwise.compare import PerQueryMatrix
+from rankwise.comparison import PerQueryMatrix
 
 
 def matrix(systems: Mapping[str, Sequence[float]] | None = None, *, metric: str = "m",

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rankwise.compare import PerQueryMatrix
+from rankwise.comparison import PerQueryMatrix
 
 # Sakai (2018), Table 5.1: nDCG@5, topics 1..20
 SAKAI_TABLE = {

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.multitest import multipletests
 
-from rankwise.compare import adjust, compare_matrix
-from rankwise.compare.options import CORRECTIONS
+from rankwise.comparison import adjust, compare_matrix
+from rankwise.comparison.options import CORRECTIONS
 from rankwise.errors import InvalidParameterError
 
 from . import matrix

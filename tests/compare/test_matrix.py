@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import rankwise as rw
-from rankwise.compare import PerQueryMatrix, compare, compare_matrix, group_runs
+from rankwise.comparison import PerQueryMatrix, compare, compare_matrix, group_runs
 from rankwise.errors import DataError, InvalidParameterError
 
 from . import matrix
@@ -346,7 +346,7 @@ def test_all_pairs_when_the_residual_rounds_to_a_tiny_positive_value():
 
 
 def test_power_with_zero_residual_variance():
-    from rankwise.compare import power
+    from rankwise.comparison import power
     x = np.arange(10) / 8
     with pytest.raises(DataError):
         power(matrix({"a": x, "b": x + 0.5, "c": x}), n=10)  # rankwise: ZeroDivisionError

@@ -10,8 +10,8 @@ import pytest
 from scipy import stats
 from statsmodels.stats.power import TTestPower
 
-from rankwise.compare import PowerResult, power
-from rankwise.compare.power import t_power
+from rankwise.comparison import PowerResult, power
+from rankwise.comparison.power import t_power
 from rankwise.errors import DataError, InvalidParameterError
 
 from . import matrix
@@ -81,7 +81,7 @@ def test_achieved_power(delta, variance, alpha, target):
 
 # ---- large noncentrality ------------------------------------------------------------------------
 # scipy 1.17.1's nct.cdf(-crit, df, nc) is NaN once nc exceeds about 9-15 (df 9..299), although the
-# lower tail is then ~0; rankwise.compare.power.t_power adds it unguarded (statsmodels' TTestPower
+# lower tail is then ~0; rankwise.comparison.power.t_power adds it unguarded (statsmodels' TTestPower
 # too, so it cannot serve as the oracle here). P(T' < -crit | nc) = P(T' > crit | -nc) is finite.
 def robust_power(n, es, alpha):
     df = n - 1

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rankwise.compare import compare_matrix, resampling
-from rankwise.compare.allpairs import anova, tukey_p
-from rankwise.compare.options import EXACT_RANDOMIZATION_UP_TO
+from rankwise.comparison import compare_matrix, resampling
+from rankwise.comparison.allpairs import anova, tukey_p
+from rankwise.comparison.options import EXACT_RANDOMIZATION_UP_TO
 from tests.compare.sakai_data import SAKAI_TABLE, sakai_array, sakai_matrix
 
 from . import matrix
@@ -358,7 +358,7 @@ def test_randomized_tukey_worker_threads_do_not_change_p():
 _SCRIPT = textwrap.dedent("""
     import json, sys
     import numpy as np
-    from rankwise.compare import compare_matrix, resampling
+    from rankwise.comparison import compare_matrix, resampling
     from tests.compare import matrix
     rng = np.random.default_rng(77)
     n, k = 400, 6

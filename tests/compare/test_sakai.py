@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rankwise.compare import compare_matrix, power
+from rankwise.comparison import compare_matrix, power
 from tests.compare.sakai_data import (
     ANOVA,
     ANOVA_TABLE,

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from rankwise.compare import PerQueryMatrix, compare_matrix
+from rankwise.comparison import PerQueryMatrix, compare_matrix
 
 from . import matrix
 

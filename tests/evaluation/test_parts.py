@@ -1,16 +1,15 @@
 """evaluate() of a run held in memory by several threads, a part of the run's queries each
-(evaluation/parts.py): the Results of one thread, to the bit, info and its order included, for every
+(execution/parts.py): the Results of one thread, to the bit, info and its order included, for every
 number of workers, with the same errors; the parts are kept on the Run for a repeated call."""
 from __future__ import annotations
 
-import sys
 import warnings
 
 import numpy as np
 import pytest
 
 import rankwise as rw
-import rankwise.evaluation.parts as parts
+import rankwise.execution.parts as parts
 from tests.io.test_parallel_blocks import _collection, _same
 
 METRICS = ["nDCG@10", "AP", "RR", "P@5", "R@20", "bpref", "ERR(gmax=query)@10", "P(aggregate=micro)@5",
@@ -22,14 +21,13 @@ def small_parts(monkeypatch):
     """This test's small runs cut into parts, as a run of 2M rows is; the calls that used parts recorded."""
     monkeypatch.setattr(parts, "PARALLEL_ROWS", 50)
     used: list[int] = []
-    real = parts.computed_in_parts
+    real = parts.partials_in_parts
 
     def spy(*a, **k):
         found = real(*a, **k)
         used.append(found is not None)
         return found
-    # (by the module: the package's name `evaluate` is the function)
-    monkeypatch.setattr(sys.modules["rankwise.evaluation.evaluate"], "computed_in_parts", spy)
+    monkeypatch.setattr(parts, "partials_in_parts", spy)
     return used
 
 
@@ -59,7 +57,7 @@ def test_workers_give_the_results_of_one(tmp_path, small_parts, convention, over
             _identical(one, rw.evaluate(qrels, run, METRICS, convention, workers=workers, **overrides))
             assert small_parts[-1] is True
             _identical(one, rw.evaluate(qrels, run, METRICS, convention, workers=workers, **overrides))  # again
-    assert run._memo["parts"][0] == 10  # kept on the Run (the last count's): a repeated call reuses their memos
+    assert ("parts", 10) in run._memo  # kept on the Run: a repeated call reuses their memos
 
 
 def test_integer_ids_of_frames(small_parts):
@@ -99,13 +97,24 @@ def test_an_error_is_the_whole_runs(tmp_path, small_parts, overrides, metrics):
     assert small_parts == [False]  # tried in parts, given way
 
 
-def test_collection_grades_stay_in_one_thread(tmp_path, small_parts):
-    qrels, run = _inputs(tmp_path, seed=33)
+@pytest.mark.parametrize("overrides", [{}, {"missing_in_run": "zero"}, {"unscored_judgments": "ignored"},
+                                       {"fractional_grades": "kept"}])
+def test_collection_grades_use_every_core(tmp_path, small_parts, overrides):
+    """ERR's gmax=collection (trec_eval's default) and μAP's levels=collection read the highest grade of every
+    evaluated query: decided once for the whole run and given to every part, so they run in parts too."""
+    qrels_text, run_text = _collection(33, n_queries=80)
+    rows = [line.split() for line in qrels_text.splitlines()]
+    for i, row in enumerate(rows):  # grades 0-3 and a fraction; the highest only in one query, absent from the run
+        row[3] = "3.5" if row[0] == "q079" else str(i % 3)
+    (tmp_path / "q").write_text("".join(" ".join(r) + "\n" for r in rows))
+    (tmp_path / "r").write_text("".join(line + "\n" for line in run_text.splitlines() if not line.startswith("q079")))
+    qrels, run = rw.read_qrels(tmp_path / "q"), rw.read_run(tmp_path / "r")
+    metrics = ["ERR@10", "AP", "muAP(levels=collection)"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rw.RankwiseWarning)
-        _identical(rw.evaluate(qrels, run, ["ERR@10", "AP"], workers=1), rw.evaluate(qrels, run, ["ERR@10", "AP"],
-                                                                                      workers=2))
-    assert small_parts == []  # ERR's gmax=collection (trec_eval's default): never tried in parts
+        _identical(rw.evaluate(qrels, run, metrics, workers=1, **overrides),
+                   rw.evaluate(qrels, run, metrics, workers=2, **overrides))
+    assert small_parts == [True]
 
 
 def test_small_runs_stay_in_one_thread(tmp_path, monkeypatch):
@@ -132,8 +141,8 @@ def test_parts_are_whole_queries_of_about_equal_rows(tmp_path):
 def test_numeric_doc_id_ties_are_decided_for_the_whole_run(tmp_path, small_parts, monkeypatch):
     """ties='docid_desc_numeric' orders tied doc ids as numbers only if every doc id of the run is one: one
     'x' in the last query makes every query's tie of 9, 10, 11 a text order (9 first), in every part too; and
-    a file's blocks, which know only their own ids, are not used for it."""
-    import rankwise.io.file_evaluation as files
+    a file's blocks, which know only their own ids, guess it and are evaluated again when the guess was wrong."""
+    import rankwise.execution.files as files
 
     monkeypatch.setattr(files, "PARALLEL_BYTES", 100)
     run_lines, qrels_lines = [], []

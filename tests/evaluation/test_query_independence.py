@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankwise as rw
-from rankwise.evaluation.evaluate import uses_collection_grade
+from rankwise.evaluation.plan import uses_collection_grade
 from rankwise.spec.registry import all_metrics
 
 METRICS = [d.name for d in all_metrics()]

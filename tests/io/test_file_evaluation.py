@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import rankwise as rw
-import rankwise.io.file_evaluation as files
+import rankwise.execution.files as files
 from rankwise.errors import DataError, InvalidParameterError, ParseError
 
 from .test_parallel_blocks import _collection, _files, _same
@@ -293,7 +293,7 @@ def test_query_ids_of_another_format_are_counted_by_the_blocks(tmp_path, small_b
 def test_a_streamed_file_says_the_missing_queries_of_the_whole_file(tmp_path, workers, overrides):
     """Streaming (no memory to fall back on): the run's queries without judgments, or the judged queries the
     run lacks, are listed for the whole file by the merge's query plan, not block by block."""
-    from rankwise.io.streaming import evaluate_run_file
+    from rankwise.execution.streaming import evaluate_run_file
 
     qp, rp = _files(tmp_path, seed=19)
     with pytest.raises(DataError) as whole:
@@ -345,9 +345,10 @@ def test_a_cut_gzip_run_is_the_same_error_in_blocks(tmp_path, small_blocks, work
     assert str(streamed.value) == str(whole.value)
 
 
-def test_a_streamed_file_under_numeric_ties_is_evaluated_whole(tmp_path, small_blocks, monkeypatch):
+def test_a_streamed_file_under_numeric_ties_gives_the_whole_run_s_order(tmp_path, small_blocks, monkeypatch):
     """evaluate() promises the whole run's Results: under ties='docid_desc_numeric' (every doc id a number?)
-    a file it would stream is read whole instead, as blocks each know only their own ids."""
+    the blocks of a streamed file guess it, and are evaluated again with the whole file's answer when one of
+    them saw a doc id that is not a number."""
     monkeypatch.setattr(files, "STREAM_BYTES", 100)
     lines = [f"q{q:02d} Q0 {d} {i + 1} 1.0 t\n" for q in range(30) for i, d in enumerate(("9", "10", "11"))]
     (tmp_path / "r").write_text("".join(lines) + "q30 Q0 x 1 1.0 t\n")  # one non-numeric id, in the last block
@@ -357,4 +358,4 @@ def test_a_streamed_file_under_numeric_ties_is_evaluated_whole(tmp_path, small_b
         whole = _whole(tmp_path / "q", tmp_path / "r", ["RR"], ties="docid_desc_numeric")
         assert whole.means["RR"] == 1.0
         _identical(whole, rw.evaluate(tmp_path / "q", tmp_path / "r", ["RR"], ties="docid_desc_numeric", workers=1))
-    assert not small_blocks
+    assert small_blocks  # (streamed)

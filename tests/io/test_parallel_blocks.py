@@ -11,8 +11,8 @@ import pytest
 
 import rankwise as rw
 from rankwise.errors import DataError, InvalidParameterError, ParseError
-from rankwise.evaluation.parts import resolve_workers
-from rankwise.io.streaming import NotContiguousError, evaluate_run_file
+from rankwise.execution.workers import resolve_workers
+from rankwise.execution.streaming import NotContiguousError, evaluate_run_file
 from rankwise.io.trec_blocks import _byte_blocks, block_spans
 
 pytestmark = pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
@@ -179,7 +179,7 @@ def _cli(capsys, *args) -> tuple[str, str]:
 
 @pytest.mark.parametrize("shuffled", [False, True])
 def test_cli_jobs_give_the_output_of_one(tmp_path, capsys, monkeypatch, shuffled):
-    import rankwise.io.file_evaluation as files
+    import rankwise.execution.files as files
 
     qp, rp = _files(tmp_path, seed=4)
     if shuffled:  # a query's lines at both ends: blocks cannot take it, memory does
@@ -200,14 +200,26 @@ def test_cli_jobs_give_the_output_of_one(tmp_path, capsys, monkeypatch, shuffled
     assert '"blocks"' not in one[0]
 
 
-def test_cli_jobs_keep_collection_grades_in_memory(tmp_path, capsys, monkeypatch):
-    import rankwise.io.file_evaluation as files
+@pytest.mark.parametrize("top_in_run", [True, False])
+def test_cli_jobs_evaluate_collection_grades_in_blocks(tmp_path, capsys, monkeypatch, top_in_run):
+    """ERR's gmax=collection (trec_eval's default) in parallel blocks: the blocks guess the highest grade from the
+    judgments and are evaluated again when it is not the evaluated queries' (a grade 9 judged only in a query the
+    run lacks), so the output is one job's either way."""
+    import rankwise.execution.blocks as blocks
+    import rankwise.execution.files as files
 
     qp, rp = _files(tmp_path, seed=5)
+    if not top_in_run:
+        qp.write_text(qp.read_text() + "zz9 0 d1 9\n")
     monkeypatch.setattr(files, "PARALLEL_BYTES", 1000)
-    monkeypatch.setattr(files, "run_file_results", lambda *a, **k: pytest.fail("evaluated in blocks"))
+    calls: list = []
+    real = blocks.BlockJob.__call__
+    monkeypatch.setattr(blocks.BlockJob, "__call__", lambda job, block: calls.append(job.facts) or real(job, block))
     one = _cli(capsys, qp, rp, "-m", "ERR@10", "-m", "AP", "--format", "json", "--jobs", "1")  # gmax=collection
+    assert not calls
     assert _cli(capsys, qp, rp, "-m", "ERR@10", "-m", "AP", "--format", "json", "--jobs", "2") == one
+    guessed = [f for f in calls if f is None]
+    assert guessed and (len(guessed) == len(calls)) == top_in_run  # a wrong guess: every block again
 
 
 def test_cli_jobs_option(tmp_path, capsys):

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankwise as rw
-from rankwise.io.streaming import evaluate_run_file
+from rankwise.execution.streaming import evaluate_run_file
 
 # random collections set queries aside and tie scores on purpose: the RankwiseWarnings that say so are
 # tested in tests/evaluation/test_warnings.py, not repeated for every example here

@@ -146,7 +146,7 @@ def test_table_all_pairs(pairs_cmp):
 def test_table_per_metric_query_counts():
     import numpy as np
 
-    import rankwise.compare as C
+    import rankwise.comparison as C
     values = np.array([[.1, .2, .3, .4, .5], [.2, .2, .5, .1, np.nan]])  # one NaN: left out of metric B
     rows = [(s, f"q{j}", m, values[i, j] if m == "B" else j / 10)
             for i, s in enumerate("st") for j in range(5) for m in "AB"]

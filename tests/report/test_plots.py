@@ -70,7 +70,7 @@ def test_per_query_delta_every_system_and_reference(pairs_cmp, baseline_cmp):
 
 
 def test_per_query_delta_many_queries_is_a_step_curve():
-    import rankwise.compare as C
+    import rankwise.comparison as C
     rng = np.random.default_rng(0)
     q = [f"q{i}" for i in range(600)]
     m = C.PerQueryMatrix.from_long(["a"] * 600 + ["b"] * 600, q * 2, ["AP"] * 1200, rng.uniform(0, 1, 1200))

@@ -124,7 +124,7 @@ def test_table_prints_no_control_character(hostile):
     assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f]", out)
     assert "q&9%_\\nx" in out  # the newline of the query id shown as \n, on one line
     name = "ansi\x1b[31mred\x1b[0m"
-    import rankwise.compare as C
+    import rankwise.comparison as C
     m = C.PerQueryMatrix.from_long([name] * 3 + ["b"] * 3, ["q1", "q2", "q3"] * 2, ["AP"] * 6,
                                    [.1, .2, .4, .3, .1, .2])
     out = render(C.compare_matrix(m), "table")
@@ -132,7 +132,7 @@ def test_table_prints_no_control_character(hostile):
 
 
 def test_csv_quotes_line_breaks_and_quotes():
-    import rankwise.compare as C
+    import rankwise.comparison as C
     name = 'two\nlines, "quoted"'
     m = C.PerQueryMatrix.from_long([name] * 3 + ["b"] * 3, ["q1", "q2", "q3"] * 2, ["P@5, judged"] * 6,
                                    [.1, .2, .4, .3, .1, .2])

@@ -68,7 +68,7 @@ def evaluate_catalogue(train: Any, test: Any, scores: Any, metrics: str | Iterab
     row index); ``info['users_without_test_items']`` counts the score rows not evaluated. Results of
     several models compare like any others::
 
-        from rankwise.compare import PerQueryMatrix, compare_matrix
+        from rankwise.comparison import PerQueryMatrix, compare_matrix
         a = evaluate_catalogue(train, test, (U1, V1), ["Recall@10", "NDCG@10"])
         b = evaluate_catalogue(train, test, (U2, V2), ["Recall@10", "NDCG@10"])
         print(compare_matrix(PerQueryMatrix.from_results({"mf": a, "bpr": b})))

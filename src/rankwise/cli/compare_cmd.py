@@ -5,7 +5,7 @@ import sys
 import warnings
 
 from rankwise.cli.options import add_convention_options, overrides_from
-from rankwise.compare.options import CORRECTIONS, DEFAULT_ALPHA, DEFAULT_PERMUTATIONS, DEFAULT_SEED, FAMILIES, TESTS
+from rankwise.comparison.options import CORRECTIONS, DEFAULT_ALPHA, DEFAULT_PERMUTATIONS, DEFAULT_SEED, FAMILIES, TESTS
 from rankwise.errors import InvalidParameterError, RankwiseWarning
 from rankwise.io.tabular import FORMATS
 
@@ -59,11 +59,11 @@ def register(sub) -> None:
 
 def load_matrix(args):
     """The per-query matrix from the command's inputs (qrels and runs, or --values)."""
+    from rankwise.api import evaluate
     from rankwise.cli.evaluate_cmd import named_paths
     from rankwise.cli.output import notice_lines
-    from rankwise.compare.matrix import PerQueryMatrix
+    from rankwise.comparison.matrix import PerQueryMatrix
     from rankwise.conventions import DEFAULT
-    from rankwise.evaluation import evaluate
     from rankwise.io.tabular import read_qrels_file, read_run_file
 
     group = not args.no_group
@@ -103,7 +103,7 @@ def load_matrix(args):
 
 
 def run(args) -> int:
-    from rankwise.compare import compare_matrix
+    from rankwise.comparison import compare_matrix
     from rankwise.report import render
 
     matrix = load_matrix(args)

@@ -22,10 +22,10 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from rankwise.api import evaluate
     from rankwise.cli.output import fit_table, terminal_width
     from rankwise.conventions import PRESETS
     from rankwise.errors import ConventionError
-    from rankwise.evaluation import evaluate
     from rankwise.examples import DATASETS, dataset
 
     # the table is the point: each cell's conventions (ties, queries set aside) are what it shows

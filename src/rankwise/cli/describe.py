@@ -168,8 +168,10 @@ def cmd_explain(args) -> int:
             from rankwise.errors import InvalidParameterError
             raise InvalidParameterError("--across takes nothing, or QRELS RUN: "
                                         "rankwise explain nDCG@10 --across qrels.txt run.txt")
+        from rankwise.api import as_qrels, as_run
         from rankwise.evaluation.across import across
-        sys.stdout.write(across(args.metric, *args.across))
+        inputs = (as_qrels(args.across[0]), as_run(args.across[1])) if args.across else ()
+        sys.stdout.write(across(args.metric, *inputs))
         return 0
     sys.stdout.write(explain(args.metric, args.convention))
     return 0

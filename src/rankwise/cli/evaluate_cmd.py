@@ -10,7 +10,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from rankwise.cli.options import add_convention_options, overrides_from
 from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
-from rankwise.io.file_evaluation import PARALLEL_BYTES, STREAM_BYTES
+from rankwise.execution.files import PARALLEL_BYTES, STREAM_BYTES
 from rankwise.io.tabular import FORMATS
 
 PROGRESS_BYTES = 128 << 20  # inputs above this size (a few seconds of work) report their stages on a terminal
@@ -95,7 +95,8 @@ def run(args) -> int:
     size = sum(os.path.getsize(f) for f in (args.qrels, *args.run) if os.path.isfile(f))
     progress = Progress.auto(args.progress, size > PROGRESS_BYTES)
     stage = progress.stage
-    from rankwise.io.file_evaluation import qrels_first, resolve_workers
+    from rankwise.execution.files import qrels_first
+    from rankwise.execution.workers import resolve_workers
     from rankwise.io.tabular import read_qrels_file
 
     args.jobs = resolve_workers(args.jobs, "--jobs")
@@ -179,8 +180,8 @@ def named_paths(args: list[str]) -> dict[str, str]:
 
 def _evaluate_one(args, qrels: Future, path: str, progress):
     """One run's Results. ``qrels``: a Future of the Qrels (being read while the run is)."""
-    from rankwise.evaluation import evaluate
-    from rankwise.io.file_evaluation import evaluate_run_in_blocks, qrels_first, streams
+    from rankwise.api import evaluate
+    from rankwise.execution.files import evaluate_run_in_blocks, qrels_first, streams
     from rankwise.io.tabular import detect_format, read_run_file
 
     trec = (args.run_format or detect_format(path)) == "trec"

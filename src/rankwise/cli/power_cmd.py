@@ -5,8 +5,8 @@ import json
 import sys
 
 from rankwise.cli.compare_cmd import add_input_options
-from rankwise.compare.options import DEFAULT_ALPHA
-from rankwise.compare.power import DEFAULT_POWER
+from rankwise.comparison.options import DEFAULT_ALPHA
+from rankwise.comparison.power import DEFAULT_POWER
 from rankwise.errors import InvalidParameterError
 
 
@@ -30,7 +30,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from rankwise.cli.compare_cmd import load_matrix
-    from rankwise.compare.power import power
+    from rankwise.comparison.power import power
 
     if args.variance is not None and (args.inputs or args.values):
         raise InvalidParameterError("give --variance or per-query values (runs or --values), not both")

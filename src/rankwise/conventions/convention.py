@@ -111,6 +111,14 @@ class Convention:
         object.__setattr__(self, "metric_defaults", MappingProxyType(
             {k.lower(): MappingProxyType(dict(v)) for k, v in self.metric_defaults.items()}))
 
+    def __repr__(self) -> str:
+        """The name and what was changed on top of the preset: ``Convention('trec_eval')``,
+        ``Convention('trec_eval', ties='average')`` (``rankwise.explain`` and ``rankwise conventions`` spell out
+        every choice)."""
+        preset = self.preset or self.name
+        changed = "".join(f", {k}={v!r}" for k, v in self.overrides.items())
+        return f"Convention({preset!r}{changed})"
+
     def policy(self, name: str, given: Any = None, *, keyword: str | None = None) -> Any:
         """``given`` when a caller set it (checked), else this convention's choice for policy ``name``.
 

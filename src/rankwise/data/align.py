@@ -5,7 +5,6 @@ This is the one sort and one join of an evaluation (house rule 6); it is done on
 """
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,7 +64,9 @@ def _gather(offsets: np.ndarray, codes: np.ndarray) -> tuple[NDArray[np.int64], 
 
 
 def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged: str,
-          scores: str = "float64", negative: str = "nonrelevant") -> JudgedRankings:
+          scores: str = "float64", negative: str = "nonrelevant", numeric_ids: bool | None = None) -> JudgedRankings:
+    """The judged rows of ``query_ids`` in rank order under the tie policy ``ties``. ``numeric_ids``: whether
+    every doc id of the whole run is a number (ties='docid_desc_numeric'); None: this run's own ids say."""
     nq = query_ids.size
     # --- the run's rows of the evaluated queries, in input order within each query
     rq = run.query_vocab.codes_of(query_ids)
@@ -104,13 +105,11 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
     if ridx is None:
         # one run is often evaluated against one qrels several times (other metrics, conventions,
         # tie policies in one call): the last whole-run join is kept on the Run
-        last = run._memo.get("join")
-        if last is not None and last[0]() is qrels:
-            rows, qrow = last[1], last[2]
-        else:
-            rows, qrow = join_judged(qrels, run, docs, seg, ridx, qq)
-            _freeze(rows, qrow)
-            run._memo["join"] = (weakref.ref(qrels), rows, qrow)
+        def joined() -> tuple[np.ndarray, np.ndarray]:
+            found = join_judged(qrels, run, docs, seg, ridx, qq)
+            _freeze(*found)
+            return found
+        rows, qrow = run.memo_with(qrels, "join", joined)
     else:
         rows, qrow = join_judged(qrels, run, docs, seg, ridx, qq)
     if drop_negative:  # a negative grade is treated as no judgment (trec_eval)
@@ -125,7 +124,7 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
     order, inv, tstart, tsize, tied = plan
     pos = rows.copy() if inv is None else inv[rows]  # ranked position of each judged row
     # (tied is None exactly when there is no tie group, i.e. tstart is empty: the last test never fails)
-    if ties == "docid_desc_numeric" and not numeric_doc_ids(run):
+    if ties == "docid_desc_numeric" and not (numeric_doc_ids(run) if numeric_ids is None else numeric_ids):
         ties = "docid_desc"  # ids that are not all integers are compared as text, as a dataframe sorts them
     if ties not in ("input", "average") and tstart.size and tied is not None:
         break_ties(pos, lab, docs, order, tstart, tsize, tied, ties)
@@ -140,13 +139,7 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
             return _frozen_all(mixed_ties(pos, rows, lab, jseg, score, scores, offsets, tstart, tsize, tied,
                                           unjudged == "removed"))
         if ridx is None:  # whole run: kept on the Run for this qrels, as the join is
-            key = ("mixed_ties", scores, bool(drop_negative), unjudged)
-            last = run._memo.get(key)
-            if last is not None and last[0]() is qrels:
-                mixed = last[1]
-            else:
-                mixed = find_mixed()
-                run._memo[key] = (weakref.ref(qrels), mixed)
+            mixed = run.memo_with(qrels, ("mixed_ties", scores, bool(drop_negative), unjudged), find_mixed)
         else:
             mixed = find_mixed()
 

@@ -8,6 +8,7 @@ policy); ranking by score happens at alignment time, where the tie policy is kno
 from __future__ import annotations
 
 import os
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Hashable, Mapping, Sequence, TypeAlias, TypeVar
 
@@ -103,6 +104,17 @@ class _Collection:
         except KeyError:
             value = self._memo[key] = make()
             return value
+
+    def memo_with(self, partner: object, key: Hashable, make: Callable[[], _T]) -> _T:
+        """``make()`` of this collection and ``partner`` (the other side of a join: a run's join with its
+        qrels), kept for the last partner only and never keeping that partner alive (a weak reference)."""
+        known = self._memo.get(key)
+        if known is not None and known[0]() is partner:
+            value: _T = known[1]
+            return value
+        value = make()
+        self._memo[key] = (weakref.ref(partner), value)
+        return value
 
     @property
     def query_salt(self) -> np.ndarray:

@@ -2,17 +2,14 @@
 and ``'007'``, integers and decimals) that barely match, are a ``DataError`` showing both sides.
 
 ``check_id_overlap`` checks a Qrels and a Run (every ``evaluate()``); a run evaluated in parts (blocks of a
-file, Spark partitions) turns it off per part (``id_checks(False)``) and checks the whole once with its two
+file, Spark partitions) is planned without it (``Plan.check_ids``) and checked once, whole, with its two
 halves, ``check_query_overlap`` and ``check_doc_overlap``, from what the parts report.
 """
 from __future__ import annotations
 
 import re
-import weakref
 from collections import Counter
-from contextlib import contextmanager
-from contextvars import ContextVar
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -22,18 +19,6 @@ from rankwise.errors import DataError
 _FORMATS = (("integer", re.compile(r"-?(0|[1-9][0-9]*)")), ("zero-padded integer", re.compile(r"0[0-9]+")),
             ("decimal number", re.compile(r"-?[0-9]*\.[0-9]+(e[-+]?[0-9]+)?", re.I)))
 ID_SAMPLE = 2000  # ids whose most common form is an id column's format
-_CHECKS: ContextVar[bool] = ContextVar("rankwise_id_checks", default=True)
-
-
-@contextmanager
-def id_checks(enabled: bool) -> Iterator[None]:
-    """Turn ``check_id_overlap`` off (or on) inside the block: a run evaluated in parts (blocks of a file,
-    Spark partitions) is checked once, whole, with ``check_query_overlap`` and ``check_doc_overlap``."""
-    token = _CHECKS.set(enabled)
-    try:
-        yield
-    finally:
-        _CHECKS.reset(token)
 
 
 def id_format(ids: Sequence[str] | np.ndarray) -> str:
@@ -53,18 +38,16 @@ def _examples(ids: Sequence[str] | np.ndarray, n: int = 3) -> str:
 def check_id_overlap(qrels: Any, run: Any) -> None:
     """A DataError when qrels and run share no query, or when their query or doc ids look like different
     formats (``'7'`` and ``'007'``, integers and decimals) and barely match; the message shows both sides."""
-    if not _CHECKS.get():
-        return
     # both are immutable: a run that passed against these qrels passes again (a repeated evaluate is free)
-    passed = run.memo("id_overlap_checked", lambda: {"qrels": None})
-    if passed["qrels"] is not None and passed["qrels"]() is qrels:
-        return
+    run.memo_with(qrels, "id_overlap_checked", lambda: _checked(qrels, run))
+
+
+def _checked(qrels: Any, run: Any) -> bool:
     qq, rq = np.asarray(qrels.query_ids), np.asarray(run.query_ids)
-    if qq.size == 0 or rq.size == 0:
-        return
-    check_query_overlap(qq, rq)
-    if check_doc_overlap(qrels, run.doc_ids(np.arange(min(len(run), ID_SAMPLE))), lambda: np.unique(run.doc_ids())):
-        passed["qrels"] = weakref.ref(qrels)
+    if qq.size and rq.size:
+        check_query_overlap(qq, rq)
+        check_doc_overlap(qrels, run.doc_ids(np.arange(min(len(run), ID_SAMPLE))), lambda: np.unique(run.doc_ids()))
+    return True
 
 
 def check_doc_overlap(qrels: Any, run_sample: np.ndarray, run_docs: Callable[[], np.ndarray]) -> bool:

@@ -110,13 +110,9 @@ def id_lengths(keys: np.ndarray) -> np.ndarray:
 
 def numeric_doc_ids(run: Run) -> bool:
     """Whether every doc id of the run is a non-negative integer written without leading zeros (and packed,
-    <= 32 bytes): then ordering ids by (length, bytes) is ordering them as numbers. Memoised on the run; a
-    part of a run (``subsets.run_slice``) answers for its whole run, as a tie of one query is broken the same
-    way whichever part holds it."""
-    whole = run._memo.get("whole_run")
-    if whole is not None and whole() is not None:
-        return numeric_doc_ids(whole())
-
+    <= 32 bytes): then ordering ids by (length, bytes) is ordering them as numbers. Memoised on the run. (A
+    part of a run answers for its own rows: an evaluation in parts passes the whole run's answer to each,
+    ``evaluation.plan.Facts``.)"""
     def check() -> bool:
         if run.doc_vocab is not None or len(run) == 0:
             return False

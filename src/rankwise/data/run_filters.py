@@ -8,8 +8,6 @@ so they are applied here, once per run, rather than inside any metric.
 """
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from rankwise.data.collections import Qrels, Run
@@ -90,10 +88,4 @@ def judged_in_run(qrels: Qrels, run: Run, scope: str) -> Qrels:
         return Qrels(qrels.query_vocab, keys, qrels.doc_vocab, offsets, values, qrels.source,
                      qrels.duplicates_dropped, query_id_type=qrels.query_id_type)
     # kept on the run for the last qrels it met, as the join is (align.py): one run, many metrics
-    last = run._memo.get("judged_in_run")
-    if last is not None and last[0]() is qrels:
-        kept: Qrels = last[1]
-        return kept
-    out = make()
-    run._memo["judged_in_run"] = (weakref.ref(qrels), out)
-    return out
+    return run.memo_with(qrels, "judged_in_run", make)

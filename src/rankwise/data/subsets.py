@@ -6,8 +6,6 @@ parent's rows' own (``collections.row_hash``), so a part never recomputes them.
 """
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from rankwise.data.collections import Qrels, Run, _frozen
@@ -42,5 +40,4 @@ def run_slice(run: Run, a: int, b: int) -> Run:
     sub._memo["row_hash"] = run.row_hash()[lo:hi]
     seg = run.segment[lo:hi] - a
     sub._memo["segment"] = _frozen(seg)
-    sub._memo["whole_run"] = weakref.ref(run)  # what depends on all of the run's rows (ordering.numeric_doc_ids)
     return sub

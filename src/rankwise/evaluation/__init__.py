@@ -1,5 +1,4 @@
-"""Evaluation: plan, evaluate(), results."""
-from rankwise.evaluation.evaluate import evaluate
+"""Evaluation: the engine's contract (plan, evaluate a part, combine) and its Results."""
 from rankwise.evaluation.results import Results
 
-__all__ = ["evaluate", "Results"]
+__all__ = ["Results"]

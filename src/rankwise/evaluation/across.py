@@ -6,14 +6,14 @@ between tools lives, one line per tool.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 from rankwise.conventions.convention import POLICIES, QUERY_POLICIES, Convention
 from rankwise.conventions.presets import DEFAULT, PRESETS
-from rankwise.errors import RankwiseError, RankwiseWarning
-from rankwise.evaluation.evaluate import evaluate
+from rankwise.data.collections import Qrels, Run
+from rankwise.errors import RankwiseError
+from rankwise.evaluation.evaluate import evaluate_collections
 from rankwise.spec.grammar import parse_metric
 from rankwise.spec.metric import ResolvedMetric
 
@@ -52,7 +52,7 @@ def readings(metric: str, presets: dict[str, Convention] | None = None) -> list[
     return out
 
 
-def across(metric: str, qrels: Any = None, run: Any = None) -> str:
+def across(metric: str, qrels: Qrels | None = None, run: Run | None = None) -> str:
     """The text of ``rankwise explain METRIC --across``: a line per preset (its choices that differ from the
     default preset), and with ``qrels`` and ``run`` each preset's value, and how many queries it scores
     differently from the default preset, with examples."""
@@ -64,10 +64,8 @@ def across(metric: str, qrels: Any = None, run: Any = None) -> str:
         for r in rows:
             if r.resolved is None:
                 continue
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RankwiseWarning)
-                    values[r.preset] = evaluate(qrels, run, [metric], convention=r.preset)
+            try:  # (the notices of each preset's evaluation are not said: the text compares the values)
+                values[r.preset] = evaluate_collections(qrels, run, [metric], PRESETS[r.preset])
             except RankwiseError as exc:
                 values[r.preset] = exc
     base = values.get(DEFAULT.name)

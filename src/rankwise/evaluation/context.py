@@ -11,10 +11,7 @@ through the ranks of the documents below it (kept in ``pos``) and the count retr
 """
 from __future__ import annotations
 
-from contextvars import ContextVar
 from functools import cached_property
-from types import MappingProxyType
-from typing import Mapping
 
 import numpy as np
 
@@ -22,14 +19,11 @@ from rankwise.data.align import JudgedRankings
 from rankwise.errors import ConventionError, DataError
 from rankwise.kernels import segments as sk
 
-# The collection-wide grade (ERR's gmax=collection) of each alignment, when it was gathered over more
-# queries than one evaluate() call sees: a partitioned evaluation (rankwise.spark) evaluates each
-# partition's queries separately, so it first takes the maximum over every partition and sets it here.
-COLLECTION_GRADES: ContextVar[Mapping[tuple, float]] = ContextVar("collection_grades", default=MappingProxyType({}))
-
 
 class EvalContext:
     def __init__(self, jr: JudgedRankings, collection_max_grade: float | None = None):
+        """``collection_max_grade``: the highest grade over every evaluated query, when these rankings are a
+        part of the evaluation (``evaluation.plan.Facts``); None: these rankings are all of it."""
         self.jr = jr
         self._collection_max_grade = collection_max_grade
         self.n = jr.n_queries
@@ -119,7 +113,7 @@ class EvalContext:
         queries set aside by missing_in_run=skip or absent from the qrels do not count), after the
         negative policy. Evaluating a different set of queries can therefore change it.
         """
-        if self._collection_max_grade is not None:  # gathered over more queries than these (COLLECTION_GRADES)
+        if self._collection_max_grade is not None:  # gathered over more queries than these (Facts.grades)
             return self._collection_max_grade
         return float(self.query_max_grade.max()) if self.n else 0.0
 

@@ -8,9 +8,10 @@ import numpy as np
 from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.ranks import RelevantRanks
-from rankwise.errors import DataError, InvalidParameterError
-from rankwise.evaluation.aggregate import preview, summarize
-from rankwise.evaluation.evaluate import NO_RELEVANT_VALUE, query_weights
+from rankwise.errors import InvalidParameterError
+from rankwise.evaluation.combine import QueryPlan, combine
+from rankwise.evaluation.partial import Partial, query_weights, with_no_relevant_policy
+from rankwise.evaluation.plan import Plan
 from rankwise.evaluation.rank_metric import rank_metrics
 from rankwise.evaluation.results import Results
 
@@ -34,30 +35,19 @@ def evaluate_ranks(ranks: RelevantRanks, metrics: str | Iterable[str], conventio
     if overrides:
         conv = conv.derive(**overrides)
     resolved_metrics = rank_metrics([metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics)), conv)
+    plan = Plan(conv, tuple(rm.name for rm in resolved_metrics), {rm.name: rm.resolved for rm in resolved_metrics})
     nq = ranks.offsets.size - 1
     ids = ranks.query_ids if ranks.query_ids is not None else np.arange(nq)
-    order = np.argsort(ids, kind="stable")
     no_rel = np.diff(ranks.offsets) == 0
     values, weights = {}, {}
     for rm in resolved_metrics:
         v = rm.per_query(ranks)
-        policy = rm.resolved.params["no_relevant"]
-        if rm.resolved.definition.needs_relevant and no_rel.any():
-            if policy == "error":
-                raise DataError(f"{rm.resolved}: {int(no_rel.sum())} queries have no relevant item: "
-                                f"{preview(np.sort(ids[no_rel]))}. Set no_relevant='zero' or 'nan'.")
-            v[no_rel] = NO_RELEVANT_VALUE[str(policy)]
-        elif no_rel.any():  # a count over no relevant item is 0, whatever no_relevant says
-            v[no_rel] = 0.0
-        v = v[order]
-        v.setflags(write=False)
-        values[rm.name] = v
+        if not rm.resolved.definition.needs_relevant and no_rel.any():
+            v[no_rel] = 0.0  # a count over no relevant item is 0, whatever no_relevant says
+        values[rm.name] = with_no_relevant_policy(rm.resolved, v, no_rel, ids, what="item")
         if rm.resolved.params["aggregate"] in ("micro", "relevant_weighted"):
             nrel = np.diff(ranks.offsets).astype(np.float64)
             weights[rm.name] = query_weights(rm.resolved, nrel, np.asarray(ranks.n_items, dtype=np.float64)
-                                             * np.ones_like(nrel))[order]
-    resolved = {rm.name: rm.resolved for rm in resolved_metrics}
-    means, counts, excluded = summarize(values, {m: str(r.params["aggregate"]) for m, r in resolved.items()},
-                                        weights)
-    return Results(convention=conv, metrics=tuple(values), resolved=resolved, query_ids=ids[order], values=values,
-                   means=means, n_averaged=counts, set_aside={}, excluded=excluded, info={}, weights=weights)
+                                             * np.ones_like(nrel))
+    queries = QueryPlan(np.sort(ids, kind="stable"))
+    return combine(plan, [Partial(ids, values, weights, {})], queries)

@@ -90,6 +90,10 @@ class Results:
         aside = "".join(f", {reason}={len(ids)} set aside" for reason, ids in self.set_aside.items() if ids)
         return f"Results(convention={self.convention.name!r}, n_queries={self.n_queries}, {body}{aside})"
 
+    def __str__(self) -> str:
+        """``print(res)``: the summary table (``summary()``)."""
+        return self.summary()
+
     def summary(self, digits: int = 4) -> str:
         """A short text: the convention, each metric's mean and the queries averaged into it, what was
         set aside and why, and what the numbers depend on beyond the metrics (duplicates dropped, ties

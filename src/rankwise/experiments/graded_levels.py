@@ -100,7 +100,7 @@ class Batch:
 
     def evaluate(self, grades: np.ndarray) -> dict[str, np.ndarray]:
         """Mean of each measure per swap count, reference ``grades`` (runs, N_ITEMS)."""
-        from rankwise.evaluation import evaluate
+        from rankwise.api import evaluate
 
         values = grades[self.run_of_q].ravel()[self._row_of]
         values.setflags(write=False)

@@ -15,7 +15,7 @@ import json
 import math
 from typing import Sequence
 
-from rankwise.compare.matrix import PerQueryMatrix
+from rankwise.comparison.matrix import PerQueryMatrix
 from rankwise.data.names import split_name, system_name
 from rankwise.errors import InvalidParameterError, ParseError
 from rankwise.io.trec import read_text

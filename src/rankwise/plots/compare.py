@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from rankwise.compare.result import Comparison, PairedResult, PairwiseResult
+    from rankwise.comparison.result import Comparison, PairedResult, PairwiseResult
 
 BETTER, WORSE, EVEN = "#2a9d8f", "#d1495b", "#8d99ae"
 MAX_BARS = 400  # beyond this many queries the bars become one filled step curve (thousands of patches are slow)

@@ -1,7 +1,7 @@
 """Reports of a comparison of systems: terminal table, JSON, CSV, Markdown, LaTeX and a self-contained HTML page.
 
 ``render(comparison, fmt)`` returns the report as text; renderers only format the fields of the
-:class:`~rankwise.compare.result.Comparison`, they compute no statistics. Names of systems, queries
+:class:`~rankwise.comparison.result.Comparison`, they compute no statistics. Names of systems, queries
 and metrics come from users' files and are escaped for every format.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable
 from rankwise.errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rankwise.compare.result import Comparison
+    from rankwise.comparison.result import Comparison
 
 FORMATS: tuple[str, ...] = ("table", "json", "csv", "markdown", "latex", "html")
 

@@ -16,7 +16,7 @@ from rankwise.errors import MissingDependencyError, require
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-    from rankwise.compare.result import Comparison
+    from rankwise.comparison.result import Comparison
 
 DPI = 96
 INSTALL_HINT = "Figures need matplotlib: pip install 'rankwise[plots]'"

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rankwise.compare import options as opt
+from rankwise.comparison import options as opt
 from rankwise.report.numbers import level
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rankwise.compare.result import Comparison
+    from rankwise.comparison.result import Comparison
 
 Fact = tuple[str, str]
 

@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING, Iterable
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rankwise.compare.result import Comparison, PairedResult, SystemSummary
+    from rankwise.comparison.result import Comparison, PairedResult, SystemSummary
 
 BASELINE_COLUMNS = ("metric", "system", "baseline", "n", "mean", "ci_lo", "ci_hi", "delta", "delta_ci_lo",
                     "delta_ci_hi", "effect_size", "statistic", "p", "p_adjusted", "significant", "wins", "ties",

@@ -15,7 +15,7 @@ from rankwise.report.footnote import facts, title
 from rankwise.report.style import CSS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rankwise.compare.result import AnovaTable, Comparison
+    from rankwise.comparison.result import AnovaTable, Comparison
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 MARK = "\u2020"

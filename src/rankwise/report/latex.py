@@ -13,7 +13,7 @@ from rankwise.report.escape import latex as esc
 from rankwise.report.footnote import facts, title
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rankwise.compare.result import Comparison
+    from rankwise.comparison.result import Comparison
 
 DAGGER = r"$^\dagger$"
 _SIGN = re.compile(r"(?<![\w.])([+-])(?=\d)")  # a sign before a number: math mode, or it typesets as a hyphen

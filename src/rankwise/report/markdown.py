@@ -12,7 +12,7 @@ from rankwise.report.escape import markdown as esc
 from rankwise.report.footnote import facts, title
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rankwise.compare.result import Comparison
+    from rankwise.comparison.result import Comparison
 
 MARK = "\u2020"  # dagger
 DELTA = "\u0394"

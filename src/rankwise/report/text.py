@@ -17,7 +17,7 @@ from rankwise.report.escape import control as clean
 from rankwise.report.footnote import facts, title
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rankwise.compare.result import Comparison
+    from rankwise.comparison.result import Comparison
 
 MIN_WIDTH = 60  # one metric's columns (about 40) next to a readable name column
 SHORT_NAME = 14  # names may be cut down to this to fit one more metric per block

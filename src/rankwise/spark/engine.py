@@ -21,14 +21,15 @@ from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.id_overlap import check_query_overlap
 from rankwise.errors import InvalidParameterError, require
-from rankwise.evaluation.aggregate import plan_queries, summarize
-from rankwise.evaluation.evaluate import uses_collection_grade
+from rankwise.evaluation.aggregate import plan_queries
+from rankwise.evaluation.combine import InputCounts, QueryPlan, combine
 from rankwise.evaluation.notices import warn_about
+from rankwise.evaluation.partial import TIES, UNJUDGED_REMOVED, Count, Counts, Partial
+from rankwise.evaluation.plan import Observed, Plan, make_plan
 from rankwise.evaluation.results import Results
 from rankwise.spark import partition as part
 from rankwise.spark.frames import tagged_rows
 from rankwise.spark.session import unbounded_arrow_bytes
-from rankwise.spec.grammar import parse_metric
 
 
 @dataclass(frozen=True)
@@ -63,23 +64,19 @@ def _to_arrow(df: Any) -> Any:
 
 def _first_pass(rows: Any, task: part.PartitionTask) -> part.PartitionTask:
     """What a partition cannot know from its own rows, from an extra pass over the shuffled rows (made only
-    when a metric asks for it): the highest grade over *every* evaluated query (ERR's gmax=collection, μAP's
-    levels=collection: each partition's, then the maximum), and whether every doc id of the run is a number
-    (ties='docid_desc_numeric': each partition's answer, for those that rank any document, all of them)."""
-    probe = replace(task, grades_only=True)
+    when a metric asks for it): the whole evaluation's facts (``evaluation.plan.Facts``), each partition's
+    observed facts merged (the highest grade over every evaluated query; whether every doc id of the run is
+    a number, from the partitions that rank any document)."""
+    probe = replace(task, facts_only=True)
     table = _to_arrow(rows.mapInArrow(functools.partial(part.evaluate_partition, probe), part.schema_ddl(probe)))
-    grades: dict[tuple, float] = {}
-    numeric = []
+    seen = Observed()
     for kind, info in zip(table.column("kind").to_pylist(), table.column("info").to_pylist()):
         if kind == part.ERROR:
             part.raise_error(info)
         answer = json.loads(info)
-        for key, g in answer["grades"]:
-            k = tuple(key)
-            grades[k] = max(grades.get(k, 0.0), float(g))
-        if answer["numeric"] is not None:
-            numeric.append(bool(answer["numeric"]))
-    return replace(task, grades=grades, numeric_doc_ids=bool(numeric) and all(numeric))
+        seen = seen.merged(Observed({tuple(k): float(g) for k, g in answer["grades"]},
+                                    {tuple(k): bool(b) for k, b in answer["numeric"]}))
+    return replace(task, facts=seen.as_facts())
 
 
 def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str | Convention = DEFAULT, *,
@@ -103,7 +100,8 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     written = [metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics))
     if not written:
         raise InvalidParameterError("no metrics given; e.g. metrics=['nDCG@10', 'AP']")
-    resolved = {m: conv.resolve(parse_metric(m)) for m in written}  # a bad metric fails here, not on the cluster
+    plan = make_plan(written, conv, check_ids=False)  # a bad metric fails here, not on the cluster
+    resolved = plan.resolved
     if partitions is not None and int(partitions) < 1:
         raise InvalidParameterError(f"partitions must be a positive number; got {partitions}")
 
@@ -116,11 +114,11 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     lenient = conv.derive(**{p: "skip" for p in ("missing_in_run", "missing_in_qrels") if getattr(conv, p) == "error"})
     task = part.PartitionTask(tuple(written), lenient, duplicates, query_type)
     with unbounded_arrow_bytes(rows.sparkSession):  # (the hand-off to Python, 4x faster: see spark.session)
-        if any(uses_collection_grade(rm) or rm.params["ties"] == "docid_desc_numeric" for rm in resolved.values()):
+        if plan.needs_facts:
             task = _first_pass(rows, task)
         out = rows.mapInArrow(functools.partial(part.evaluate_partition, task), part.schema_ddl(task)).persist()
         try:
-            res = _gather(_to_arrow(out), task, conv, resolved)
+            res = _gather(_to_arrow(out), task, plan)
         except BaseException:  # a refused input: nothing stays cached on the cluster
             out.unpersist(blocking=True)
             raise
@@ -129,8 +127,8 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     return SparkResults(res, per_query, out)
 
 
-def _gather(table: Any, task: part.PartitionTask, conv: Convention, resolved: Mapping[str, Any]) -> Results:
-    """The partitions' rows as one evaluation's Results, in the local engine's query order."""
+def _gather(table: Any, task: part.PartitionTask, plan: Plan) -> Results:
+    """The partitions' rows as one evaluation's Results (``combine``, as the local engine builds them)."""
     import pyarrow.compute as pc
 
     kinds = table.column("kind")
@@ -142,39 +140,26 @@ def _gather(table: Any, task: part.PartitionTask, conv: Convention, resolved: Ma
     other_q = other.column("q").to_pylist()
     for i in np.flatnonzero(kind == part.ERROR)[:1]:
         part.raise_error(info[i])
-    is_int = task.query_type == "long"
     q = table.column("q").to_numpy(zero_copy_only=False)
-    ids = q[rows].astype(np.int64) if is_int else np.asarray(q[rows], dtype=str)
-    order = np.argsort(ids, kind="stable")
-    query_ids = ids[order]
-    query_ids.setflags(write=False)
-    metrics = task.metrics
-    values, weights = {}, {}
-    for i, m in enumerate(metrics):
-        v = np.ascontiguousarray(table.column(f"v{i}").to_numpy()[rows][order])
-        v.setflags(write=False)
-        values[m] = v
-        if resolved[m].params["aggregate"] in ("micro", "relevant_weighted"):
-            weights[m] = np.ascontiguousarray(table.column(f"w{i}").to_numpy()[rows][order])
-    set_aside: dict[str, list] = {}
+    ids = np.asarray(q[rows]).astype(str)  # (the local engine's ids: text, in text order; ints after, by combine)
+    values = {m: table.column(f"v{i}").to_numpy()[rows] for i, m in enumerate(task.metrics)}
+    weights = {m: table.column(f"w{i}").to_numpy()[rows] for i, m in enumerate(task.metrics)
+               if plan.resolved[m].params["aggregate"] in ("micro", "relevant_weighted")}
+    set_aside: dict[str, list[str]] = {}
     for i in np.flatnonzero(kind == part.SET_ASIDE):
-        set_aside.setdefault(str(info[i]), []).append(int(other_q[i]) if is_int else str(other_q[i]))
+        set_aside.setdefault(str(info[i]), []).append(str(other_q[i]))
     parts = [json.loads(info[i]) for i in np.flatnonzero(kind == part.INFO)]
     counts = part.merge_info(parts)
-    _check_queries(counts, parts, set_aside, conv)
-    n_judged = int(counts.pop("n_judged", 0))
-    for key in ("n_ranked", "n_shared"):
-        counts.pop(key, None)
-    # evaluate() aggregates in the order of the ids as text (integer ids are put in numeric order after):
-    # the same order here gives the same sums to the bit
-    as_text = np.argsort(query_ids.astype(str), kind="stable") if is_int else slice(None)
-    means, n_averaged, excluded = summarize({m: v[as_text] for m, v in values.items()},
-                                            {m: str(resolved[m].params["aggregate"]) for m in metrics},
-                                            {m: w[as_text] for m, w in weights.items()})
-    res = Results(convention=conv, metrics=metrics, resolved=resolved, query_ids=query_ids, values=values,
-                  means=means, n_averaged=n_averaged, set_aside={r: tuple(sorted(ids)) for r, ids in set_aside.items()},
-                  excluded=excluded, info=counts, weights=weights)
-    warn_about(res, n_judged, stacklevel=4)
+    _check_queries(counts, parts, set_aside, plan.convention)
+    scored_empty = np.sort(np.asarray(counts.get("scored_empty", ()), dtype=str))
+    queries = QueryPlan(np.sort(ids), {r: tuple(sorted(a)) for r, a in set_aside.items()},
+                        scored_empty if scored_empty.size else None, task.query_type == "long")
+    tallies = {UNJUDGED_REMOVED: Count(int(counts.get("unjudged_removed", 0))),
+               TIES: Counts({m: int(n) for m, n in counts.get("ties", {}).items()})}
+    inputs = InputCounts(int(counts.get("qrels_duplicates_dropped", 0)), int(counts.get("run_duplicates_dropped", 0)),
+                         int(counts.get("fractional_grades", 0)), int(counts.get("float32_overflow", 0)))
+    res = combine(plan, [Partial(ids, values, weights, tallies)], queries, inputs)
+    warn_about(res, int(counts.get("n_judged", 0)), stacklevel=4)
     return res
 
 
@@ -196,11 +181,11 @@ def compare(qrels: Any, runs: Mapping[str, Any], metrics: str | Iterable[str], *
             convention: str | Convention = DEFAULT, columns: Mapping[str, Any] | None = None,
             partitions: int | None = None, **options: Any) -> Any:
     """Evaluate every run DataFrame on Spark, then compare the systems locally from their per-query values
-    (``rankwise.compare.compare_matrix``; ``options`` are its: baseline, test, correction, ...). Only the
+    (``rankwise.comparison.compare_matrix``; ``options`` are its: baseline, test, correction, ...). Only the
     per-query values reach the driver, never the runs."""
     import inspect
 
-    from rankwise.compare import PerQueryMatrix, compare_matrix
+    from rankwise.comparison import PerQueryMatrix, compare_matrix
 
     # compare_matrix's own options; every other keyword is an evaluation override (ties=..., as locally)
     compare_keys = set(inspect.signature(compare_matrix).parameters) - {"matrix"}

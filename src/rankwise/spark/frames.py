@@ -60,8 +60,8 @@ def _types(df: Any) -> dict[str, str]:
 
 def side_columns(df: Any, role: str, columns: Mapping[str, Any] | None, side: str) -> dict[str, str | None]:
     """{role: column} of one side, as ``rankwise.evaluate`` finds them in a local DataFrame."""
-    from rankwise.evaluation.evaluate import _side_columns
-    return resolve_columns(df.columns, role, _side_columns(columns, side))
+    from rankwise.api import side_columns as of_side
+    return resolve_columns(df.columns, role, of_side(columns, side))
 
 
 def tagged_rows(qrels: Any, run: Any, columns: Mapping[str, Any] | None = None, *,

@@ -1,20 +1,20 @@
 """What each Spark partition runs, and how the driver puts the partitions' answers together.
 
-A partition holds every row of its queries, qrels and run alike (the shuffle is by query), so it is
-evaluated by the local ``evaluate()`` unchanged: the same alignment, tie policy, kernels and query
-policies. Nothing here imports pyspark: a partition is a pyarrow table in, record batches out, so the
-code is exercised without a cluster too.
+A partition holds every row of its queries, qrels and run alike (the shuffle is by query), so it is a part
+of the evaluation as the engine's contract has it: ``evaluate_part`` on its queries (the same alignment, tie
+policy, kernels and query policies), and the driver hands the parts to ``combine``. Nothing here imports
+pyspark: a partition is a pyarrow table in, record batches out, so the code is exercised without a cluster
+too.
 
-The input rows are ``q`` (query id), ``d`` (doc id), ``v`` (grade or score), ``s`` (side: 0 qrels,
-1 run) and, when an order matters, ``o`` (the row's position in its input DataFrame: the 'input' tie
-order and the duplicates policies 'first'/'last' read it). The output rows are of four kinds: a query's values, a
-query set aside (and why), one row of counts per partition (``info``), and an error.
+The input rows are ``q`` (query id), ``d`` (doc id), ``v`` (grade or score), ``s`` (side: 0 qrels, 1 run)
+and, when an order matters, ``o`` (the row's position in its input DataFrame: the 'input' tie order and the
+duplicates policies 'first'/'last' read it). The output rows are of four kinds: a query's values, a query
+set aside (and why), one row of counts per partition (``info``), and an error.
 """
 from __future__ import annotations
 
 import json
 import re
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -23,28 +23,29 @@ import numpy as np
 from rankwise import errors
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
-from rankwise.data.id_overlap import id_checks
-from rankwise.data.ordering import numeric_doc_ids
-from rankwise.errors import DataError, ParseError, RankwiseError, RankwiseWarning
-from rankwise.evaluation.context import COLLECTION_GRADES
-from rankwise.evaluation.evaluate import collection_grades, evaluate
+from rankwise.errors import DataError, ParseError, RankwiseError
+from rankwise.evaluation.combine import input_counts, plan_of
+from rankwise.evaluation.partial import TIES, UNJUDGED_REMOVED, Count, Counts, evaluate_part, observe
+from rankwise.evaluation.plan import Facts, Plan, make_plan
 
 SIDE_QRELS, SIDE_RUN = 0, 1
-VALUE, SET_ASIDE, INFO, ERROR, GRADES = "value", "set_aside", "info", "error", "grades"
+VALUE, SET_ASIDE, INFO, ERROR, FACTS = "value", "set_aside", "info", "error", "facts"
 
 
 @dataclass(frozen=True)
 class PartitionTask:
     """Everything a partition needs, pickled once per task by Spark."""
     metrics: tuple[str, ...]
-    convention: Convention
+    convention: Convention  # lenient: query policies that raise are decided on the driver, for the whole input
     duplicates: str = "error"
     query_type: str = "string"  # the output's query column: "long" (integer ids on both sides) or "string"
-    grades: Mapping[tuple, float] = field(default_factory=dict)  # COLLECTION_GRADES, gathered beforehand
-    grades_only: bool = False  # the first pass: each partition's collection grades, no evaluation
-    # whether every doc id of the whole run is a number (ties='docid_desc_numeric'), gathered beforehand; a
-    # partition knows only its own ids (None: not needed)
-    numeric_doc_ids: bool | None = None
+    # the whole evaluation's facts (collection grades, numeric doc ids), gathered by a first pass over the
+    # partitions when a metric reads them: a partition knows only its own rows
+    facts: Facts = field(default_factory=Facts)
+    facts_only: bool = False  # the first pass: each partition's observed facts, no evaluation
+
+    def plan(self, check_ids: bool) -> Plan:
+        return make_plan(self.metrics, self.convention, check_ids=check_ids)
 
 
 def output_columns(task: PartitionTask) -> list[tuple[str, str]]:
@@ -138,30 +139,30 @@ def _answer(task: PartitionTask, table: Any) -> list[Any]:
     shared = np.intersect1d(qrels.query_ids, run.query_ids).size
     # the whole inputs' ids are checked on the driver (share no query?); here, the docs of the queries
     # both sides hold (the format check of evaluate(), on this partition's sample of them)
-    with warnings.catch_warnings(), id_checks(shared > 0):
-        warnings.simplefilter("ignore", RankwiseWarning)  # said once, on the driver, from the counts
-        if task.grades_only:  # (and whether this partition's doc ids are all numbers; None: it ranks none)
-            found = collection_grades(qrels, run, task.metrics, task.convention)
-            answer = {"grades": [[list(k), g] for k, g in found.items()],
-                      "numeric": numeric_doc_ids(run) if len(run) else None}
-            return [_rows_of(task, 1, GRADES, [None], [json.dumps(answer)])]
-        if task.numeric_doc_ids is not None:
-            run._memo["numeric_doc_ids"] = task.numeric_doc_ids  # the whole run's answer (ordering.numeric_doc_ids)
-        token = COLLECTION_GRADES.set(task.grades)
-        try:
-            # (one thread: a Spark task is given one core)
-            res = evaluate(qrels, run, list(task.metrics), convention=task.convention, workers=1)
-        finally:
-            COLLECTION_GRADES.reset(token)
-    n = res.query_ids.size
-    out = [_batch(task, res.query_ids, [VALUE] * n, [None] * n, [res.values[m] for m in task.metrics],
-                  [res.weights.get(m, np.full(n, np.nan)) for m in task.metrics])]
-    for reason, ids in res.set_aside.items():
-        out.append(_rows_of(task, len(ids), SET_ASIDE, list(ids), [reason] * len(ids)))
-    counts = dict(res.info, n_judged=qrels.n_queries, n_ranked=run.n_queries, n_shared=int(shared),
-                  qrels_sample=[str(x) for x in qrels.query_ids[:5]],
-                  run_sample=[str(x) for x in run.query_ids[:5]])
-    out.append(_rows_of(task, 1, INFO, [None], [json.dumps(_jsonable(counts))]))
+    plan = task.plan(check_ids=shared > 0)
+    queries = plan_of(plan, qrels, run)
+    if task.facts_only:
+        seen = observe(plan, qrels, run, queries.query_ids)
+        answer = {"grades": [[list(k), g] for k, g in seen.grades.items()],
+                  "numeric": [[list(k), b] for k, b in seen.numeric_doc_ids.items()]}
+        return [_rows_of(task, 1, FACTS, [None], [json.dumps(answer)])]
+    partial = evaluate_part(plan, qrels, run, queries.query_ids, task.facts)  # (one thread: a task has one core)
+    ids = queries.query_ids
+    n = ids.size
+    out = [_batch(task, ids, [VALUE] * n, [None] * n, [partial.values[m] for m in task.metrics],
+                  [partial.weights.get(m, np.full(n, np.nan)) for m in task.metrics])]
+    for reason, aside in queries.set_aside.items():
+        out.append(_rows_of(task, len(aside), SET_ASIDE, list(aside), [reason] * len(aside)))
+    counts = input_counts(plan, qrels, run)
+    info = {"qrels_duplicates_dropped": counts.qrels_duplicates_dropped,
+            "run_duplicates_dropped": counts.run_duplicates_dropped,
+            "fractional_grades": counts.fractional_grades, "float32_overflow": counts.float32_overflow,
+            "unjudged_removed": partial.tally(UNJUDGED_REMOVED, Count()).n,
+            "ties": dict(partial.tally(TIES, Counts()).by),
+            "scored_empty": [] if queries.scored_empty is None else [str(q) for q in queries.scored_empty],
+            "n_judged": qrels.n_queries, "n_ranked": run.n_queries, "n_shared": int(shared),
+            "qrels_sample": [str(x) for x in qrels.query_ids[:5]], "run_sample": [str(x) for x in run.query_ids[:5]]}
+    out.append(_rows_of(task, 1, INFO, [None], [json.dumps(_jsonable(info))]))
     return out
 
 

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 from scipy import optimize, stats
 
-from rankwise.compare.options import DEFAULT_ALPHA
-from rankwise.compare.paired import is_constant
+from rankwise.comparison.options import DEFAULT_ALPHA
+from rankwise.comparison.paired import is_constant
 from rankwise.errors import DataError, InvalidParameterError
 
 DEFAULT_POWER = 0.8
@@ -51,8 +51,8 @@ def t_power(n: int, delta: float, sd: float, alpha: float) -> float:
 
 def difference_sd(values: Any, metric: str | None = None) -> tuple[float, str]:
     """sd of per-query differences from a PerQueryMatrix, a (systems x queries) array or differences."""
-    from rankwise.compare.allpairs import anova
-    from rankwise.compare.matrix import PerQueryMatrix
+    from rankwise.comparison.allpairs import anova
+    from rankwise.comparison.matrix import PerQueryMatrix
 
     if isinstance(values, PerQueryMatrix):
         if metric is None:

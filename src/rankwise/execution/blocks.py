@@ -1,10 +1,10 @@
 """Blocks of whole queries evaluated by parallel workers: threads or forked processes, in block order.
 
-A worker gets a block (a span of a mapped file, or the bytes of a gzip file's block), parses it,
-restricts the qrels to the block's queries and evaluates it; the caller (``io.streaming``) merges the
-blocks' per-query values as it always did. What a block computes does not depend on which worker
-computes it, or when: the results come back in block order, so any number of workers gives the numbers
-of one, to the bit.
+A worker gets a block (a span of a mapped file, or the bytes of a gzip file's block), parses it, restricts
+the qrels to the block's queries and evaluates them (``evaluate_part``); the caller
+(``execution.streaming``) hands the blocks' partials to ``combine``. What a block computes does not depend
+on which worker computes it, or when: the results come back in block order, so any number of workers gives
+the numbers of one, to the bit.
 """
 from __future__ import annotations
 
@@ -13,20 +13,21 @@ import functools
 import mmap
 from collections import deque
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import numpy as np
 
-from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
-from rankwise.data.id_overlap import ID_SAMPLE, id_checks
+from rankwise.data.id_overlap import ID_SAMPLE
+from rankwise.data.run_filters import as_graded
 from rankwise.data.subsets import restrict
 from rankwise.errors import InvalidParameterError, ParseError
-from rankwise.evaluation.context import COLLECTION_GRADES
-from rankwise.evaluation.evaluate import collection_grades, evaluate_collections
-from rankwise.evaluation.notices import FLOAT32_KEY, TIES_KEY
+from rankwise.evaluation.combine import InputCounts, query_plan, run_counts
+from rankwise.evaluation.partial import Partial, evaluate_part
+from rankwise.evaluation.plan import Facts, Plan
 from rankwise.io.trec_blocks import _parse_block, parse_span
+from rankwise.spec.params import ALIGNMENT_PARAMS
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
@@ -37,15 +38,11 @@ POOLS = ("thread", "process")
 class BlockJob:
     """What every block's evaluation shares (read-only; a forked worker inherits it)."""
     qrels: Qrels | Callable[[], Qrels]  # or a callable that waits for qrels still being read
-    metrics: tuple[str, ...]
-    convention: Convention
+    plan: Plan  # the blocks' plan: no id checks (made once, for the whole file), lenient query policies
     path: str
     duplicates: str
     mm: mmap.mmap | None = None  # the mapped file, for blocks given as spans
-    # ERR's gmax=collection and μAP's levels=collection read the highest grade of every evaluated query: a
-    # first pass (grades_only) finds each block's, the caller takes the maximum, and the second pass is given it
-    grades: Mapping[tuple, float] = field(default_factory=dict)
-    grades_only: bool = False
+    facts: Facts | None = None  # the whole evaluation's facts; None: guessed from the judgments (guessed_facts)
     # the distinct doc ids of each block, for the doc-id check of a run whose ids look unlike the qrels' (rare)
     docs_only: bool = False
     # give what a finished block freed back to the system (see _trim): it bounds a long stream's memory, and
@@ -70,46 +67,47 @@ class BlockJob:
             self.judgments()  # qrels still being read: their error, if any, is said first, as when read first
             raise
         if self.docs_only:
-            return BlockPart(run.query_ids[:0], {}, {}, run.query_ids, size, {DOCS_KEY: np.unique(run.doc_ids())})
+            return BlockPart(None, run.query_ids, size, InputCounts(), 0, run.query_ids[:0], np.unique(run.doc_ids()))
         qrels = self.judgments()
-        if self.grades_only:
-            found = collection_grades(restrict(qrels, run.query_ids), run, self.metrics, self.convention)
-            return BlockPart(run.query_ids[:0], {}, {}, run.query_ids, size, {GRADES_KEY: found})
         judged = restrict(qrels, run.query_ids)
-        token = COLLECTION_GRADES.set(self.grades)  # (set in this worker's own thread: a context is per thread)
-        try:
-            with id_checks(False):  # said (and checked) once for the whole file, by the caller
-                res = evaluate_collections(judged, run, self.metrics, self.convention)
-        finally:
-            COLLECTION_GRADES.reset(token)
+        facts = self.facts if self.facts is not None else guessed_facts(self.plan, qrels)
+        queries = query_plan(self.plan, judged.query_ids, run.query_ids).query_ids
+        partial = evaluate_part(self.plan, judged, run, queries, facts)
         # for the whole file's id check: the block's judged queries (its queries are in no other block) and
         # its first doc ids
-        part = BlockPart(res.query_ids, dict(res.values), dict(res.weights), run.query_ids, size,
-                         {**{k: res.info[k] for k in PART_INFO if k in res.info}, SHARED_KEY: judged.n_queries,
-                          DOC_SAMPLE_KEY: run.doc_ids(np.arange(min(len(run), ID_SAMPLE)))})
-        del run, res
+        part = BlockPart(partial, run.query_ids, size, run_counts(self.plan, run), judged.n_queries,
+                         run.doc_ids(np.arange(min(len(run), ID_SAMPLE))))
+        del run
         if self.trim:
             _trim()  # what the block freed, back to the system before this worker starts the next one
         return part
 
 
-GRADES_KEY = "collection_grades"  # a grades_only block's answer: {alignment key: its highest grade}
-DOCS_KEY = "distinct_docs"  # a docs_only block's answer
-DOC_SAMPLE_KEY = "doc_sample"  # a block's first doc ids: the file's first ones make the run's id format
-SHARED_KEY = "judged_queries"  # how many of a block's queries the qrels judge
-# what the merge of the blocks adds up (a worker's Results stays in the worker)
-PART_INFO = ("run_duplicates_dropped", "unjudged_removed", FLOAT32_KEY, TIES_KEY)
+def guessed_facts(plan: Plan, qrels: Qrels) -> Facts:
+    """The whole evaluation's facts as the judgments alone suggest them, before the run is read: each
+    collection key's highest grade over every judged query (the evaluated ones are among them: the guess is
+    right unless the highest grade is only in queries the evaluation does not score, or in judgments the key
+    leaves out), and doc ids that are numbers. The scheduler checks the guess against what the blocks saw
+    (``Observed``) and evaluates again when it was wrong."""
+    def guess() -> Facts:
+        grades = {}
+        for key in plan.collection_keys:
+            values = as_graded(qrels, str(dict(zip(ALIGNMENT_PARAMS, key))["fractional_grades"])).values
+            grades[key] = max(0.0, float(values.max())) if values.size else 0.0
+        return Facts(grades, dict.fromkeys(plan.numeric_keys, True))
+    return qrels.memo(("guessed_facts", plan.collection_keys, plan.numeric_keys), guess)
 
 
 @dataclass(frozen=True)
 class BlockPart:
     """One block's evaluation, as the merge needs it (small: it crosses from a worker process)."""
-    query_ids: np.ndarray  # the evaluated queries, sorted
-    values: dict[str, np.ndarray]
-    weights: dict[str, np.ndarray]
-    run_ids: np.ndarray  # every query of the block's run
+    partial: Partial | None  # None: a docs_only pass
+    run_ids: np.ndarray  # every query of the block's run, in file order
     size: int  # bytes of the file the block held
-    info: dict[str, Any]
+    counts: InputCounts  # the block's run's counts (duplicates dropped, scores beyond float32)
+    judged_queries: int  # how many of the block's queries the qrels judge
+    doc_sample: np.ndarray  # the block's first doc ids: the file's first ones make the run's id format
+    distinct_docs: np.ndarray | None = None  # a docs_only block's answer
 
 
 @functools.cache
@@ -129,13 +127,18 @@ def _trim() -> None:
         libc.malloc_trim(0)
 
 
-_FORKED: BlockJob | None = None  # the job of a forked worker (inherited, never pickled)
+_JOB: BlockJob | None = None  # in a forked worker process only: its job (inherited, never pickled)
+
+
+def _install(job: BlockJob) -> None:  # a forked worker's initializer: the parent's module state is untouched
+    global _JOB
+    _JOB = job
 
 
 def _forked_call(block: Any) -> Any:
-    if _FORKED is None:  # pragma: no cover - set before the pool forks
+    if _JOB is None:  # pragma: no cover - installed when the worker starts
         raise RuntimeError("no block job in this worker")
-    return _FORKED(block)
+    return _JOB(block)
 
 
 def map_blocks(job: BlockJob, blocks: Iterable[Any], workers: int, pool: str = "thread") -> Iterator[Any]:
@@ -148,14 +151,10 @@ def map_blocks(job: BlockJob, blocks: Iterable[Any], workers: int, pool: str = "
         yield from map(job, blocks)
         return
     if pool == "process":
-        global _FORKED
         import multiprocessing
-        _FORKED = job
-        try:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as ex:
-                yield from _in_order(ex, _forked_call, blocks, workers + 1, job.trim)
-        finally:
-            _FORKED = None
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_install,
+                                 initargs=(job,)) as ex:  # (forked: the job is inherited, not pickled)
+            yield from _in_order(ex, _forked_call, blocks, workers + 1, job.trim)
         return
     with ThreadPoolExecutor(workers, thread_name_prefix="rankwise-block") as tex:
         yield from _in_order(tex, job, blocks, workers + 1, job.trim)

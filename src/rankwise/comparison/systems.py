@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from rankwise.compare import options as opt
-from rankwise.compare.allpairs import all_pairs_p, anova, effect_sizes
-from rankwise.compare.corrections import adjust
-from rankwise.compare.matrix import PerQueryMatrix, system_name
-from rankwise.compare.paired import PairedStats, paired
-from rankwise.compare.result import AnovaTable, Comparison, PairedResult, PairwiseResult, SystemSummary
+from rankwise.comparison import options as opt
+from rankwise.comparison.allpairs import all_pairs_p, anova, effect_sizes
+from rankwise.comparison.corrections import adjust
+from rankwise.comparison.matrix import PerQueryMatrix, system_name
+from rankwise.comparison.paired import PairedStats, paired
+from rankwise.comparison.result import AnovaTable, Comparison, PairedResult, PairwiseResult, SystemSummary
 from rankwise.errors import DataError, InvalidParameterError
 
 
@@ -34,12 +34,11 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
     ``missing_in_run`` decides whether a query some run lacks scores zero or is set aside for every
     system. The rest is :func:`compare_matrix`'s.
     """
+    from rankwise.api import as_qrels, evaluate
     from rankwise.conventions.presets import DEFAULT
-    from rankwise.data.collections import Qrels
-    from rankwise.evaluation.evaluate import _as_collection, evaluate
 
     named = _named_runs(runs)
-    qrels = _as_collection(qrels, Qrels, "grade", columns)  # read and indexed once for every run
+    qrels = as_qrels(qrels, columns)  # read and indexed once for every run
     metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
     results = {name: evaluate(qrels, run, metric_list, convention=convention or DEFAULT, columns=columns,
                               **overrides)

@@ -1,4 +1,5 @@
-"""Evaluating from files with every core: what ``rankwise.evaluate(path, path)`` and ``rankwise evaluate`` share.
+"""Evaluating from files with every core: how ``rankwise.evaluate(path, path)`` (and so ``rankwise evaluate``)
+reads and schedules.
 
 With several workers, qrels given as a path are read by a thread while the run is read (both readers spend most
 of their time where the GIL is released: pyarrow's CSV reader, numpy), and a TREC run file above
@@ -11,20 +12,18 @@ from __future__ import annotations
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
-from typing import Any, Callable, Iterable, Mapping, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.errors import ParseError, RankwiseError
-from rankwise.evaluation.evaluate import _as_collection, evaluate_collections, uses_collection_grade
-from rankwise.evaluation.parts import resolve_workers
 from rankwise.evaluation.results import Results
-from rankwise.io.streaming import DEFAULT_BLOCK_BYTES, run_file_results
+from rankwise.execution.parts import evaluate_in_memory
+from rankwise.execution.streaming import DEFAULT_BLOCK_BYTES, run_file_results
 from rankwise.io.tabular import detect_format
 from rankwise.io.trec_blocks import text_bytes
-from rankwise.spec.grammar import parse_metric
 
-__all__ = ["evaluate_files", "evaluate_run_in_blocks", "qrels_first", "resolve_workers"]
+__all__ = ["evaluate_files", "evaluate_run_in_blocks", "qrels_first", "streams"]
 
 STREAM_BYTES = 1 << 30  # TREC runs above this size are evaluated block by block (bounded memory)
 # With several workers, TREC runs above this size are evaluated in blocks too (below it, starting the workers
@@ -36,24 +35,31 @@ BLOCKS_PER_JOB = 2
 _T = TypeVar("_T")
 
 
-def evaluate_files(qrels: Any, run: Any, metrics: str | Iterable[str], conv: Convention, *,
-                   columns: Mapping[str, Any] | None = None, workers: int | None = None) -> tuple[Results, int]:
+def is_path(x: Any) -> bool:
+    return isinstance(x, (str, os.PathLike))
+
+
+def trec_path(x: Any) -> str | None:
+    """``x`` as a path, when it is a path to a TREC run file (the files blocks can cut)."""
+    return os.fspath(x) if is_path(x) and detect_format(x) == "trec" else None
+
+
+def evaluate_files(load_qrels: Callable[[], Qrels], load_run: Callable[[], Run], metrics: str | Iterable[str],
+                   conv: Convention, *, workers: int, qrels_aside: bool, trec_run: str | None) -> tuple[Results, int]:
     """``evaluate()`` when the qrels or the run is a path: (its Results, without its warnings; the number of
-    judged queries, for them). Either side may also be anything ``evaluate()`` takes."""
-    n_workers = resolve_workers(workers)
+    judged queries, for them). ``load_qrels``, ``load_run``: the input boundary's readers of either side;
+    ``qrels_aside``: read the qrels in a thread while the run is read (a path); ``trec_run``: the run's path,
+    when it is a TREC file (which blocks may evaluate)."""
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     with ThreadPoolExecutor(1, thread_name_prefix="rankwise-qrels") as reader:
-        if n_workers > 1 and isinstance(qrels, (str, os.PathLike)):
-            loading = reader.submit(_as_collection, qrels, Qrels, "grade", columns)
-        else:
-            loading = _done(_as_collection(qrels, Qrels, "grade", columns))
-        if isinstance(run, (str, os.PathLike)) and detect_format(run) == "trec":
-            found = evaluate_run_in_blocks(loading, os.fspath(run), metrics, conv, workers=n_workers, exact=True)
+        loading = reader.submit(load_qrels) if workers > 1 and qrels_aside else _done(load_qrels())
+        if trec_run is not None:
+            found = evaluate_run_in_blocks(loading, trec_run, metrics, conv, workers=workers, exact=True)
             if found is not None:
                 return found
-        ranked = qrels_first(loading, _as_collection, run, Run, "score", columns)
+        ranked = qrels_first(loading, load_run)
         judged = loading.result()
-    return evaluate_collections(judged, ranked, metrics, conv, workers=n_workers), judged.n_queries
+    return evaluate_in_memory(judged, ranked, metrics, conv, workers=workers), judged.n_queries
 
 
 def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: list[str], conv: Convention, *,
@@ -74,9 +80,7 @@ def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: lis
     errors are raised, and ``Results.info['blocks']`` says how many there were."""
     size = text_bytes(path) if os.path.isfile(path) else 0
     streamed = streams(path, stream)
-    if not streamed and not (stream == "auto" and _parallel_pays(conv, metrics, workers, size)):
-        return None
-    if exact and _numeric_ties(conv, metrics):  # (blocks decide it each for their own ids: see _parallel_pays)
+    if not streamed and not (stream == "auto" and workers > 1 and size >= PARALLEL_BYTES and metrics):
         return None
     block = DEFAULT_BLOCK_BYTES if streamed else -(-size // (workers * BLOCKS_PER_JOB))
     strict = streamed and not exact
@@ -98,29 +102,6 @@ def streams(path: str, stream: str = "auto") -> bool:
     """Whether a TREC run file is streamed (blocks of DEFAULT_BLOCK_BYTES, bounded memory): asked for
     (``'yes'``), or ``'auto'`` and the file is above STREAM_BYTES."""
     return stream == "yes" or (stream == "auto" and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES)
-
-
-def _parallel_pays(conv: Convention, metrics: list[str], workers: int, size: int) -> bool:
-    """Whether a run of ``size`` bytes is evaluated in blocks by parallel workers: with several workers, above
-    PARALLEL_BYTES, unless a metric reads the highest grade of every evaluated query (ERR's gmax=collection):
-    blocks learn it only from a first pass over the whole run (every block parsed twice), so such a run that
-    fits in memory is evaluated in memory; nor under ties='docid_desc_numeric' (see below)."""
-    if workers < 2 or size < PARALLEL_BYTES or not metrics:
-        return False
-    try:
-        resolved = [conv.resolve(parse_metric(m)) for m in metrics]
-    except RankwiseError:  # said by the evaluation, after the qrels' and the run's own errors, as in memory
-        return False
-    return not any(uses_collection_grade(rm) for rm in resolved) and not _numeric_ties(conv, metrics)
-
-
-def _numeric_ties(conv: Convention, metrics: list[str]) -> bool:
-    """Whether a metric breaks ties by ``docid_desc_numeric``: doc ids compared as numbers only if every doc id
-    of the run is one, which a block, knowing only its own ids, cannot tell."""
-    try:
-        return any(conv.resolve(parse_metric(m)).params.get("ties") == "docid_desc_numeric" for m in metrics)
-    except RankwiseError:
-        return False
 
 
 def qrels_first(qrels: Future[Any], fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from rankwise.compare.matrix import PerQueryMatrix
+from rankwise.comparison.matrix import PerQueryMatrix
 
 
 def _num(v: float | None) -> float | None:
@@ -122,6 +122,12 @@ class Comparison:
     @property
     def n_queries(self) -> int:
         return int(self.matrix.query_ids.size)
+
+    def __repr__(self) -> str:
+        """One line: the systems, metrics and queries compared, and how (the table: ``rankwise.report.render``)."""
+        how = "all pairs" if self.all_pairs else f"against {self.baseline!r}"
+        return (f"Comparison({len(self.system_names)} systems {how}, metrics={list(self.metrics)}, "
+                f"n_queries={self.n_queries}, test={self.test!r}, correction={self.correction!r})")
 
     @property
     def metrics(self) -> tuple[str, ...]:

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from rankwise.compare import resampling
-from rankwise.compare.options import EXACT_RANDOMIZATION_UP_TO
+from rankwise.comparison import resampling
+from rankwise.comparison.options import EXACT_RANDOMIZATION_UP_TO
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from rankwise.compare.resampling import randomized_tukey_p
-from rankwise.compare.result import AnovaTable
+from rankwise.comparison.resampling import randomized_tukey_p
+from rankwise.comparison.result import AnovaTable
 
 
 def anova(x: np.ndarray) -> AnovaTable:

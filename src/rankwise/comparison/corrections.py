@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankwise.compare.options import CORRECTIONS, check_choice
+from rankwise.comparison.options import CORRECTIONS, check_choice
 
 
 def adjust(p: np.ndarray, method: str) -> np.ndarray:

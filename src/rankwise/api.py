@@ -1,0 +1,122 @@
+"""The front door: ``rankwise.evaluate`` and the input boundary, ``as_qrels`` / ``as_run``.
+
+Everything a user hands rankwise (a Qrels or Run, a pandas or polars DataFrame, an Arrow table, a dict, a path
+to a file) becomes a Qrels or a Run here, once; below this module every function takes the data model. Which
+way the evaluation runs (one thread, parts of a run on every core, blocks of a file) is ``rankwise.execution``'s
+choice; the numbers are the same whichever it takes.
+"""
+from __future__ import annotations
+
+from os import PathLike
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from rankwise.conventions.convention import Convention
+from rankwise.conventions.presets import DEFAULT, get_convention
+from rankwise.data.collections import Qrels, Run
+from rankwise.data.frames import frame_kind
+from rankwise.errors import InvalidParameterError
+from rankwise.evaluation.notices import warn_about
+from rankwise.evaluation.results import Results
+from rankwise.execution.files import evaluate_files, is_path, trec_path
+from rankwise.execution.parts import evaluate_in_memory
+from rankwise.execution.workers import resolve_workers
+
+__all__ = ["evaluate", "as_qrels", "as_run", "side_columns"]
+
+
+def side_columns(columns: Mapping[str, Any] | None, side: str) -> dict[str, str]:
+    """The ``columns=`` roles of one side ("qrels" or "run"): ``{"qrels": {...}, "run": {...}}``, or one
+    mapping for both (query and doc for both sides, relevance for the qrels, score and rank for the run)."""
+    if not columns:
+        return {}
+    if "qrels" in columns or "run" in columns:
+        return dict(columns.get(side) or {})
+    drop = ("score", "rank") if side == "qrels" else ("relevance",)
+    return {k: v for k, v in columns.items() if k not in drop}
+
+
+def as_qrels(x: Any, columns: Mapping[str, Any] | None = None) -> Qrels:
+    """A Qrels from itself, a pandas/polars DataFrame or pyarrow Table (``Qrels.from_frame``), a dict
+    ``{query: {doc: grade}}`` or ``{query: [doc, ...]}`` (every listed doc relevant, grade 1), or a path to a
+    TREC, CSV/TSV, Parquet or JSON file (read as the CLI reads it, columns found by name). ``columns`` names
+    the columns of frames and files (as ``rankwise.evaluate``'s)."""
+    if isinstance(x, Qrels):
+        return x
+    if frame_kind(x) is not None:
+        return Qrels.from_frame(x, columns=side_columns(columns, "qrels"))
+    if isinstance(x, Mapping):
+        if _ranked_lists(x):
+            return Qrels.from_dict({q: dict.fromkeys(list(docs), 1) for q, docs in x.items()})
+        return Qrels.from_dict(x)
+    if isinstance(x, (str, PathLike)):
+        from rankwise.io.tabular import read_qrels_file
+        return read_qrels_file(x, columns=side_columns(columns, "qrels"))
+    raise _not_an_input(x, Qrels, "grade")
+
+
+def as_run(x: Any, columns: Mapping[str, Any] | None = None) -> Run:
+    """A Run from itself, a pandas/polars DataFrame or pyarrow Table (``Run.from_frame``), a dict
+    ``{query: {doc: score}}`` or ``{query: [doc, ...]}`` (a ranked list, best first), or a path to a TREC,
+    CSV/TSV, Parquet or JSON file. ``columns`` names the columns of frames and files."""
+    if isinstance(x, Run):
+        return x
+    if frame_kind(x) is not None:
+        return Run.from_frame(x, columns=side_columns(columns, "run"))
+    if isinstance(x, Mapping):
+        return Run.from_ranked_lists(x) if _ranked_lists(x) else Run.from_dict(x)
+    if isinstance(x, (str, PathLike)):
+        from rankwise.io.tabular import read_run_file
+        return read_run_file(x, columns=side_columns(columns, "run"))
+    raise _not_an_input(x, Run, "score")
+
+
+def _ranked_lists(x: Mapping[Any, Any]) -> bool:
+    inner = list(x.values())
+    return bool(inner) and all(isinstance(v, (list, tuple, np.ndarray)) for v in inner)
+
+
+def _not_an_input(x: Any, cls: type, what: str) -> InvalidParameterError:
+    side = "qrels" if cls is Qrels else "run"
+    return InvalidParameterError(
+        f"{side} must be a {cls.__name__}, a pandas or polars DataFrame, a pyarrow Table, a dict "
+        f"{{query: {{doc: {what}}}}}{' or {query: [doc, ...]}' if cls is Run else ''}, or a path to a TREC, CSV, "
+        f"TSV, Parquet or JSON file; got {type(x).__name__}. (rankwise.{cls.__name__}.from_frame, from_dict "
+        "and from_arrays build one explicitly)")
+
+
+def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str | Convention = DEFAULT, *,
+             columns: Mapping[str, Any] | None = None, workers: int | None = None, **overrides: Any) -> Results:
+    """Evaluate ``run`` against ``qrels`` with ``metrics`` under a named convention.
+
+    ``qrels`` and ``run`` are Qrels/Run, DataFrames (pandas, polars) or Arrow tables, dicts
+    (``{query: {doc: value}}``, or ``{query: [doc, ...]}`` best first), or paths to TREC, CSV/TSV,
+    Parquet or JSON files. Columns of frames and files are found by name (``user``/``userId``/``qid``...,
+    ``item``/``movieId``/``docno``..., ``rating``/``relevance``..., ``score``/``prediction``..., ``rank``);
+    ``columns={"query": "uid", "doc": "iid", "relevance": "r", "score": "s"}`` names them (or
+    ``{"qrels": {...}, "run": {...}}`` for each side). Qrels without a relevance column: every row is
+    relevant (grade 1). Ids of any type match as values (``10.0`` is ``10``); with integer query ids
+    the per-query results are keyed by ints in numeric order. Qrels and runs that share no query, or
+    whose ids look like different formats (``'7'`` and ``'007'``) and barely match, are a DataError.
+
+    ``overrides`` change single choices of the convention, e.g. ``ties="average"``,
+    ``missing_in_run="zero"``, ``denominator="min_k_relevant"``.
+
+    ``workers``: the cores used (None or 0: all of them; 1: one). Qrels given as a path are read while the
+    run is, a TREC run file above 48 MB is evaluated in blocks of whole queries by that many threads (as
+    ``rankwise evaluate --jobs``), and a run held in memory of 2M ranked rows or more in parts of whole
+    queries. The results are the same for every number of workers, to the bit.
+    """
+    conv = get_convention(convention)
+    if overrides:
+        conv = conv.derive(**overrides)
+    n_workers = resolve_workers(workers)
+    if is_path(qrels) or is_path(run):
+        res, n_judged = evaluate_files(lambda: as_qrels(qrels, columns), lambda: as_run(run, columns), metrics, conv,
+                                       workers=n_workers, qrels_aside=is_path(qrels), trec_run=trec_path(run))
+    else:
+        judged, ranked = as_qrels(qrels, columns), as_run(run, columns)
+        res, n_judged = evaluate_in_memory(judged, ranked, metrics, conv, workers=n_workers), judged.n_queries
+    warn_about(res, n_judged)  # once per call, one warning per kind (evaluation.notices)
+    return res

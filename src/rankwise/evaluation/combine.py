@@ -1,0 +1,163 @@
+"""The engine's contract, part three: ``combine``, the one place a ``Results`` is built.
+
+Whatever ran the parts (one thread, threads over parts of a run, blocks of a file, Spark partitions),
+``combine`` puts their values in the query plan's order, checks that they are exactly the plan's queries,
+aggregates them under each metric's ``aggregate``, merges their tallies and writes the info, in one order,
+so every way of evaluating gives the same ``Results``, to the bit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from rankwise.data.collections import Qrels, Run
+from rankwise.data.run_filters import fractional_count
+from rankwise.evaluation.aggregate import plan_queries, summarize
+from rankwise.evaluation.notices import FLOAT32_KEY, SCORED_EMPTY_KEY, TIES_KEY, TRUNCATED_KEY, float32_overflow
+from rankwise.evaluation.partial import TIES, UNJUDGED_REMOVED, Count, Counts, Partial, merged_tally
+from rankwise.evaluation.plan import Plan
+from rankwise.evaluation.results import Results
+
+QueryId = Any  # str, or int when both sides had integer ids
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """Which queries an evaluation scores (``query_ids``, sorted as text) and which it set aside, by reason;
+    ``scored_empty``: the judged queries without a ranking that it scores as empty (missing_in_run='zero');
+    ``int_ids``: both sides had integer ids (the results are keyed by ints, in numeric order)."""
+    query_ids: np.ndarray
+    set_aside: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    scored_empty: np.ndarray | None = None
+    int_ids: bool = False
+
+
+def query_plan(plan: Plan, judged: np.ndarray, ranked: np.ndarray, *, int_ids: bool = False) -> QueryPlan:
+    """The query plan from the judged and the ranked query ids, under the convention's missing_in_run and
+    missing_in_qrels (``evaluation.aggregate.plan_queries``; a policy set to 'error' raises here)."""
+    conv = plan.convention
+    query_ids, set_aside = plan_queries(judged, ranked, conv)
+    empty = np.setdiff1d(query_ids, ranked) if conv.missing_in_run == "zero" else None
+    return QueryPlan(query_ids, set_aside, empty if empty is not None and empty.size else None, int_ids)
+
+
+def plan_of(plan: Plan, qrels: Qrels, run: Run) -> QueryPlan:
+    """The query plan of a Qrels and a Run."""
+    return query_plan(plan, qrels.query_ids, run.query_ids,
+                      int_ids=qrels.query_id_type == run.query_id_type == "int")
+
+
+@dataclass(frozen=True)
+class InputCounts:
+    """What the inputs held that the evaluation set aside or reads with a caveat (counted over the whole
+    inputs: the scheduler that split them adds its parts' counts)."""
+    qrels_duplicates_dropped: int = 0
+    run_duplicates_dropped: int = 0
+    fractional_grades: int = 0  # grades with a fraction (said when a metric truncates them)
+    float32_overflow: int = 0  # finite scores beyond single precision (said when a metric compares float32)
+    blocks: int | None = None  # a streamed file's blocks (said by the CLI's streaming)
+
+    def plus_run(self, other: InputCounts) -> InputCounts:
+        """These counts with another part's run counts added (blocks of one file)."""
+        return InputCounts(self.qrels_duplicates_dropped, self.run_duplicates_dropped + other.run_duplicates_dropped,
+                           self.fractional_grades, self.float32_overflow + other.float32_overflow, self.blocks)
+
+
+def qrels_counts(plan: Plan, qrels: Qrels) -> InputCounts:
+    """The counts of the judgments (what the plan's metrics need counted)."""
+    truncates = any(rm.params["fractional_grades"] == "truncated" for rm in plan.resolved.values())
+    return InputCounts(qrels_duplicates_dropped=qrels.duplicates_dropped,
+                       fractional_grades=fractional_count(qrels) if truncates else 0)
+
+
+def run_counts(plan: Plan, run: Run) -> InputCounts:
+    """The counts of a run, or of a part of one that holds its own rows (a block of a file)."""
+    float32 = any(rm.params["scores"] == "float32" for rm in plan.resolved.values())
+    return InputCounts(run_duplicates_dropped=run.duplicates_dropped,
+                       float32_overflow=float32_overflow(run) if float32 else 0)
+
+
+def input_counts(plan: Plan, qrels: Qrels, run: Run) -> InputCounts:
+    return qrels_counts(plan, qrels).plus_run(run_counts(plan, run))
+
+
+def combine(plan: Plan, partials: list[Partial], queries: QueryPlan, counts: InputCounts | None = None) -> Results:
+    """The one ``Results`` of an evaluation from its parts: the values in the query plan's order (the parts
+    hold exactly the plan's queries, in any split and any order), the means over them, the tallies merged,
+    and the info (``counts``: None for ranks, which come without inputs to count)."""
+    query_ids = queries.query_ids
+    ids = np.concatenate([np.asarray(p.query_ids) for p in partials]) if partials else query_ids[:0]
+    order = None
+    if ids.size != query_ids.size or (ids.size and not np.array_equal(ids, query_ids)):
+        order = np.argsort(ids, kind="stable")
+        if not np.array_equal(ids[order], query_ids):
+            raise RuntimeError("the parts' queries differ from the query plan")  # a scheduler's bug, never the input's
+    values = {m: _joined([p.values[m] for p in partials], order, query_ids.size) for m in plan.metrics}
+    weights = {m: _joined([p.weights[m] for p in partials], order, query_ids.size)
+               for m in plan.metrics if partials and m in partials[0].weights}
+    means, n_averaged, excluded = summarize(values, plan.aggregates(), weights)
+    info = _info(plan, partials, queries, counts) if counts is not None else {}
+    set_aside: Mapping[str, tuple[QueryId, ...]] = queries.set_aside
+    if queries.int_ids:  # integer ids on both sides: int64 keys in numeric order (the means stay the text order's)
+        query_ids, numeric = _numeric_order(query_ids)
+        if numeric is not None:
+            values = {m: _frozen(v[numeric]) for m, v in values.items()}
+            weights = {m: w[numeric] for m, w in weights.items()}
+        set_aside = {reason: tuple(sorted(int(q) for q in ids_)) for reason, ids_ in set_aside.items()}
+    return Results(convention=plan.convention, metrics=plan.metrics, resolved=plan.resolved, query_ids=query_ids,
+                   values=values, means=means, n_averaged=n_averaged, set_aside=set_aside, excluded=excluded,
+                   info=info, weights=weights)
+
+
+def _info(plan: Plan, partials: list[Partial], queries: QueryPlan, counts: InputCounts) -> dict[str, object]:
+    """The info of the Results, always in this order (Results.to_dict and the JSON output list it as is)."""
+    info: dict[str, object] = {"qrels_duplicates_dropped": counts.qrels_duplicates_dropped,
+                               "run_duplicates_dropped": counts.run_duplicates_dropped}
+    if counts.blocks is not None:
+        info["blocks"] = counts.blocks
+    removed = merged_tally(partials, UNJUDGED_REMOVED, Count()).n
+    if removed:
+        info["unjudged_removed"] = removed
+    if counts.fractional_grades:  # said, never silent: trec_eval's reading of a grade is not everyone's
+        info[TRUNCATED_KEY] = counts.fractional_grades
+    if queries.scored_empty is not None:  # judged queries scored as empty rankings (trec_eval -c)
+        info[SCORED_EMPTY_KEY] = tuple(str(q) for q in queries.scored_empty)
+    ties = merged_tally(partials, TIES, Counts()).by
+    if ties:  # in the metrics' order, whichever part found which
+        info[TIES_KEY] = {m: ties[m] for m in plan.metrics if m in ties}
+    if counts.float32_overflow:
+        info[FLOAT32_KEY] = counts.float32_overflow
+    return info
+
+
+def _joined(parts: list[np.ndarray], order: np.ndarray | None, n: int) -> np.ndarray:
+    if not parts:
+        v = np.zeros(n, dtype=np.float64)
+    elif len(parts) == 1 and order is None:
+        v = parts[0]
+    else:
+        v = np.concatenate(parts)
+        if order is not None:
+            v = v[order]
+    return _frozen(v)
+
+
+def _frozen(v: np.ndarray) -> np.ndarray:
+    if v.flags.writeable:
+        v.setflags(write=False)
+    return v
+
+
+def _numeric_order(query_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Integer query ids as int64 in numeric order, and the order that puts them there (None: the ids are
+    not integers after all, kept as they are)."""
+    try:
+        ints = query_ids.astype(np.int64)
+    except (ValueError, OverflowError):
+        return query_ids, None
+    order = np.argsort(ints, kind="stable")
+    ints = ints[order]
+    ints.setflags(write=False)
+    return ints, order
