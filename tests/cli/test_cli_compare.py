@@ -190,3 +190,31 @@ def test_compare_values_json_files_with_one_name_are_an_error(tmp_path):
                  "--format", "json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["comparisons"][0]["delta"] == 0.0
+
+
+def test_compare_takes_jobs_and_columns_as_evaluate_does(runs, tmp_path):
+    """`rankwise compare` evaluates its runs through rankwise.compare's path: --jobs gives the same report, and
+    CSV inputs with their own column names are read with --query-column/--doc-column/--score-column."""
+    one = rankwise("compare", QRELS, *runs, "-m", "AP", "--format", "json", "--jobs", "1")
+    two = rankwise("compare", QRELS, *runs, "-m", "AP", "--format", "json", "--jobs", "2")
+    assert one.returncode == 0, one.stderr
+    assert two.stdout == one.stdout and two.stderr == one.stderr
+    qrels_csv = tmp_path / "judged.csv"
+    with open(qrels_csv, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["topic", "passage", "relevance"])
+        for q, docs in rw.Qrels.read(QRELS).to_dict().items():
+            w.writerows([q, d, int(g)] for d, g in docs.items())
+    csvs = []
+    for p in runs:
+        out = tmp_path / f"{p.stem}.csv"
+        with open(out, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["topic", "passage", "s"])
+            for q, docs in rw.Run.read(p).to_dict().items():
+                w.writerows([q, d, f"{s:.6f}"] for d, s in docs.items())
+        csvs.append(out)
+    from_csv = rankwise("compare", qrels_csv, *csvs, "-m", "AP", "--format", "json", "--query-column", "topic",
+                        "--doc-column", "passage", "--score-column", "s")
+    assert from_csv.returncode == 0, from_csv.stderr
+    assert json.loads(from_csv.stdout)["systems"] == json.loads(one.stdout)["systems"]

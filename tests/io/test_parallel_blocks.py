@@ -11,8 +11,8 @@ import pytest
 
 import rankwise as rw
 from rankwise.errors import DataError, InvalidParameterError, ParseError
-from rankwise.execution.workers import resolve_workers
 from rankwise.execution.streaming import NotContiguousError, evaluate_run_file
+from rankwise.execution.workers import resolve_workers
 from rankwise.io.trec_blocks import _byte_blocks, block_spans
 
 pytestmark = pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import rankwise as rw
-from rankwise.io import trec
 from rankwise.execution.streaming import evaluate_run_file
+from rankwise.io import trec
 
 GOOD = "q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1.0 t\n"
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 import sys
 import warnings
 
-from rankwise.cli.options import add_convention_options, overrides_from
+from rankwise.cli.options import (
+    add_column_options,
+    add_convention_options,
+    add_jobs_option,
+    columns_from,
+    overrides_from,
+)
 from rankwise.comparison.options import CORRECTIONS, DEFAULT_ALPHA, DEFAULT_PERMUTATIONS, DEFAULT_SEED, FAMILIES, TESTS
 from rankwise.errors import InvalidParameterError, RankwiseWarning
 from rankwise.io.tabular import FORMATS
@@ -25,6 +31,8 @@ def add_input_options(p) -> None:
     p.add_argument("--no-group", action="store_true", help="keep runs named SYSTEM@TAG apart instead of averaging")
     p.add_argument("--qrels-format", choices=FORMATS, help="override the format guessed from the extension")
     p.add_argument("--run-format", choices=FORMATS, help="override the format guessed from the extension")
+    add_column_options(p)
+    add_jobs_option(p, "each run is evaluated as 'rankwise evaluate --jobs N' evaluates it")
     add_convention_options(p)
     p.set_defaults(convention=None)  # None: the default preset for runs; --values were computed elsewhere
 
@@ -59,11 +67,13 @@ def register(sub) -> None:
 
 def load_matrix(args):
     """The per-query matrix from the command's inputs (qrels and runs, or --values)."""
-    from rankwise.api import evaluate
-    from rankwise.cli.evaluate_cmd import named_paths
+    from rankwise.api import as_qrels
     from rankwise.cli.output import notice_lines
     from rankwise.comparison.matrix import PerQueryMatrix
+    from rankwise.comparison.systems import evaluate_runs
     from rankwise.conventions import DEFAULT
+    from rankwise.data.names import named_runs
+    from rankwise.execution.workers import resolve_workers
     from rankwise.io.tabular import read_qrels_file, read_run_file
 
     group = not args.no_group
@@ -89,14 +99,20 @@ def load_matrix(args):
                                     "or per-query values with --values FILE ...")
     if not args.metric:
         raise InvalidParameterError("name at least one metric with -m, e.g. -m nDCG@10 -m AP")
-    qrels = read_qrels_file(args.inputs[0], args.qrels_format)
-    convention = args.convention or DEFAULT
+    columns = columns_from(args)
+    side = columns or {}
+    # each run evaluated as rankwise.compare evaluates it (the same naming, reading and workers), one at a time;
+    # a format given on the command line is read here (the API finds a file's format by its extension)
+    qrels = (read_qrels_file(args.inputs[0], args.qrels_format, columns=side.get("qrels")) if args.qrels_format
+             else as_qrels(args.inputs[0], columns))
+    workers = resolve_workers(args.jobs, "--jobs")
     results = {}
-    for name, path in named_paths(args.inputs[1:]).items():
-        run = read_run_file(path, args.run_format)
-        with warnings.catch_warnings():  # set-aside queries are reported by run(); the rest here, once
+    for name, path in named_runs(args.inputs[1:]).items():
+        run = read_run_file(path, args.run_format, columns=side.get("run")) if args.run_format else path
+        with warnings.catch_warnings():  # set-aside queries are reported by run(); the rest here, once per run
             warnings.simplefilter("ignore", RankwiseWarning)
-            results[name] = evaluate(qrels, run, args.metric, convention=convention, **overrides_from(args))
+            results[name] = evaluate_runs(qrels, {name: run}, args.metric, convention=args.convention or DEFAULT,
+                                          columns=columns, workers=workers, **overrides_from(args))[name]
         for line in notice_lines(results[name], f"{name}: "):
             print(line, file=sys.stderr)
     return PerQueryMatrix.from_results(results, group_tags=group)

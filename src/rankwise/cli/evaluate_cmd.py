@@ -8,7 +8,7 @@ import sys
 import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from rankwise.cli.options import add_convention_options, overrides_from
+from rankwise.cli.options import add_column_options, add_convention_options, add_jobs_option, overrides_from
 from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
 from rankwise.execution.files import PARALLEL_BYTES, STREAM_BYTES
 from rankwise.io.tabular import FORMATS
@@ -38,10 +38,7 @@ def register(sub) -> None:
     p.add_argument("--output", "-o", metavar="FILE", help="write the result here instead of stdout")
     p.add_argument("--qrels-format", choices=FORMATS, help="override the format guessed from the extension")
     p.add_argument("--run-format", choices=FORMATS, help="override the format guessed from the extension")
-    p.add_argument("--query-column", help="column of the query id (CSV/TSV/Parquet)")
-    p.add_argument("--doc-column", help="column of the document id (CSV/TSV/Parquet)")
-    p.add_argument("--relevance-column", help="column of the grade in the qrels (CSV/TSV/Parquet)")
-    p.add_argument("--score-column", help="column of the score in the run (CSV/TSV/Parquet)")
+    add_column_options(p)
     p.add_argument("--duplicates", default="error", choices=["error", "first", "last", "max"],
                    help="what to do with a (query, doc) pair given twice (default: error)")
     p.add_argument("--progress", action="store_true",
@@ -50,10 +47,8 @@ def register(sub) -> None:
     p.add_argument("--stream", choices=["auto", "yes", "no"], default="auto",
                    help="evaluate a TREC run block by block of whole queries, in bounded memory "
                         f"(auto: for run files above {STREAM_BYTES >> 20} MB)")
-    p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
-                   help="use N cores (default 0: all of them; 1: one): the qrels are read while the run is, and "
-                        f"a TREC run above {PARALLEL_BYTES >> 20} MB is evaluated in blocks of whole queries by N "
-                        "workers. The numbers are the same for every N, to the bit")
+    add_jobs_option(p, f"the qrels are read while the run is, and a TREC run above {PARALLEL_BYTES >> 20} MB is "
+                       "evaluated in blocks of whole queries by N workers")
     p.add_argument("--engine", choices=["local", "spark"], default="local",
                    help="spark: the files are read and evaluated by Spark (pyspark; paths Spark reads: local, "
                         "HDFS, S3...), with the local engine's numbers and output")
@@ -164,18 +159,9 @@ def trec_runid(arg: str, fmt: str | None) -> str:
 
 
 def named_paths(args: list[str]) -> dict[str, str]:
-    """Run arguments (PATH or NAME=PATH) -> {name: path}; names must be unique."""
-    from rankwise.data.names import split_name, system_name
-
-    out: dict[str, str] = {}
-    for arg in args:
-        name, path = split_name(arg)
-        name = name or system_name(path)
-        if name in out:
-            raise InvalidParameterError(f"two runs are named {name!r} ({out[name]} and {path}); name them "
-                                        "with NAME=PATH")
-        out[name] = path
-    return out
+    """Run arguments (PATH or NAME=PATH) -> {name: path}; names must be unique (as rankwise.compare names runs)."""
+    from rankwise.data.names import named_runs
+    return named_runs(args)
 
 
 def _evaluate_one(args, qrels: Future, path: str, progress):

@@ -35,3 +35,26 @@ def add_convention_options(parser) -> None:
 
 def overrides_from(args) -> dict:
     return {k[3:]: v for k, v in vars(args).items() if k.startswith("ov_") and v is not None}
+
+
+def add_column_options(parser) -> None:
+    """The columns of CSV/TSV/Parquet inputs, by name (``rankwise evaluate`` and ``rankwise compare``)."""
+    parser.add_argument("--query-column", help="column of the query id (CSV/TSV/Parquet)")
+    parser.add_argument("--doc-column", help="column of the document id (CSV/TSV/Parquet)")
+    parser.add_argument("--relevance-column", help="column of the grade in the qrels (CSV/TSV/Parquet)")
+    parser.add_argument("--score-column", help="column of the score in the run (CSV/TSV/Parquet)")
+
+
+def columns_from(args) -> dict[str, dict[str, str]] | None:
+    """The column options as ``rankwise.evaluate``'s ``columns=`` (one mapping per side), or None."""
+    qrels = {k: v for k, v in (("query", args.query_column), ("doc", args.doc_column),
+                               ("relevance", args.relevance_column)) if v}
+    run = {k: v for k, v in (("query", args.query_column), ("doc", args.doc_column), ("score", args.score_column))
+           if v}
+    return {"qrels": qrels, "run": run} if qrels or run else None
+
+
+def add_jobs_option(parser, what: str) -> None:
+    parser.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
+                        help=f"use N cores (default 0: all of them; 1: one): {what}. The numbers are the same for "
+                             "every N, to the bit")

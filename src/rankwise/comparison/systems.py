@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from os import PathLike
 from typing import Any
 
 import numpy as np
@@ -11,10 +10,12 @@ from scipy import stats
 from rankwise.comparison import options as opt
 from rankwise.comparison.allpairs import all_pairs_p, anova, effect_sizes
 from rankwise.comparison.corrections import adjust
-from rankwise.comparison.matrix import PerQueryMatrix, system_name
+from rankwise.comparison.matrix import PerQueryMatrix
 from rankwise.comparison.paired import PairedStats, paired
 from rankwise.comparison.result import AnovaTable, Comparison, PairedResult, PairwiseResult, SystemSummary
+from rankwise.data.names import named_runs
 from rankwise.errors import DataError, InvalidParameterError
+from rankwise.evaluation.results import Results
 
 
 def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str], *,
@@ -22,45 +23,38 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
             correction: str | None = None, family: str | None = None, alpha: float | None = None,
             permutations: int | None = None, seed: int | None = None, convention: Any = None,
             group_tags: bool = True, groups: Mapping[str, Sequence[str]] | None = None,
-            columns: Mapping[str, Any] | None = None, **overrides: Any) -> Comparison:
+            columns: Mapping[str, Any] | None = None, workers: int | None = None, **overrides: Any) -> Comparison:
     """Evaluate every run on the same qrels and metrics, then compare the systems.
 
     ``runs`` maps system names to runs (a Run, a DataFrame or Arrow table, a ``{query: {doc: score}}``
     or ``{query: [doc, ...]}`` dict, or a path to a TREC, CSV/TSV, Parquet or JSON file), or is a list
-    of paths (named by their file stem); ``qrels`` is any input of :func:`rankwise.evaluate`, and
-    ``columns`` names the columns of frames and files as there. Runs named ``SYSTEM@TAG`` are averaged per query into
-    SYSTEM (``group_tags=False`` keeps them apart; ``groups`` names the runs of each system).
-    ``convention`` and ``overrides`` are those of :func:`rankwise.evaluate`; the query policy
-    ``missing_in_run`` decides whether a query some run lacks scores zero or is set aside for every
-    system. The rest is :func:`compare_matrix`'s.
+    of paths (``NAME=PATH`` names one; else the file's name without extensions); ``qrels`` is any input of
+    :func:`rankwise.evaluate`, and ``columns`` names the columns of frames and files as there. Runs named
+    ``SYSTEM@TAG`` are averaged per query into SYSTEM (``group_tags=False`` keeps them apart; ``groups`` names
+    the runs of each system). ``convention``, ``workers`` and ``overrides`` are those of
+    :func:`rankwise.evaluate`; the query policy ``missing_in_run`` decides whether a query some run lacks scores
+    zero or is set aside for every system. The rest is :func:`compare_matrix`'s.
     """
-    from rankwise.api import as_qrels, evaluate
-    from rankwise.conventions.presets import DEFAULT
-
-    named = _named_runs(runs)
-    qrels = as_qrels(qrels, columns)  # read and indexed once for every run
-    metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
-    results = {name: evaluate(qrels, run, metric_list, convention=convention or DEFAULT, columns=columns,
-                              **overrides)
-               for name, run in named.items()}
+    results = evaluate_runs(qrels, runs, metrics, convention=convention, columns=columns, workers=workers,
+                            **overrides)
     matrix = PerQueryMatrix.from_results(results, group_tags=group_tags, groups=groups)
     return compare_matrix(matrix, baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,
                           family=family, alpha=alpha, permutations=permutations, seed=seed)
 
 
-def _named_runs(runs: Mapping[str, Any] | Sequence[Any]) -> dict[str, Any]:
-    if isinstance(runs, Mapping):
-        return {str(k): v for k, v in runs.items()}
-    if isinstance(runs, (str, PathLike)):
-        raise InvalidParameterError("runs must be several runs: a list of paths or a {name: run} mapping")
-    out: dict[str, Any] = {}
-    for i, r in enumerate(runs):
-        name = system_name(r) if isinstance(r, (str, PathLike)) else f"run{i + 1}"
-        if name in out:
-            raise InvalidParameterError(f"two runs are named {name!r}; name them with a mapping "
-                                        "{name: run} (CLI: NAME=PATH)")
-        out[name] = r
-    return out
+def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str], *,
+                  convention: Any = None, columns: Mapping[str, Any] | None = None, workers: int | None = None,
+                  **overrides: Any) -> dict[str, Results]:
+    """Every run of a comparison evaluated on the same qrels (read and indexed once) and metrics: {name:
+    Results}, the runs named as :func:`compare` names them. ``rankwise compare`` evaluates its runs this way."""
+    from rankwise.api import as_qrels, evaluate
+    from rankwise.conventions.presets import DEFAULT
+
+    named = named_runs(runs)
+    qrels = as_qrels(qrels, columns)
+    metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
+    return {name: evaluate(qrels, run, metric_list, convention=convention or DEFAULT, columns=columns,
+                           workers=workers, **overrides) for name, run in named.items()}
 
 
 def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_pairs: bool = False,

@@ -6,6 +6,9 @@ statistics import scipy, half a second of start-up), and compare/ and io/ name r
 from __future__ import annotations
 
 import os
+from typing import Any, Mapping, Sequence
+
+from rankwise.errors import InvalidParameterError
 
 
 def system_name(path: str | os.PathLike[str]) -> str:
@@ -24,3 +27,21 @@ def split_name(arg: str) -> tuple[str | None, str]:
         if name:
             return name, path
     return None, arg
+
+
+def named_runs(runs: Mapping[str, Any] | Sequence[Any]) -> dict[str, Any]:
+    """{name: run}: a mapping as given, or a list of runs named by path (``NAME=PATH``, else the file's name
+    without extensions) or by place (run1, run2, ...); two runs of one name are an error."""
+    if isinstance(runs, Mapping):
+        return {str(k): v for k, v in runs.items()}
+    if isinstance(runs, (str, os.PathLike)):
+        raise InvalidParameterError("runs must be several runs: a list of paths or a {name: run} mapping")
+    out: dict[str, Any] = {}
+    for i, r in enumerate(runs):
+        name, run = (split_name(str(r)) if isinstance(r, str) else (None, r))
+        name = name or (system_name(run) if isinstance(run, (str, os.PathLike)) else f"run{i + 1}")
+        if name in out:
+            raise InvalidParameterError(f"two runs are named {name!r} ({out[name]} and {run}); name them with "
+                                        "NAME=PATH or a mapping {name: run}")
+        out[name] = run
+    return out
