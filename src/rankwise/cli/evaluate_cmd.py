@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import sys
 import warnings
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 
 from rankwise.cli.options import add_column_options, add_convention_options, add_jobs_option, overrides_from
 from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
@@ -90,23 +89,19 @@ def run(args) -> int:
     size = sum(os.path.getsize(f) for f in (args.qrels, *args.run) if os.path.isfile(f))
     progress = Progress.auto(args.progress, size > PROGRESS_BYTES)
     stage = progress.stage
-    from rankwise.execution.files import qrels_first
+    from rankwise.execution.reading import qrels_first, read_aside
     from rankwise.execution.workers import resolve_workers
     from rankwise.io.tabular import read_qrels_file
 
     args.jobs = resolve_workers(args.jobs, "--jobs")
     stage(f"reading qrels {args.qrels}")
-    with warnings.catch_warnings(), ThreadPoolExecutor(1) as reader:
-        # the evaluations' notices are said below, once, in the CLI's words (output.notice_lines): only the
-        # warnings of the evaluate calls made here are silenced, not the qrels reader's (a thread's, meanwhile)
-        warnings.filterwarnings("ignore", category=RankwiseWarning, module=re.escape(__name__) + "$")
-        # with several jobs the qrels are read by a thread while the (first) run is read: both readers spend
-        # most of their time where the GIL is released (pyarrow's CSV reader, numpy)
-        qrels: Future = reader.submit(read_qrels_file, args.qrels, args.qrels_format, query=args.query_column,
-                                      doc=args.doc_column, relevance=args.relevance_column,
-                                      duplicates=args.duplicates)
-        if args.jobs == 1:
-            qrels.result()
+
+    def read_qrels():
+        return read_qrels_file(args.qrels, args.qrels_format, query=args.query_column, doc=args.doc_column,
+                               relevance=args.relevance_column, duplicates=args.duplicates)
+    # the evaluations say no warnings: their notices are printed below, once, in the CLI's words
+    # (output.notice_lines); with several jobs the qrels are read while the (first) run is
+    with read_aside(read_qrels, args.jobs > 1) as qrels:
         named = qrels_first(qrels, named_paths, args.run)
         results = {name: _evaluate_one(args, qrels, path, progress) for name, path in named.items()}
     stage("done")
@@ -165,14 +160,15 @@ def named_paths(args: list[str]) -> dict[str, str]:
 
 
 def _evaluate_one(args, qrels: Future, path: str, progress):
-    """One run's Results. ``qrels``: a Future of the Qrels (being read while the run is)."""
-    from rankwise.api import evaluate
-    from rankwise.execution.files import evaluate_run_in_blocks, qrels_first, streams
+    """One run's Results, without warnings. ``qrels``: a Future of the Qrels (being read while the run is)."""
+    from rankwise.execution.files import evaluate_run_in_blocks, streams
+    from rankwise.execution.parts import evaluate_in_memory
+    from rankwise.execution.reading import qrels_first
     from rankwise.io.tabular import detect_format, read_run_file
 
     trec = (args.run_format or detect_format(path)) == "trec"
-    # (a wrong override: said at once for a file streamed because it may not fit in memory, else by the
-    # evaluation in memory, after the files' own errors)
+    # (a wrong override: said at once for a file streamed because it may not fit in memory, else after the
+    # files' own errors, as the evaluation in memory says it)
     conv = _convention(args, strict=streams(path, args.stream)) if trec else None
     if conv is not None:
         found = evaluate_run_in_blocks(qrels, path, args.metric, conv, workers=args.jobs, stream=args.stream,
@@ -184,10 +180,10 @@ def _evaluate_one(args, qrels: Future, path: str, progress):
     stage(f"reading run {path}")
     run_ = qrels_first(qrels, read_run_file, path, args.run_format, query=args.query_column, doc=args.doc_column,
                        score=args.score_column, duplicates=args.duplicates)
+    judged = qrels.result()
+    conv = conv or _convention(args, strict=True)
     stage(f"evaluating {run_.n_queries} queries, {len(run_)} ranked documents")
-    return evaluate(qrels.result(), run_, args.metric, convention=args.convention, workers=args.jobs,
-                    **overrides_from(args))
-
+    return evaluate_in_memory(judged, run_, args.metric, conv, workers=args.jobs)
 
 
 def _convention(args, strict: bool):

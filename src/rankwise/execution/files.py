@@ -10,15 +10,16 @@ said first (the qrels' errors come first, as when they are read first).
 from __future__ import annotations
 
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import replace
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Iterable
 
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.errors import ParseError, RankwiseError
 from rankwise.evaluation.results import Results
 from rankwise.execution.parts import evaluate_in_memory
+from rankwise.execution.reading import qrels_first, read_aside
 from rankwise.execution.streaming import DEFAULT_BLOCK_BYTES, run_file_results
 from rankwise.io.tabular import detect_format
 from rankwise.io.trec_blocks import text_bytes
@@ -31,8 +32,6 @@ STREAM_BYTES = 1 << 30  # TREC runs above this size are evaluated block by block
 # the end by half a worker's share, not a whole one.
 PARALLEL_BYTES = 48 << 20
 BLOCKS_PER_JOB = 2
-
-_T = TypeVar("_T")
 
 
 def is_path(x: Any) -> bool:
@@ -51,8 +50,7 @@ def evaluate_files(load_qrels: Callable[[], Qrels], load_run: Callable[[], Run],
     ``qrels_aside``: read the qrels in a thread while the run is read (a path); ``trec_run``: the run's path,
     when it is a TREC file (which blocks may evaluate)."""
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    with ThreadPoolExecutor(1, thread_name_prefix="rankwise-qrels") as reader:
-        loading = reader.submit(load_qrels) if workers > 1 and qrels_aside else _done(load_qrels())
+    with read_aside(load_qrels, workers > 1 and qrels_aside) as loading:
         if trec_run is not None:
             found = evaluate_run_in_blocks(loading, trec_run, metrics, conv, workers=workers, exact=True)
             if found is not None:
@@ -102,19 +100,3 @@ def streams(path: str, stream: str = "auto") -> bool:
     """Whether a TREC run file is streamed (blocks of DEFAULT_BLOCK_BYTES, bounded memory): asked for
     (``'yes'``), or ``'auto'`` and the file is above STREAM_BYTES."""
     return stream == "yes" or (stream == "auto" and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES)
-
-
-def qrels_first(qrels: Future[Any], fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
-    """``fn(*args, **kwargs)``; if it fails, an error of the qrels (read meanwhile) is raised instead: the
-    qrels' errors come first, as when they were read first."""
-    try:
-        return fn(*args, **kwargs)
-    except Exception:
-        qrels.result()
-        raise
-
-
-def _done(value: _T) -> Future[_T]:
-    done: Future[_T] = Future()
-    done.set_result(value)
-    return done

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Iterator
 
@@ -31,6 +31,7 @@ from rankwise.evaluation.partial import OBSERVED, Partial, evaluate_part, merged
 from rankwise.evaluation.plan import Facts, Observed, Plan, make_plan
 from rankwise.evaluation.results import Results
 from rankwise.execution.blocks import BlockJob, BlockPart, guessed_facts, map_blocks
+from rankwise.execution.reading import read_aside
 from rankwise.execution.workers import resolve_workers
 from rankwise.io.arrow_pool import arrow_scope
 from rankwise.io.trec import RUN_LAYOUT
@@ -86,7 +87,8 @@ def run_file_results(qrels: Any, run_path: Any, metrics: str | Iterable[str], co
             stack.callback(_close, mm)
         loading: Future[Qrels] | None = qrels if isinstance(qrels, Future) else None
         if loading is None and not isinstance(qrels, Qrels) and n_workers > 1 and pool == "thread":
-            loading = stack.enter_context(ThreadPoolExecutor(1)).submit(_as_qrels, qrels)
+            given = qrels
+            loading = stack.enter_context(read_aside(lambda: _as_qrels(given), True))
         if loading is not None and (n_workers == 1 or pool != "thread"):
             qrels, loading = loading.result(), None  # (forked workers need them before the fork)
         qrels = _as_qrels(qrels) if loading is None else loading.result  # the blocks wait for it, run parsed
