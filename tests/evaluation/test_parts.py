@@ -10,7 +10,8 @@ import pytest
 
 import rankwise as rw
 import rankwise.execution.parts as parts
-from tests.io.test_parallel_blocks import _collection, _same
+from rankwise.testing import assert_results_identical
+from tests.io.test_parallel_blocks import _collection
 
 METRICS = ["nDCG@10", "AP", "RR", "P@5", "R@20", "bpref", "ERR(gmax=query)@10", "P(aggregate=micro)@5",
            "infAP", "RBP"]
@@ -39,8 +40,8 @@ def _inputs(tmp_path, seed: int):
 
 
 def _identical(one, other) -> None:
-    _same(one, other)
-    assert list(one.info) == list(other.info) and one.to_dict() == other.to_dict()
+    assert_results_identical(one, other)
+    assert one.to_dict() == other.to_dict()
 
 
 @pytest.mark.parametrize("overrides", [{}, {"missing_in_run": "zero"}, {"missing_in_qrels": "evaluate"},

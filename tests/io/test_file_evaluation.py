@@ -12,6 +12,7 @@ import pytest
 import rankwise as rw
 import rankwise.execution.files as files
 from rankwise.errors import DataError, InvalidParameterError, ParseError
+from rankwise.testing import assert_results_identical
 
 from .test_parallel_blocks import _collection, _files, _same
 
@@ -46,8 +47,7 @@ def _same_error(qp, rp, metrics, workers: int, error=DataError, **overrides) -> 
 
 def _identical(whole, got) -> None:
     """The same Results, to the bit, and the same info in the same order (to_dict and JSON list it as is)."""
-    _same(whole, got)
-    assert list(whole.info) == list(got.info)
+    assert_results_identical(whole, got)
     assert whole.to_dict() == got.to_dict()
 
 

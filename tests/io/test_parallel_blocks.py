@@ -14,6 +14,7 @@ from rankwise.errors import DataError, InvalidParameterError, ParseError
 from rankwise.execution.streaming import NotContiguousError, evaluate_run_file
 from rankwise.execution.workers import resolve_workers
 from rankwise.io.trec_blocks import _byte_blocks, block_spans
+from rankwise.testing import assert_results_identical
 
 pytestmark = pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 
@@ -52,17 +53,7 @@ def _files(tmp_path, seed=0, *, dup=False, gz=False, bom=False):
 
 
 def _same(a, b) -> None:
-    assert np.array_equal(a.query_ids, b.query_ids)
-    assert a.metrics == b.metrics
-    for m in a.metrics:
-        assert np.array_equal(a.values[m], b.values[m], equal_nan=True), m
-        assert a.values[m].tobytes() == b.values[m].tobytes(), m  # the same bits, NaN included
-        assert (np.isnan(a.means[m]) and np.isnan(b.means[m])) or a.means[m] == b.means[m], m
-        if m in a.weights or m in b.weights:
-            assert np.array_equal(a.weights[m], b.weights[m]), m
-    assert a.set_aside == b.set_aside
-    assert a.info == b.info
-    assert a.n_averaged == b.n_averaged and a.excluded == b.excluded
+    assert_results_identical(a, b)
 
 
 @pytest.mark.parametrize("overrides", [{}, {"missing_in_run": "zero"}, {"missing_in_qrels": "evaluate"},

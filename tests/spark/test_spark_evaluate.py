@@ -15,6 +15,7 @@ import pytest
 
 import rankwise as rw
 from rankwise.conventions import PRESETS
+from rankwise.testing import assert_results_identical
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark is a test dependency: pip install -e '.[test]'")
 pd = pytest.importorskip("pandas")
@@ -64,16 +65,7 @@ def resolvable(convention) -> list[str]:
 
 
 def assert_same(local: rw.Results, remote: rw.Results) -> None:
-    assert np.array_equal(local.query_ids, remote.query_ids)
-    assert local.query_ids.dtype.kind == remote.query_ids.dtype.kind
-    for m in local.metrics:
-        assert np.array_equal(local.values[m], remote.values[m], equal_nan=True), m
-        assert (local.means[m] == remote.means[m]) or (np.isnan(local.means[m]) and np.isnan(remote.means[m])), m
-    assert dict(local.n_averaged) == dict(remote.n_averaged)
-    assert dict(local.set_aside) == dict(remote.set_aside)
-    assert dict(local.info) == dict(remote.info)
-    for m, w in local.weights.items():
-        assert np.array_equal(w, remote.weights[m]), m
+    assert_results_identical(local, remote)
 
 
 @pytest.mark.parametrize("int_ids", [False, True], ids=["str-ids", "int-ids"])

@@ -1,0 +1,118 @@
+"""Every way rankwise runs an evaluation gives the same Results, to the bit (issue #23's one contract).
+
+One collection per preset (ties on a coarse score grid, graded and fractional grades, judged queries missing
+from the run, run queries without judgments, a grade that only an unranked query holds) is evaluated in one
+thread (the reference), then by each scheduler of the contract: parts of the run in memory by threads, a TREC
+file in blocks by threads and by forked processes, the file streamed block by block, and rankwise.evaluate on
+the paths. Each must pass ``rankwise.testing.assert_results_identical`` (a stream's ``blocks`` count aside),
+or refuse the input with the same error. Spark, the sixth way, is compared under every preset in
+tests/spark/test_spark_evaluate.py.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import rankwise as rw
+import rankwise.execution.parts as parts
+from rankwise.conventions import PRESETS
+from rankwise.evaluation.evaluate import evaluate_collections
+from rankwise.execution.streaming import evaluate_run_file
+from rankwise.testing import assert_results_identical
+
+METRICS = ["nDCG@10", "nDCG", "AP", "AP@10", "P@5", "R@10", "RR", "Hit@3", "ERR@10", "ERR(gmax=query)@5", "uAP",
+           "uAP(levels=collection)", "bpref", "Rprec", "NumRelRet", "GMAP", "IPrec@0.25", "Judged@10", "RBP",
+           "infAP", "AUC", "P(aggregate=micro)@5"]
+
+
+def _files(tmp_path, seed: int, n_queries: int = 60):
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for i in range(n_queries):  # queries 0..n-1 judged; the last one alone holds grade 4, and is not ranked
+        for j in rng.choice(30, int(rng.integers(1, 10)), replace=False):
+            grade = 4 if i == n_queries - 1 else rng.choice([0, 0, 1, 2, 3, 1.5])
+            qrels.append(f"q{i:03d} 0 {100 + int(j)} {grade}\n")
+    for i in range(3, n_queries + 3):  # 0-2 and the last judged query missing from the run, n..n+2 unjudged
+        if i == n_queries - 1:
+            continue
+        for r, j in enumerate(rng.choice(30, int(rng.integers(1, 20)), replace=False)):
+            run.append(f"q{i:03d} Q0 {100 + int(j)} {r + 1} {int(rng.integers(0, 4))} t\n")
+    (tmp_path / "q.qrels").write_text("".join(qrels))
+    (tmp_path / "r.run").write_text("".join(run))
+    return tmp_path / "q.qrels", tmp_path / "r.run"
+
+
+def _metrics(conv) -> list[str]:
+    out = []
+    for m in METRICS:
+        try:
+            conv.resolve(rw.parse_metric(m))
+        except rw.RankwiseError:
+            continue
+        out.append(m)
+    return out
+
+
+def _ways(qp, rp, metrics, conv, monkeypatch):
+    """(name, a call giving the Results of one way), for every scheduler."""
+    qrels, run = rw.read_qrels(qp), rw.read_run(rp)
+
+    def in_parts():
+        with monkeypatch.context() as m:
+            m.setattr(parts, "PARALLEL_ROWS", 10)
+            return parts.evaluate_in_memory(qrels, run, metrics, conv, workers=3)
+
+    return [
+        ("parts", in_parts),
+        ("thread blocks", lambda: evaluate_run_file(qrels, rp, metrics, conv, block_bytes=400, workers=2)),
+        ("process blocks", lambda: evaluate_run_file(qp, rp, metrics, conv, block_bytes=400, workers=2,
+                                                     pool="process")),
+        ("streamed", lambda: evaluate_run_file(qp, rp, metrics, conv, block_bytes=400, workers=1)),
+        ("paths", lambda: rw.evaluate(qp, rp, metrics, conv, workers=2)),
+    ]
+
+
+@pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_way_gives_one_threads_results(tmp_path, monkeypatch, preset):
+    conv = PRESETS[preset]
+    qp, rp = _files(tmp_path, sum(map(ord, preset)))
+    metrics = _metrics(conv)
+    assert len(metrics) >= 8
+    try:
+        reference = evaluate_collections(rw.read_qrels(qp), rw.read_run(rp), metrics, conv)
+    except rw.RankwiseError as exc:  # (a preset that refuses this input: every way refuses it alike)
+        for name, way in _ways(qp, rp, metrics, conv, monkeypatch):
+            with pytest.raises(type(exc)) as info:
+                way()
+            assert str(info.value) == str(exc), name
+        return
+    for name, way in _ways(qp, rp, metrics, conv, monkeypatch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rw.RankwiseWarning)
+            got = way()
+        try:
+            assert_results_identical(reference, got, ignore_info=("blocks",))
+        except AssertionError as exc:
+            raise AssertionError(f"{name}: {exc}") from None
+
+
+def test_the_assertion_can_fail(tmp_path):
+    """assert_results_identical sees one bit of one value, an info entry out of order, an id type."""
+    qp, rp = _files(tmp_path, 5)
+    res = evaluate_collections(rw.read_qrels(qp), rw.read_run(rp), ["AP", "P@5"], PRESETS["trec_eval"])
+    assert_results_identical(res, res)
+    import dataclasses
+
+    nudged = dict(res.values)
+    v = nudged["AP"].copy()
+    v[3] = np.nextafter(v[3], 2.0)
+    nudged["AP"] = v
+    with pytest.raises(AssertionError, match="AP of 1 queries"):
+        assert_results_identical(res, dataclasses.replace(res, values=nudged))
+    with pytest.raises(AssertionError, match="info"):
+        assert_results_identical(res, dataclasses.replace(res, info=dict(reversed(list(res.info.items())))))
+    with pytest.raises(AssertionError, match="query id types"):
+        assert_results_identical(res, dataclasses.replace(res, query_ids=np.arange(res.query_ids.size)))
