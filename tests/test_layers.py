@@ -63,6 +63,7 @@ LAYERS: dict[str, int] = {
     "spark": 3,  # the local engine inside Spark partitions: evaluation/ per partition, catalogue/ ranks
     # 4 entry points: the command line, `python -m rankwise` and the public namespace (anything below)
     "cli": 4, "__main__": 4, PACKAGE: 4,
+    "testing": 4,  # assertions for tests: compares Results, whatever produced them
 }
 
 # Imports between two different groups of one layer: importer -> the groups it may import.

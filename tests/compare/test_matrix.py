@@ -373,3 +373,19 @@ def test_duplicate_row_message_names_the_query_plainly():
             ("b", "q1", "M", 0.9)]
     with pytest.raises(DataError, match="2 values for query 'q1', metric 'M'"):
         PerQueryMatrix.from_long(*zip(*rows))
+
+
+def test_a_comparison_prints_as_a_table():
+    """print(cmp): the means, the significant differences from the baseline; repr: one line."""
+    rng = np.random.default_rng(3)
+    base = rng.random((30, 1))
+    m = PerQueryMatrix(("base", "better"), ("AP",), np.array([f"q{i}" for i in range(30)]),
+                       np.stack([base, base + 0.2], axis=0))
+    cmp = compare_matrix(m)
+    lines = str(cmp).splitlines()
+    assert lines[0] == "2 systems on 30 queries (t test, holm correction within each metric, alpha 0.05)"
+    assert lines[1].split() == ["system", "AP"]
+    assert lines[3].split() == ["better", f"{base.mean() + 0.2:.4f}*"]
+    assert lines[-1] == "* p < 0.05 against base after correction"
+    assert repr(cmp) == ("Comparison(systems=['base', 'better'], baseline='base', metrics=['AP'], n_queries=30, "
+                         "test='t', correction='holm')")

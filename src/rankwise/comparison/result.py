@@ -124,10 +124,36 @@ class Comparison:
         return int(self.matrix.query_ids.size)
 
     def __repr__(self) -> str:
-        """One line: the systems, metrics and queries compared, and how (the table: ``rankwise.report.render``)."""
-        how = "all pairs" if self.all_pairs else f"against {self.baseline!r}"
-        return (f"Comparison({len(self.system_names)} systems {how}, metrics={list(self.metrics)}, "
+        """One line: the systems, metrics and queries compared, and how (``print``: the table)."""
+        how = "all_pairs=True" if self.all_pairs else f"baseline={self.baseline!r}"
+        return (f"Comparison(systems={list(self.system_names)}, {how}, metrics={list(self.metrics)}, "
                 f"n_queries={self.n_queries}, test={self.test!r}, correction={self.correction!r})")
+
+    def __str__(self) -> str:
+        """``print(cmp)``: each system's mean per metric, the difference from the baseline (or each pair's),
+        its corrected p and whether it is significant. ``rankwise.report.render`` gives the full report
+        (intervals, effect sizes, wins/ties/losses) in every format."""
+        how = (f"{self.test} test, {self.correction} correction "
+               f"{'within each metric' if self.family == 'metric' else 'over all metrics'}, alpha {self.alpha:g}")
+        lines = [f"{len(self.system_names)} systems on {self.n_queries} queries ({how})"]
+        width = max([len(s) for s in self.system_names] + [6])
+        cols = [max(len(m), 8) for m in self.metrics]
+        lines.append((f"{'system':<{width}}  " + "  ".join(f"{m:>{w}} " for m, w in zip(self.metrics, cols))).rstrip())
+        for s in self.system_names:
+            cells = []
+            for m, w in zip(self.metrics, cols):
+                mark = " "
+                if self.baseline is not None and s != self.baseline and not self.all_pairs:
+                    mark = "*" if self.comparison(m, s).significant else " "
+                cells.append(f"{self.systems[s][m].mean:.4f}{mark}".rjust(w + 1))
+            lines.append((f"{s:<{width}}  " + "  ".join(cells)).rstrip())
+        if self.all_pairs:
+            for c in self.all_pairs:
+                lines.append(f"{c.metric}: {c.a} - {c.b} = {c.delta:+.4f}, p = {c.p_adjusted:.4g}"
+                             + (" (significant)" if c.significant else ""))
+        elif self.baseline is not None:
+            lines.append(f"* p < {self.alpha:g} against {self.baseline} after correction")
+        return "\n".join(lines)
 
     @property
     def metrics(self) -> tuple[str, ...]:

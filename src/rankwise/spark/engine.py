@@ -132,7 +132,7 @@ def _gather(table: Any, task: part.PartitionTask, plan: Plan) -> Results:
     import pyarrow.compute as pc
 
     kinds = table.column("kind")
-    rows = np.flatnonzero(pc.equal(kinds, part.VALUE).to_numpy(zero_copy_only=False))
+    value_rows = table.filter(pc.equal(kinds, part.VALUE))  # (the query column of these has no null)
     # the few other rows (errors, set-aside queries, one row of counts per partition) as Python values
     other = table.filter(pc.invert(pc.equal(kinds, part.VALUE)))
     kind = np.asarray(other.column("kind").to_pylist(), dtype=object)
@@ -140,10 +140,10 @@ def _gather(table: Any, task: part.PartitionTask, plan: Plan) -> Results:
     other_q = other.column("q").to_pylist()
     for i in np.flatnonzero(kind == part.ERROR)[:1]:
         part.raise_error(info[i])
-    q = table.column("q").to_numpy(zero_copy_only=False)
-    ids = np.asarray(q[rows]).astype(str)  # (the local engine's ids: text, in text order; ints after, by combine)
-    values = {m: table.column(f"v{i}").to_numpy()[rows] for i, m in enumerate(task.metrics)}
-    weights = {m: table.column(f"w{i}").to_numpy()[rows] for i, m in enumerate(task.metrics)
+    # the local engine's ids: text, in text order (integer ids are put in numeric order by combine)
+    ids = np.asarray(value_rows.column("q").to_numpy(zero_copy_only=False)).astype(str)
+    values = {m: value_rows.column(f"v{i}").to_numpy() for i, m in enumerate(task.metrics)}
+    weights = {m: value_rows.column(f"w{i}").to_numpy() for i, m in enumerate(task.metrics)
                if plan.resolved[m].params["aggregate"] in ("micro", "relevant_weighted")}
     set_aside: dict[str, list[str]] = {}
     for i in np.flatnonzero(kind == part.SET_ASIDE):
