@@ -2,7 +2,7 @@
 policies) and how per-query values become means and counts."""
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Iterable, Mapping
 
 import numpy as np
 
@@ -11,9 +11,9 @@ from rankwise.errors import DataError
 from rankwise.spec.params import GMEAN_FLOOR
 
 
-def preview(ids) -> str:
-    ids = [str(i) for i in ids]
-    return ", ".join(ids[:5]) + (f" ... ({len(ids)} in all)" if len(ids) > 5 else "")
+def preview(ids: Iterable[object]) -> str:
+    shown = [str(i) for i in ids]
+    return ", ".join(shown[:5]) + (f" ... ({len(shown)} in all)" if len(shown) > 5 else "")
 
 
 def plan_queries(judged: np.ndarray, ranked: np.ndarray,

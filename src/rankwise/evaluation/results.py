@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
@@ -36,34 +36,34 @@ class Results:
     def __getitem__(self, metric: str) -> float:
         return self.means[metric]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self.metrics)
 
-    def _keys(self) -> list:
+    def _keys(self) -> list[str | int]:
         """Query ids as Python values: ints when the ids were integers on both sides, else str."""
         if self.query_ids.dtype.kind in "iu":
-            return [int(q) for q in self.query_ids]
+            return [int(q) for q in self.query_ids.tolist()]
         return [str(q) for q in self.query_ids]
 
-    def per_query(self, metric: str) -> dict:
+    def per_query(self, metric: str) -> dict[str | int, float]:
         """{query id: value}, in ``query_ids`` order (integer ids: ints in numeric order)."""
         return {q: float(v) for q, v in zip(self._keys(), self.values[metric])}
 
-    def per_query_dict(self) -> dict:
+    def per_query_dict(self) -> dict[str | int, dict[str, float]]:
         cols = [self.values[m] for m in self.metrics]
         return {q: {m: float(c[i]) for m, c in zip(self.metrics, cols)} for i, q in enumerate(self._keys())}
 
-    def to_dataframe(self):
+    def to_dataframe(self) -> Any:
         """Per-query values as a pandas DataFrame indexed by query id (pandas extra)."""
         from rankwise.errors import require
         pd = require("pandas", "pandas", "Results.to_dataframe")
         return pd.DataFrame({m: self.values[m] for m in self.metrics},
                             index=pd.Index(self._keys(), name="query_id"))
 
-    def to_dict(self, per_query: bool = False) -> dict:
-        def clean(v):
+    def to_dict(self, per_query: bool = False) -> dict[str, Any]:
+        def clean(v: float | None) -> float | None:
             return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
-        out = {
+        out: dict[str, Any] = {
             "convention": self.convention.preset or self.convention.name,
             "overrides": {k: (v if isinstance(v, (str, int, float)) else str(v))
                           for k, v in self.convention.overrides.items()},

@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
+from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.id_overlap import ID_SAMPLE, check_doc_overlap, check_query_overlap
@@ -47,9 +48,10 @@ class NotContiguousError(DataError):
     """A query's lines are in two blocks of the file: blocks cannot evaluate it (the whole file in memory can)."""
 
 
-def evaluate_run_file(qrels, run_path, metrics: str | Iterable[str], convention=DEFAULT, *,
-                      block_bytes: int = DEFAULT_BLOCK_BYTES, duplicates: str = "error", progress=None,
-                      workers: int | None = None, pool: str = "thread", **overrides) -> Results:
+def evaluate_run_file(qrels: Any, run_path: str | os.PathLike[str], metrics: str | Iterable[str],
+                      convention: str | Convention = DEFAULT, *, block_bytes: int = DEFAULT_BLOCK_BYTES,
+                      duplicates: str = "error", progress: Callable[[int, int], None] | None = None,
+                      workers: int | None = None, pool: str = "thread", **overrides: Any) -> Results:
     """Like evaluate(), for a TREC run file read in blocks of whole queries (bounded memory).
 
     ``workers`` blocks are evaluated at a time (None or 0: one per core; 1: one after another), by threads
