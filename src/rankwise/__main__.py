@@ -1,6 +1,6 @@
 """``python -m rankwise``: the command line."""
 import sys
 
-from rankwise.cli.main import main
+from rankwise.cli.main import command
 
-sys.exit(main())
+sys.exit(command())

@@ -172,7 +172,7 @@ def _evaluate_one(args, qrels: Future, path: str, progress):
     conv = _convention(args, strict=streams(path, args.stream)) if trec else None
     if conv is not None:
         found = evaluate_run_in_blocks(qrels, path, args.metric, conv, workers=args.jobs, stream=args.stream,
-                                       duplicates=args.duplicates,
+                                       duplicates=args.duplicates, trim_memory=getattr(args, "owns_process", False),
                                        progress=progress.counter("run", scale=1e6, unit="MB evaluated"))
         if found is not None:
             return found[0]

@@ -66,9 +66,20 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 _SHOW_WARNING = warnings.showwarning
 
 
-def main(argv=None) -> int:
+def command() -> int:
+    """The ``rankwise`` command: ``main`` in a process the command owns (cli/process.py tunes it)."""
+    from rankwise.cli.process import own_process
+
+    own_process()
+    return main(owns_process=True)
+
+
+def main(argv=None, *, owns_process: bool = False) -> int:
+    """Run the command line ``argv``; ``owns_process``: the command runs in a process of its own (the
+    ``rankwise`` command, ``python -m rankwise``), which it may tune (a stream gives freed memory back)."""
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    args.owns_process = owns_process
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
@@ -90,4 +101,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(command())

@@ -2,8 +2,8 @@
 
 pyarrow's own ``to_numpy``/``__array__`` import pandas on first use (about half a second of
 start-up for every CLI call), so the hot paths read the value buffer instead. They serve in-memory
-columns (the data model accepts pyarrow id columns); where the Arrow buffers of a file being read
-come from is io's (``io/arrow_pool.py``).
+columns (the data model accepts pyarrow id columns); which allocator Arrow's buffers come from is the
+process's choice (the command line picks the system allocator: ``cli/process.py``).
 """
 from __future__ import annotations
 

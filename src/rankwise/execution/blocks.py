@@ -46,8 +46,9 @@ class BlockJob:
     # the distinct doc ids of each block, for the doc-id check of a run whose ids look unlike the qrels' (rare)
     docs_only: bool = False
     # give what a finished block freed back to the system (see _trim): it bounds a long stream's memory, and
-    # costs 30-45 ms a block, for nothing when each worker evaluates a block or two and the process then ends
-    trim: bool = True
+    # costs 30-45 ms a block, for nothing when each worker evaluates a block or two and the process then ends;
+    # it acts on the whole process, so only a caller that owns its process asks for it (the command line)
+    trim: bool = False
 
     def judgments(self) -> Qrels:
         return self.qrels if isinstance(self.qrels, Qrels) else self.qrels()

@@ -63,7 +63,7 @@ def evaluate_files(load_qrels: Callable[[], Qrels], load_run: Callable[[], Run],
 def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: list[str], conv: Convention, *,
                            workers: int, stream: str = "auto", duplicates: str = "error",
                            progress: Callable[[int, int], None] | None = None,
-                           exact: bool = False) -> tuple[Results, int] | None:
+                           exact: bool = False, trim_memory: bool = False) -> tuple[Results, int] | None:
     """A TREC run file evaluated in blocks of whole queries, when that is the way: ``stream='yes'``, or
     ``'auto'`` and the file is above STREAM_BYTES (bounded memory: blocks of DEFAULT_BLOCK_BYTES), or above
     PARALLEL_BYTES with several workers (two blocks a worker); else None (evaluate it in memory). Results
@@ -75,7 +75,8 @@ def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: lis
     ``gmax``): the evaluation of the whole run says its error, for the whole run and in its order (after the
     files' errors). A file's own errors (ParseError) are the same either way and are raised. Otherwise (the
     CLI's streaming, asked for or of a file above 1 GB, whose whole run may not fit in memory) the blocks'
-    errors are raised, and ``Results.info['blocks']`` says how many there were."""
+    errors are raised, and ``Results.info['blocks']`` says how many there were. ``trim_memory``: see
+    ``run_file_results``."""
     size = text_bytes(path) if os.path.isfile(path) else 0
     streamed = streams(path, stream)
     if not streamed and not (stream == "auto" and workers > 1 and size >= PARALLEL_BYTES and metrics):
@@ -84,7 +85,7 @@ def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: lis
     strict = streamed and not exact
     try:
         res, n_judged = run_file_results(qrels, path, metrics, conv, block_bytes=block, duplicates=duplicates,
-                                         progress=progress, workers=workers)
+                                         progress=progress, workers=workers, trim_memory=trim_memory)
     except ParseError:
         raise
     except RankwiseError:  # not together (NotContiguousError), or an error of the evaluation: see above

@@ -34,7 +34,6 @@ from rankwise.evaluation.results import Results
 from rankwise.execution.blocks import BlockJob, BlockPart, guessed_facts, map_blocks
 from rankwise.execution.reading import read_aside
 from rankwise.execution.workers import resolve_workers
-from rankwise.io.arrow_pool import arrow_scope
 from rankwise.io.trec import RUN_LAYOUT
 from rankwise.io.trec_blocks import _byte_blocks, block_spans, is_gzip, text_bytes
 
@@ -68,8 +67,10 @@ def evaluate_run_file(qrels: Any, run_path: str | os.PathLike[str], metrics: str
 def run_file_results(qrels: Any, run_path: Any, metrics: str | Iterable[str], convention: Any = DEFAULT, *,
                      block_bytes: int = DEFAULT_BLOCK_BYTES, duplicates: str = "error",
                      progress: Callable[[int, int], None] | None = None, workers: int | None = None,
-                     pool: str = "thread", **overrides: Any) -> tuple[Results, int]:
-    """``evaluate_run_file()``'s Results without its warnings, and the number of judged queries (for them)."""
+                     pool: str = "thread", trim_memory: bool = False, **overrides: Any) -> tuple[Results, int]:
+    """``evaluate_run_file()``'s Results without its warnings, and the number of judged queries (for them).
+    ``trim_memory``: each finished block gives what it freed back to the system (glibc's malloc_trim, a
+    process-wide act: only a caller that owns its process asks for it, the command line)."""
     conv = get_convention(convention)
     if overrides:
         conv = conv.derive(**overrides)
@@ -97,12 +98,11 @@ def run_file_results(qrels: Any, run_path: Any, metrics: str | Iterable[str], co
         # (a file of at most two blocks a worker, as the CLI cuts one that fits in memory, is not trimmed; a
         # gzip file's size on disk says nothing of its blocks: always trimmed)
         job = BlockJob(qrels, block_plan, path, duplicates, mm,
-                       trim=mm is None or os.path.getsize(path) > 2 * n_workers * block_bytes)
+                       trim=trim_memory and (mm is None or os.path.getsize(path) > 2 * n_workers * block_bytes))
 
         def file_blocks() -> Iterator[Any]:
             return iter(block_spans(mm, block_bytes)) if mm is not None else _byte_blocks(path, block_bytes)
         # (the blocks are evaluated without warnings: their notices are said once, for the whole file)
-        stack.enter_context(arrow_scope())  # for every thread at once (the scope is process-wide)
         parts = []
         total, done = text_bytes(path), 0  # (a block's size is its text's, also in a gzip file)
         for part in map_blocks(job, file_blocks(), n_workers, pool):

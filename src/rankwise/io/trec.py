@@ -20,7 +20,6 @@ import numpy as np
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.duplicates import grade_doubt
 from rankwise.errors import ParseError, RankwiseWarning
-from rankwise.io.arrow_pool import arrow_scope
 
 _NON_BLANK = re.compile(rb"[^ \t\r\n]")
 QRELS_LAYOUT = ("query", "iteration", "doc", "relevance")
@@ -264,9 +263,8 @@ def _read(path, layout, value_col: int, kind: str):
 
 def read_qrels(path, *, duplicates: str = "error") -> Qrels:
     """Read a TREC qrels file: ``query iteration doc relevance`` per line."""
-    with arrow_scope():
-        q, d, v, lines = _read(path, QRELS_LAYOUT, 3, "qrels")
-        qrels = Qrels.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
+    q, d, v, lines = _read(path, QRELS_LAYOUT, 3, "qrels")
+    qrels = Qrels.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
     doubt = grade_doubt(qrels.values)  # (with repeated pairs, the duplicates error says it instead)
     if doubt is not None:
         warnings.warn(f"{os.fspath(path)}: {doubt}", RankwiseWarning, stacklevel=2)
@@ -275,9 +273,8 @@ def read_qrels(path, *, duplicates: str = "error") -> Qrels:
 
 def read_run(path, *, duplicates: str = "error") -> Run:
     """Read a TREC run file: ``query Q0 doc rank score tag`` per line. The rank column is ignored."""
-    with arrow_scope():
-        q, d, v, lines = _read(path, RUN_LAYOUT, 4, "run")
-        return Run.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
+    q, d, v, lines = _read(path, RUN_LAYOUT, 4, "run")
+    return Run.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
 
 
 def write_run(run: Run, path, *, tag: str = "rankwise") -> None:

@@ -20,7 +20,6 @@ from typing import Callable, Iterator
 
 from rankwise.data.collections import Run
 from rankwise.errors import ParseError
-from rankwise.io.arrow_pool import arrow_scope
 from rankwise.io.trec import _NON_BLANK, RUN_LAYOUT, _arrow_csv, _fast_parse, _LineNumbers, _prepare, _strict_parse
 
 _BOM = b"\xef\xbb\xbf"
@@ -140,14 +139,12 @@ def parse_span(mm: mmap.mmap, start: int, end: int, path: str, duplicates: str) 
     first_line = functools.cache(functools.partial(_line_of, mm, start))
     if not any(mm.find(c, start, end) >= 0 for c in (b"\t", b"\r", b"\x00")):
         view = memoryview(mm)[start:end]
-        with arrow_scope():
-            fast = _arrow_csv(view, RUN_LAYOUT, 4, " ")
+        fast = _arrow_csv(view, RUN_LAYOUT, 4, " ")
         _unmap(mm, start, end)
         if fast is not None:
             q, d, v = fast
-            with arrow_scope():
-                return Run.from_arrays(q, d, v, duplicates=duplicates, source=path,
-                                       row_numbers=_FileLines(_LineNumbers(view), first_line))
+            return Run.from_arrays(q, d, v, duplicates=duplicates, source=path,
+                                   row_numbers=_FileLines(_LineNumbers(view), first_line))
     return _parse_block(mm[start:end], path, first_line, duplicates)
 
 
@@ -196,13 +193,11 @@ def _parse_block(block: bytes, path: str, line_no: int | Callable[[], int], dupl
     first = (lambda: line_no) if isinstance(line_no, int) else line_no
     try:
         data = _prepare(block, path, "run")
-        with arrow_scope():
-            fast = _fast_parse(data, RUN_LAYOUT, 4)
-            q, d, v = fast if fast is not None else _strict_parse(data, path, RUN_LAYOUT, 4)[:3]
+        fast = _fast_parse(data, RUN_LAYOUT, 4)
+        q, d, v = fast if fast is not None else _strict_parse(data, path, RUN_LAYOUT, 4)[:3]
     except ParseError as exc:  # a line of the block: counted from the start of the file
         if exc.line is None:
             raise
         raise _relined(exc, path, first) from None
-    with arrow_scope():
-        return Run.from_arrays(q, d, v, duplicates=duplicates, source=path,
-                               row_numbers=_FileLines(_LineNumbers(data), first))
+    return Run.from_arrays(q, d, v, duplicates=duplicates, source=path,
+                           row_numbers=_FileLines(_LineNumbers(data), first))
