@@ -8,7 +8,7 @@ choice; the numbers are the same whichever it takes.
 from __future__ import annotations
 
 from os import PathLike
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from rankwise.execution.files import evaluate_files, is_path, trec_path
 from rankwise.execution.parts import evaluate_in_memory
 from rankwise.execution.workers import resolve_workers
 
-__all__ = ["evaluate", "as_qrels", "as_run", "side_columns"]
+__all__ = ["evaluate", "as_qrels", "as_run", "side_columns", "evaluate_run_file"]
 
 
 def side_columns(columns: Mapping[str, Any] | None, side: str) -> dict[str, str]:
@@ -87,7 +87,8 @@ def _not_an_input(x: Any, cls: type, what: str) -> InvalidParameterError:
 
 
 def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str | Convention = DEFAULT, *,
-             columns: Mapping[str, Any] | None = None, workers: int | None = None, **overrides: Any) -> Results:
+             columns: Mapping[str, Any] | None = None, workers: int | None = None, stream: str = "auto",
+             progress: Callable[[int, int], None] | None = None, **overrides: Any) -> Results:
     """Evaluate ``run`` against ``qrels`` with ``metrics`` under a named convention.
 
     ``qrels`` and ``run`` are Qrels/Run, DataFrames (pandas, polars) or Arrow tables, dicts
@@ -107,6 +108,12 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     run is, a TREC run file above 48 MB is evaluated in blocks of whole queries by that many threads (as
     ``rankwise evaluate --jobs``), and a run held in memory of 2M ranked rows or more in parts of whole
     queries. The results are the same for every number of workers, to the bit.
+
+    ``stream``: how a TREC run file is read. ``"auto"``: whole, or in blocks of whole queries when that is
+    faster or the file is above 1 GB (the Results are those of reading it whole, errors included); ``"yes"``:
+    block by block in bounded memory, for a file that may not fit (each query's lines must be together, and
+    ``Results.info["blocks"]`` counts the blocks); ``"no"``: whole. ``progress(bytes_done, bytes_total)`` is
+    called as the blocks are evaluated.
     """
     conv = get_convention(convention)
     if overrides:
@@ -114,9 +121,26 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     n_workers = resolve_workers(workers)
     if is_path(qrels) or is_path(run):
         res, n_judged = evaluate_files(lambda: as_qrels(qrels, columns), lambda: as_run(run, columns), metrics, conv,
-                                       workers=n_workers, qrels_aside=is_path(qrels), trec_run=trec_path(run))
+                                       workers=n_workers, qrels_aside=is_path(qrels), trec_run=trec_path(run),
+                                       stream=stream, progress=progress)
     else:
+        if stream == "yes":
+            raise InvalidParameterError("stream='yes' evaluates a TREC run file block by block: give the run as "
+                                        "the path of a TREC file (an in-memory run is already read)")
         judged, ranked = as_qrels(qrels, columns), as_run(run, columns)
         res, n_judged = evaluate_in_memory(judged, ranked, metrics, conv, workers=n_workers), judged.n_queries
     warn_about(res, n_judged)  # once per call, one warning per kind (evaluation.notices)
     return res
+
+
+def evaluate_run_file(qrels: Any, run_path: Any, metrics: str | Iterable[str], convention: str | Convention = DEFAULT,
+                      **options: Any) -> Results:
+    """Deprecated: ``rankwise.evaluate(qrels, run_path, metrics, convention, stream="yes")`` evaluates a TREC run
+    file block by block in bounded memory (``workers=``, ``progress=`` and the overrides as here)."""
+    import warnings
+
+    from rankwise.execution.streaming import evaluate_run_file as blocks
+
+    warnings.warn("rankwise.evaluate_run_file is rankwise.evaluate(qrels, run_path, ..., stream='yes') now, and "
+                  "will be removed", DeprecationWarning, stacklevel=2)
+    return blocks(qrels, run_path, metrics, convention, **options)

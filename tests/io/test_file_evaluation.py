@@ -359,3 +359,28 @@ def test_a_streamed_file_under_numeric_ties_gives_the_whole_run_s_order(tmp_path
         assert whole.means["RR"] == 1.0
         _identical(whole, rw.evaluate(tmp_path / "q", tmp_path / "r", ["RR"], ties="docid_desc_numeric", workers=1))
     assert small_blocks  # (streamed)
+
+
+def test_stream_yes_evaluates_block_by_block_as_evaluate_run_file_did(tmp_path, monkeypatch):
+    """evaluate(qrels, run_path, stream='yes'): blocks in bounded memory (evaluate_run_file, folded in), the
+    values of reading the file whole; 'no' reads it whole; a run that is not a TREC path cannot stream."""
+    import rankwise.execution.streaming as streaming
+
+    monkeypatch.setattr(streaming, "DEFAULT_BLOCK_BYTES", 400)
+    monkeypatch.setattr(files, "DEFAULT_BLOCK_BYTES", 400)
+    qp, rp = _files(tmp_path, seed=11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        whole = _whole(qp, rp, METRICS)
+        seen: list[tuple[int, int]] = []
+        streamed = rw.evaluate(qp, rp, METRICS, stream="yes", workers=2, progress=lambda a, b: seen.append((a, b)))
+        assert streamed.info["blocks"] > 3 and seen[-1][0] == seen[-1][1]
+        assert_results_identical(whole, streamed, ignore_info=("blocks",))
+        assert_results_identical(whole, rw.evaluate(qp, rp, METRICS, stream="no", workers=2))
+        with pytest.warns(DeprecationWarning, match="stream='yes'"):
+            old = rw.evaluate_run_file(qp, rp, METRICS, block_bytes=400)
+        assert_results_identical(streamed, old)
+    with pytest.raises(InvalidParameterError, match="TREC"):
+        rw.evaluate(qp, rw.read_run(rp), METRICS, stream="yes")
+    with pytest.raises(InvalidParameterError, match="stream must be one of"):
+        rw.evaluate(qp, rp, METRICS, stream="always")

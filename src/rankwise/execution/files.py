@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
-from rankwise.errors import ParseError, RankwiseError
+from rankwise.errors import InvalidParameterError, ParseError, RankwiseError
 from rankwise.evaluation.results import Results
 from rankwise.execution.parts import evaluate_in_memory
 from rankwise.execution.reading import qrels_first, read_aside
@@ -31,6 +31,7 @@ STREAM_BYTES = 1 << 30  # TREC runs above this size are evaluated block by block
 # costs more than they save); each worker gets about two blocks, so that one slow block (a busy core) delays
 # the end by half a worker's share, not a whole one.
 PARALLEL_BYTES = 48 << 20
+STREAM_CHOICES = ("auto", "yes", "no")
 BLOCKS_PER_JOB = 2
 
 
@@ -44,15 +45,22 @@ def trec_path(x: Any) -> str | None:
 
 
 def evaluate_files(load_qrels: Callable[[], Qrels], load_run: Callable[[], Run], metrics: str | Iterable[str],
-                   conv: Convention, *, workers: int, qrels_aside: bool, trec_run: str | None) -> tuple[Results, int]:
+                   conv: Convention, *, workers: int, qrels_aside: bool, trec_run: str | None, stream: str = "auto",
+                   progress: Callable[[int, int], None] | None = None) -> tuple[Results, int]:
     """``evaluate()`` when the qrels or the run is a path: (its Results, without its warnings; the number of
     judged queries, for them). ``load_qrels``, ``load_run``: the input boundary's readers of either side;
     ``qrels_aside``: read the qrels in a thread while the run is read (a path); ``trec_run``: the run's path,
-    when it is a TREC file (which blocks may evaluate)."""
+    when it is a TREC file (which blocks may evaluate); ``stream`` and ``progress``: see ``rankwise.evaluate``."""
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    if stream not in STREAM_CHOICES:
+        raise InvalidParameterError(f"stream must be one of {', '.join(STREAM_CHOICES)}; got {stream!r}")
+    if stream == "yes" and trec_run is None:
+        raise InvalidParameterError("stream='yes' evaluates a TREC run file block by block: give the run as the "
+                                    "path of a TREC file (other formats and in-memory runs are read whole)")
     with read_aside(load_qrels, workers > 1 and qrels_aside) as loading:
-        if trec_run is not None:
-            found = evaluate_run_in_blocks(loading, trec_run, metrics, conv, workers=workers, exact=True)
+        if trec_run is not None and stream != "no":
+            found = evaluate_run_in_blocks(loading, trec_run, metrics, conv, workers=workers, stream=stream,
+                                           progress=progress, exact=stream == "auto")
             if found is not None:
                 return found
         ranked = qrels_first(loading, load_run)
