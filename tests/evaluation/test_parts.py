@@ -10,6 +10,7 @@ import pytest
 
 import rankwise as rw
 import rankwise.execution.parts as parts
+from rankwise.data.subsets import query_parts
 from rankwise.testing import assert_results_identical
 from tests.io.test_parallel_blocks import _collection
 
@@ -58,7 +59,7 @@ def test_workers_give_the_results_of_one(tmp_path, small_parts, convention, over
             _identical(one, rw.evaluate(qrels, run, METRICS, convention, workers=workers, **overrides))
             assert small_parts[-1] is True
             _identical(one, rw.evaluate(qrels, run, METRICS, convention, workers=workers, **overrides))  # again
-    assert ("parts", 10) in run._memo  # kept on the Run: a repeated call reuses their memos
+    assert query_parts(run, 10) is query_parts(run, 10)  # kept on the Run: a repeated call reuses their memos
 
 
 def test_integer_ids_of_frames(small_parts):
@@ -129,7 +130,7 @@ def test_small_runs_stay_in_one_thread(tmp_path, monkeypatch):
 
 def test_parts_are_whole_queries_of_about_equal_rows(tmp_path):
     _, run = _inputs(tmp_path, seed=35)
-    cut = parts._cut(run, 4)
+    cut = query_parts(run, 4)
     assert [a for _, a, _ in cut][0] == 0 and cut[-1][2] == run.n_queries
     assert all(b == a2 for (_, _, b), (_, a2, _) in zip(cut, cut[1:]))  # adjacent, no query twice
     sizes = [len(p) for p, _, _ in cut]

@@ -89,3 +89,16 @@ def judged_in_run(qrels: Qrels, run: Run, scope: str) -> Qrels:
                      qrels.duplicates_dropped, query_id_type=qrels.query_id_type)
     # kept on the run for the last qrels it met, as the join is (align.py): one run, many metrics
     return run.memo_with(qrels, "judged_in_run", make)
+
+
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def float32_overflow(run: Run) -> int:
+    """The run's finite scores that single precision cannot hold (they become +-inf and tie)."""
+    def count() -> int:
+        s = run.scores
+        if s.size == 0 or (float(s.max()) <= _F32_MAX and float(s.min()) >= -_F32_MAX):
+            return 0
+        return int(np.count_nonzero(np.abs(s) > _F32_MAX))
+    return run.memo("float32_overflow", count)

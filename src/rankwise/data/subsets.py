@@ -41,3 +41,23 @@ def run_slice(run: Run, a: int, b: int) -> Run:
     seg = run.segment[lo:hi] - a
     sub._memo["segment"] = _frozen(seg)
     return sub
+
+
+def query_parts(run: Run, n: int) -> list[tuple[Run, int, int]]:
+    """The run as ``n`` parts of whole queries and about as many rows each: (part, first query, end query),
+    each part a ``run_slice``. Kept on the run (one set of parts: another ``n`` replaces it), so a repeated
+    evaluation reuses what each part memoises (its rank order, its join)."""
+    kept = run._memo.get("query_parts")
+    if kept is not None and kept[0] == n:
+        parts: list[tuple[Run, int, int]] = kept[1]
+        return parts
+    bounds = np.searchsorted(run.offsets, np.linspace(0, len(run), n + 1)[1:-1])
+    edges = np.unique(np.r_[0, np.clip(bounds, 1, run.n_queries - 1), run.n_queries])
+    parts = [(run_slice(run, int(a), int(b)), int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+    run._memo["query_parts"] = (n, parts)
+    return parts
+
+
+def judgments_of(part: Run, qrels: Qrels) -> Qrels:
+    """The judgments of a part's queries (``restrict``), kept on the part for these qrels."""
+    return part.memo_with(qrels, "judgments", lambda: restrict(qrels, part.query_ids))

@@ -13,9 +13,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from rankwise.data.collections import Qrels, Run
-from rankwise.data.run_filters import fractional_count
+from rankwise.data.run_filters import float32_overflow, fractional_count
 from rankwise.evaluation.aggregate import plan_queries, summarize
-from rankwise.evaluation.notices import FLOAT32_KEY, SCORED_EMPTY_KEY, TIES_KEY, TRUNCATED_KEY, float32_overflow
+from rankwise.evaluation.notices import FLOAT32_KEY, SCORED_EMPTY_KEY, TIES_KEY, TRUNCATED_KEY
 from rankwise.evaluation.partial import TIES, UNJUDGED_REMOVED, Count, Counts, Partial, merged_tally
 from rankwise.evaluation.plan import Plan
 from rankwise.evaluation.results import Results

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 
+from rankwise.data.run_filters import float32_overflow
 from rankwise.errors import RankwiseWarning
 from rankwise.spec.params import ALIGNMENT_PARAMS
 
@@ -27,7 +28,6 @@ FLOAT32_KEY = "scores_beyond_float32"  # scores that become +-inf when compared 
 TRUNCATED_KEY = "fractional_grades_truncated"  # qrels grades cut towards zero (fractional_grades='truncated')
 SCORED_EMPTY_KEY = "missing_in_run_scored_empty"  # judged queries without a ranking, scored (missing_in_run=zero)
 KINDS = ("set_aside", "duplicates", "ties", "scores", "grades")
-_F32_MAX = float(np.finfo(np.float32).max)
 _TIE_WORDS = {"docid_desc": "by doc id, descending", "docid_asc": "by doc id, ascending",
               "docid_desc_numeric": "by doc id as a number, descending",
               "input": "in input order"}
@@ -47,16 +47,6 @@ def tied_queries(jr: JudgedRankings, k: object) -> int:
     if q.size == 0:
         return 0
     return int(np.count_nonzero(q[1:] != q[:-1])) + 1  # q is sorted (groups in rank order)
-
-
-def float32_overflow(run: Run) -> int:
-    """The run's finite scores that single precision cannot hold (they become +-inf and tie)."""
-    def count() -> int:
-        s = run.scores
-        if s.size == 0 or (float(s.max()) <= _F32_MAX and float(s.min()) >= -_F32_MAX):
-            return 0
-        return int(np.count_nonzero(np.abs(s) > _F32_MAX))
-    return run.memo("float32_overflow", count)
 
 
 def alignment_key(rm: ResolvedMetric) -> tuple[object, ...]:

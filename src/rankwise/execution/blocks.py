@@ -90,13 +90,11 @@ def guessed_facts(plan: Plan, qrels: Qrels) -> Facts:
     right unless the highest grade is only in queries the evaluation does not score, or in judgments the key
     leaves out), and doc ids that are numbers. The scheduler checks the guess against what the blocks saw
     (``Observed``) and evaluates again when it was wrong."""
-    def guess() -> Facts:
-        grades = {}
-        for key in plan.collection_keys:
-            values = as_graded(qrels, str(dict(zip(ALIGNMENT_PARAMS, key))["fractional_grades"])).values
-            grades[key] = max(0.0, float(values.max())) if values.size else 0.0
-        return Facts(grades, dict.fromkeys(plan.numeric_keys, True))
-    return qrels.memo(("guessed_facts", plan.collection_keys, plan.numeric_keys), guess)
+    grades = {}
+    for key in plan.collection_keys:
+        values = as_graded(qrels, str(dict(zip(ALIGNMENT_PARAMS, key))["fractional_grades"])).values
+        grades[key] = max(0.0, float(values.max())) if values.size else 0.0
+    return Facts(grades, dict.fromkeys(plan.numeric_keys, True))
 
 
 @dataclass(frozen=True)

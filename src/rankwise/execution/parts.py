@@ -20,7 +20,7 @@ from rankwise.data.collections import Qrels, Run
 from rankwise.data.id_overlap import check_id_overlap
 from rankwise.data.ordering import numeric_doc_ids
 from rankwise.data.run_filters import as_graded, judged_in_run, retrieved
-from rankwise.data.subsets import restrict, run_slice
+from rankwise.data.subsets import judgments_of, query_parts, restrict, run_slice
 from rankwise.errors import RankwiseError
 from rankwise.evaluation.combine import combine, input_counts, plan_of
 from rankwise.evaluation.partial import Partial, evaluate_part
@@ -80,7 +80,7 @@ def partials_in_parts(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray,
     """The partials of the plan's ``query_ids`` by ``workers`` threads, a part of the run each; None when a
     part raised (the whole run's evaluation then says the error, for every query it concerns)."""
     facts = whole_facts(plan, qrels, run, query_ids)
-    parts = run.memo(("parts", workers * PARTS_PER_WORKER), lambda: _cut(run, workers * PARTS_PER_WORKER))
+    parts = query_parts(run, workers * PARTS_PER_WORKER)
     planned = np.zeros(run.n_queries, dtype=bool)
     codes = run.query_vocab.codes_of(query_ids)
     planned[codes[codes >= 0]] = True
@@ -88,7 +88,7 @@ def partials_in_parts(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray,
     for part, a, b in parts:
         ids = np.sort(part.query_ids[planned[a:b]])
         if ids.size:  # (the judgments of a part's queries are kept on the part, for these qrels)
-            tasks.append((_judgments(part, qrels), part, ids))
+            tasks.append((judgments_of(part, qrels), part, ids))
     absent = query_ids[codes < 0]  # judged queries the run lacks (scored as empty rankings): no run rows
     if absent.size:
         tasks.append((restrict(qrels, absent), run_slice(run, 0, 0), absent))
@@ -97,14 +97,3 @@ def partials_in_parts(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray,
             return list(pool.map(lambda t: evaluate_part(plan, t[0], t[1], t[2], facts), tasks))
     except RankwiseError:
         return None
-
-
-def _judgments(part: Run, qrels: Qrels) -> Qrels:
-    return part.memo_with(qrels, "judgments", lambda: restrict(qrels, part.query_ids))
-
-
-def _cut(run: Run, n: int) -> list[tuple[Run, int, int]]:
-    """The run as ``n`` parts of whole queries and about as many rows each: (part, first query, end query)."""
-    bounds = np.searchsorted(run.offsets, np.linspace(0, len(run), n + 1)[1:-1])
-    edges = np.unique(np.r_[0, np.clip(bounds, 1, run.n_queries - 1), run.n_queries])
-    return [(run_slice(run, int(a), int(b)), int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
