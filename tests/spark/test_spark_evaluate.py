@@ -173,6 +173,7 @@ def test_compare_on_spark_equals_compare_locally(spark):
         (c.metric, c.system, c.delta, c.p, c.ci) for c in local.comparisons]
 
 
+@pytest.mark.slow  # a Spark Connect server and its JVM, in a process of their own: about 35 s
 def test_spark_connect_runs_the_same_evaluation(tmp_path):
     """A local Spark Connect server started from the pyspark package (pyspark[connect]); in a process of its
     own, since a classic session and a Connect session do not share one Python process cleanly."""
