@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import rankwise as rw
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "rankwise" / "examples" / "data"
@@ -31,6 +33,7 @@ def test_the_front_door_explains_itself():
     assert repr(rw.get_convention("ranx").derive(ties="average")) == "Convention('ranx', ties='average')"
 
 
+@pytest.mark.slow  # starts `rankwise`: about 0.4 s
 def test_explain_is_what_the_cli_prints():
     cli = subprocess.run([sys.executable, "-m", "rankwise", "explain", "AP@10", "-c", "mllib"],
                          capture_output=True, text=True, timeout=120)
@@ -52,6 +55,7 @@ def test_readers_read_trec_and_csv(tmp_path):
     assert isinstance(rw.get_convention("trec_eval").resolve(rw.parse_metric("P@5")), rw.ResolvedMetric)
 
 
+@pytest.mark.slow  # starts Python processes: about 1.5 s
 def test_import_stays_light():
     code = ("import sys, rankwise; print('scipy.stats' in sys.modules, 'matplotlib' in sys.modules); "
             "rankwise.compare; print('scipy.stats' in sys.modules)")

@@ -31,6 +31,7 @@ def test_old_java_is_a_skip_reason(monkeypatch, tmp_path):
     assert reason and "Java 8" in reason and "Java 17" in reason
 
 
+@pytest.mark.slow  # a pytest process that imports pyspark: about 1.5 s
 @pytest.mark.skipif(sys.platform == "win32", reason="uses a PATH without java")
 def test_mllib_tests_skip_without_java(tmp_path):
     """The whole test module is skipped, with the reason, when no java is found (not a SparkContext failure)."""

@@ -28,6 +28,10 @@ _EXE = shutil.which("rankwise")
 RANKWISE = [_EXE] if _EXE else [sys.executable, "-m", "rankwise.cli.main"]
 ENV = {**os.environ, "PYTHONIOENCODING": "utf-8", "COLUMNS": "200"}
 
+# every test here starts `rankwise` processes (about 25 s in all on 2 cores): the full run only; the quick run
+# keeps the in-process CLI tests (test_trec_eval_dropin.py, test_cli_polish.py, test_cli_catalogue.py)
+pytestmark = pytest.mark.slow
+
 
 def rankwise(*args, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run([*RANKWISE, *map(str, args)], capture_output=True, text=True, cwd=cwd, env=ENV,

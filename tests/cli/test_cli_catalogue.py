@@ -33,6 +33,7 @@ def _args(d, *extra):
             str(d / "users.txt"), "--item-ids", str(d / "items.txt"), *extra]
 
 
+@pytest.mark.slow  # starts `python -m rankwise` (about 2.5 s on 2 cores)
 def test_json_round_trip_by_subprocess(files):
     out = subprocess.run([sys.executable, "-m", "rankwise", *_args(files, "--scores", str(files / "S.npy"),
                           "-m", "Recall@2", "-m", "AP", "--format", "json", "--per-query")],

@@ -22,6 +22,9 @@ EXAMPLES = ROOT / "src" / "rankwise" / "examples" / "data"
 QRELS = EXAMPLES / "synthetic.qrels"
 CMD = [sys.executable, "-m", "rankwise"]
 
+# every test here starts `python -m rankwise` processes (about 35 s in all on 2 cores): the full run only
+pytestmark = pytest.mark.slow
+
 
 def rankwise(*args, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run([*CMD, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=300)

@@ -14,6 +14,8 @@ from rankwise.io.trec import read_run_tag
 
 from .test_cli import ENV, EXAMPLES, GOLDEN, RANKWISE, ok, parse_trec, rankwise, rankwise_many
 
+# the tests marked slow start `rankwise` processes (about 6 s in all on 2 cores): the full run only
+
 CATS = (EXAMPLES / "seed003.qrels", EXAMPLES / "seed003.run")
 MANY = [x for m in ["P@5", "P@10", "nDCG(gain=exp)@10", "AP", "RR", "RBP(p=0.8)", "bpref", "Rprec", "R@100"]
         for x in ("-m", m)]
@@ -26,6 +28,7 @@ def _with_columns(columns, *args) -> subprocess.CompletedProcess:
 
 # --- a missing -m --------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_missing_metric_is_a_short_error_with_an_example():
     p = rankwise("evaluate", *CATS)
     assert p.returncode == 2 and p.stdout == "" and "Traceback" not in p.stderr
@@ -36,6 +39,7 @@ def test_missing_metric_is_a_short_error_with_an_example():
     assert "rankwise metrics" in p.stderr
 
 
+@pytest.mark.slow
 def test_missing_files_give_a_short_usage():
     p = rankwise("evaluate", "-m", "AP")
     assert p.returncode == 2 and p.stdout == ""
@@ -58,6 +62,7 @@ def test_fit_table_wraps_columns_into_blocks_within_the_width():
     assert sorted(cells) == sorted(c for r in rows for c in r[1:])  # every value once, nothing cut
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("columns", [50, 80])
 def test_per_query_table_fits_the_terminal(columns):
     p = ok(_with_columns(columns, "evaluate", *CATS, *MANY, "--per-query"))
@@ -67,6 +72,7 @@ def test_per_query_table_fits_the_terminal(columns):
     assert len(re.findall(r"^all\s", p.stdout, re.M)) > 1  # wrapped: every block ends with the means
 
 
+@pytest.mark.slow
 def test_several_runs_and_demo_fit_the_terminal(tmp_path):
     many = [f"system_with_a_long_name_{i}={CATS[1]}" for i in range(3)]
     p = ok(_with_columns(80, "evaluate", CATS[0], *many, *MANY))
@@ -78,6 +84,7 @@ def test_several_runs_and_demo_fit_the_terminal(tmp_path):
     assert re.search(r"^nDCG@10\s+0\.4242\s", demo, re.M)
 
 
+@pytest.mark.slow
 def test_pipes_and_files_get_whole_rows(tmp_path, monkeypatch):
     monkeypatch.delenv("COLUMNS", raising=False)
     assert terminal_width() is None  # pytest captures stdout: not a terminal
@@ -92,6 +99,7 @@ def test_pipes_and_files_get_whole_rows(tmp_path, monkeypatch):
 
 # --- --format trec: trec_eval's runid line ------------------------------------------------------
 
+@pytest.mark.slow
 def test_trec_format_runid_line_is_byte_identical_to_trec_eval():
     """runid.run's lines are out of order and its tags differ: trec_eval prints the last line's tag, in the
     `all` block before num_q (tests/golden/trec_eval/README.md)."""
@@ -102,6 +110,7 @@ def test_trec_format_runid_line_is_byte_identical_to_trec_eval():
     assert p.stdout == gold
 
 
+@pytest.mark.slow
 def test_trec_format_runid_without_per_query_and_named(tmp_path):
     summary, named, gz = rankwise_many([
         ["evaluate", *CATS, "-m", "AP", "-f", "trec"],
@@ -120,6 +129,7 @@ def _gzip(path, tmp_path):
     return out
 
 
+@pytest.mark.slow
 def test_trec_format_runid_of_a_csv_run_is_its_file_name(tmp_path):
     run = tmp_path / "my_system.csv"
     run.write_text("query,doc,score\nq1,d3,0.9\nq1,d1,0.5\n")

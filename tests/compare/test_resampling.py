@@ -375,6 +375,7 @@ _SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow  # starts Python processes: about 3.5 s
 def test_blas_and_openmp_thread_counts_do_not_change_p():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     outs = []

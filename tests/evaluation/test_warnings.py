@@ -194,6 +194,7 @@ def _cli(*args):
     return subprocess.run([sys.executable, "-m", "rankwise", *args], capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow  # starts `python -m rankwise`: about 0.5 s
 def test_cli_says_each_thing_once(tmp_path):
     (tmp_path / "q.qrels").write_text("q1 0 a 1\nq1 0 b 0\nq3 0 x 1\n")
     (tmp_path / "r.run").write_text("q1 Q0 a 1 1.0 t\nq1 Q0 b 2 1.0 t\n")

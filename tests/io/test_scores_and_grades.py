@@ -93,6 +93,7 @@ def test_ordinary_grades_and_duplicates_keep_the_duplicates_fix(tmp_path):
     assert "does not look like" not in str(exc.value)
 
 
+@pytest.mark.slow  # starts `python -m rankwise`: about 0.5 s
 def test_cli_flags_a_ratings_file_given_as_qrels(tmp_path):
     import subprocess
     import sys

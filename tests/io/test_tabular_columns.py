@@ -21,6 +21,7 @@ def write(tmp_path, name, text):
     return p
 
 
+@pytest.mark.slow  # starts `python -m rankwise.cli.main`: about 0.5 s
 def test_api_and_cli_read_a_recommender_csv_the_same_way(tmp_path):
     test = write(tmp_path, "test.csv", "userId,movieId,rating,timestamp\n1,10,4.0,5\n2,20,5.0,6\n10,30,3.0,7\n")
     recs = write(tmp_path, "recs.csv", "user,item,score\n1,10,2\n1,11,1\n2,21,2\n2,20,1\n10,31,2\n10,30,1\n")
@@ -31,6 +32,7 @@ def test_api_and_cli_read_a_recommender_csv_the_same_way(tmp_path):
     assert json.loads(p.stdout)["metrics"]["RR"] == pytest.approx(res["RR"])
 
 
+@pytest.mark.slow  # starts `python -m rankwise.cli.main`: about 0.5 s
 def test_a_file_without_relevance_means_every_row_relevant(tmp_path):
     test = write(tmp_path, "test.csv", "user,item\n1,10\n1,12\n2,20\n")
     qrels = read_qrels_file(test)
@@ -43,6 +45,7 @@ def test_a_file_without_relevance_means_every_row_relevant(tmp_path):
     assert json.loads(p.stdout)["metrics"]["RR"] == pytest.approx(0.75)
 
 
+@pytest.mark.slow  # starts `python -m rankwise.cli.main`: about 0.5 s
 def test_an_ambiguous_header_is_an_error_in_the_api_and_the_cli(tmp_path):
     qrels = write(tmp_path, "q.csv", "user,userId,item,rating\n1,1,10,1\n")
     with pytest.raises(rw.ParseError, match=r"q.csv:1: several columns could hold the query id: \['user', 'userId'\]"):
@@ -81,6 +84,7 @@ def test_a_null_id_in_parquet_is_an_error(tmp_path):
     assert list(q.query_ids) == ["1", "2"] and list(q.doc_ids()) == ["10", "11"]
 
 
+@pytest.mark.slow  # starts `python -m rankwise.cli.main`: about 0.5 s
 def test_the_cli_exits_non_zero_when_no_query_is_shared(tmp_path):
     qrels = write(tmp_path, "q.csv", "user,item\n007,10\n008,11\n")
     run = write(tmp_path, "r.csv", "user,item,score\n7,10,1\n8,11,1\n")

@@ -32,6 +32,9 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-
          "--enable-logging=stderr", "--v=0", f"--window-size={WINDOW[0]},{WINDOW[1]}")
 _CONSOLE = re.compile(r"CONSOLE[(:]\d+\)?\]\s*(.*)")
 
+# each page is a Chromium process of its own (seconds apiece): the full run only
+pytestmark = pytest.mark.slow
+
 
 def _chromium() -> str:
     for name in ("chromium", "chromium-browser"):
