@@ -103,6 +103,7 @@ def test_random_ties_of_a_user_do_not_depend_on_the_other_users_or_their_order(o
                                                      backend="numpy").ranks)  # (the seed matters)
 
 
+@pytest.mark.slow  # 3000 draws: about 4 s on 2 cores
 def test_random_ties_uniform_and_joint_order():
     # all 6 items tie; two held-out ones: their positions are a uniform 2-subset of 1..6 in random order
     scores = np.zeros((1, 6))

@@ -64,6 +64,7 @@ def test_against_statsmodels(method, name, p):
     assert (got[ok] >= p[ok] - 1e-15).all() and (got[ok] <= 1).all()
 
 
+@pytest.mark.slow  # hypothesis against statsmodels: about 4 s
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.one_of(st.floats(0, 1), st.sampled_from([0.0, 0.01, 0.05, 1.0]), st.just(float("nan"))),
                 min_size=1, max_size=30),

@@ -147,6 +147,7 @@ def test_sign_against_binomtest(n, kind, seed):
         assert _close(r.p, want), (w, lo, r.p, want)
 
 
+@pytest.mark.slow  # hypothesis against scipy: 1-5 s on 2 cores
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.integers(-3, 3), min_size=2, max_size=30))
 def test_sign_and_wilcoxon_on_small_integer_differences(d):

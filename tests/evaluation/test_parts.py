@@ -45,6 +45,7 @@ def _identical(one, other) -> None:
     assert one.to_dict() == other.to_dict()
 
 
+@pytest.mark.slow  # 18 cases, each evaluated by 1 and 2-3 threads: about 6 s on 2 cores
 @pytest.mark.parametrize("overrides", [{}, {"missing_in_run": "zero"}, {"missing_in_qrels": "evaluate"},
                                        {"ties": "pessimistic", "missing_in_run": "zero"}, {"unjudged": "removed"},
                                        {"ties": "docid_asc", "scores": "float64"}])

@@ -22,6 +22,7 @@ BASE_METRICS = ["P", "R", "F", "Success", "Hits", "Rprec", "AP", "RR", "DCG", "n
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow  # hypothesis, 150 examples: about 5 s on 2 cores
 @SETTINGS
 @given(data=st.data(), convention=st.sampled_from(["trec_eval", "ir_measures", "ranx", "mllib", "recsys_confusion"]))
 def test_presets_match_oracle(data, convention):
@@ -30,6 +31,7 @@ def test_presets_match_oracle(data, convention):
     check(qrels, run, metrics, convention)
 
 
+@pytest.mark.slow  # hypothesis, 150 examples: about 5 s on 2 cores
 @SETTINGS
 @given(data=st.data())
 def test_every_choice_matches_oracle(data):
@@ -52,6 +54,7 @@ def test_every_choice_matches_oracle(data):
     check(qrels, run, metrics, "trec_eval", **overrides)
 
 
+@pytest.mark.slow  # hypothesis, 120 examples: about 3.5 s
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_tie_average_is_the_expectation_over_orders(data):
@@ -78,6 +81,7 @@ def _rows(d):
     return [(q, doc, v) for q, inner in d.items() for doc, v in inner.items()]
 
 
+@pytest.mark.slow  # hypothesis, 80 examples: about 4 s
 @settings(max_examples=80, deadline=None)
 @given(data=st.data())
 def test_row_order_of_the_input_changes_nothing_but_input_ties(data):
@@ -106,6 +110,7 @@ LONG_DOCS = ["doc-0000000001-a", "doc-0000000001-b", "doc-0000000002-a", "doc-00
              "doc-0000000001-a-and-more-words"]  # ids spanning 1 to 4 packed words, equal in the first ones
 
 
+@pytest.mark.slow  # hypothesis, 250 examples: about 3 s
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_tie_orders_match_oracle_on_tie_heavy_graded_runs(data):

@@ -19,6 +19,9 @@ CUT = ["ERR(gmax=query)@4", "uAP(levels=query)",
        "nDCG@5", "P@3", "AP@5", "R@4", "Success@2", "RR@3", "ERR@4", "Hit@2", "F(beta=0.5)@4",
        "nDCG(ideal=cutoff)@5", "IPrec@0.25", "Judged@5", "FallOut@5"]
 
+# every registered metric under six conventions, 12 examples each: about 20 s on 2 cores (the full run only)
+pytestmark = pytest.mark.slow
+
 
 def _inputs(seed: int, n_queries: int):
     rng = np.random.default_rng(seed)

@@ -3,6 +3,8 @@ import argparse
 import csv
 import json
 
+import pytest
+
 from rankwise.experiments import graded_levels as gl
 
 
@@ -12,6 +14,7 @@ def run(tmp_path, *argv):
     return gl.main(parser.parse_args(["--out", str(tmp_path), *argv]))
 
 
+@pytest.mark.slow  # the experiment and its plot: about 1.5 s
 def test_graded_levels_writes_table_and_plot(tmp_path, capsys):
     assert run(tmp_path, "--runs", "4", "--seed", "3", "--format", "json") == 0
     report = json.loads(capsys.readouterr().out)

@@ -35,6 +35,7 @@ def result(data, tmp_path_factory):
     return small(data, tmp_path_factory.mktemp("out"))
 
 
+@pytest.mark.slow  # the whole experiment (the module's result): about 2.5 s
 def test_json_shape(result):
     assert result["dataset"] == "ml-100k"
     json.dumps(result)  # serialisable
@@ -82,12 +83,14 @@ def test_pairwise_counts_by_hand():
     assert table["AP"] == {"X-Y": 1, "X-Z": 2, "Y-Z": 2}
 
 
+@pytest.mark.slow  # the whole experiment again: about 2 s
 def test_deterministic_with_seed(data, result, tmp_path):
     again = small(data, tmp_path)
     for key in ("exact", "sampled", "corrected", "pairwise"):
         assert again[key] == result[key]
 
 
+@pytest.mark.slow  # about 1.5 s
 def test_pngs_written(data, result, tmp_path):
     files = [tmp_path / "figure5_rank_distribution.png", tmp_path / "figure6_metric_vs_m.png"]
     small(data, tmp_path, estimators=("rank_floor",))
@@ -95,6 +98,7 @@ def test_pngs_written(data, result, tmp_path):
         assert f.exists() and f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow  # about 3 s
 def test_estimate_repetitions_matches_single_calls():
     from rankwise.sampled import estimate, estimate_repetitions, simulate
     rng = np.random.default_rng(0)
@@ -110,6 +114,7 @@ def test_estimate_repetitions_matches_single_calls():
                 assert batch[mt][k] == pytest.approx(one[mt], rel=1e-10, abs=1e-13)
 
 
+@pytest.mark.slow  # the whole experiment through the CLI: about 2 s
 def test_cli_table(data, tmp_path, capsys):
     from rankwise.cli.main import main
     rc = main(["reproduce", "krichene-rendle", "--data", str(data), "--repetitions", "3", "--m", "10",
@@ -132,6 +137,7 @@ def test_estimator_list_option():
         kr._estimators("rank_interp,nonsense")
 
 
+@pytest.mark.slow  # starts `python -m rankwise` twice: about 3.5 s
 def test_the_cli_reports_each_phase_on_stderr_with_progress(data):
     import subprocess
     import sys

@@ -51,6 +51,7 @@ def _identical(whole, got) -> None:
     assert whole.to_dict() == got.to_dict()
 
 
+@pytest.mark.slow  # 16 cases, each read by 1-3 workers: about 2 s
 @pytest.mark.parametrize("overrides", [{}, {"missing_in_run": "zero"}, {"missing_in_qrels": "evaluate"},
                                        {"ties": "pessimistic", "missing_in_run": "zero"}])
 @pytest.mark.parametrize("convention", ["trec_eval", "ranx"])

@@ -56,6 +56,7 @@ def _same(a, b) -> None:
     assert_results_identical(a, b)
 
 
+@pytest.mark.slow  # 16 cases of four evaluations each, forked workers: about 22 s on 2 cores
 @pytest.mark.parametrize("overrides", [{}, {"missing_in_run": "zero"}, {"missing_in_qrels": "evaluate"},
                                        {"missing_in_run": "zero", "missing_in_qrels": "evaluate", "ties": "docid_asc"}])
 @pytest.mark.parametrize("kind", ["plain", "gz", "bom", "dup"])
@@ -226,6 +227,7 @@ def test_cli_jobs_option(tmp_path, capsys):
     assert "--jobs N, -j N" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # about 5 s on 2 cores
 @pytest.mark.parametrize("overrides", [{}, {"missing_in_run": "zero"}, {"unscored_judgments": "ignored"},
                                        {"missing_in_run": "zero", "fractional_grades": "kept"}])
 @pytest.mark.parametrize("workers", [1, 2])

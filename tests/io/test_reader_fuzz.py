@@ -71,6 +71,7 @@ READERS = {
 }
 
 
+@pytest.mark.slow  # fuzz, 8 readers x 60 examples: about 2.5 s
 @pytest.mark.parametrize("name", sorted(READERS))
 @SETTINGS
 @given(data=CONTENTS)
@@ -79,6 +80,7 @@ def test_reader_parses_or_names_file_and_line(name, data):
     _check(reader, data, suffix)
 
 
+@pytest.mark.slow  # fuzz, 60 examples
 @SETTINGS
 @given(data=CONTENTS)
 def test_ncf_reader(data):

@@ -27,6 +27,7 @@ def write_trec(tmp_path, qrels: dict, run: dict, gz=False):
     return qp, rp
 
 
+@pytest.mark.slow  # hypothesis, 40 files: about 3 s on 2 cores
 @settings(max_examples=40, deadline=None)
 @given(st.data())
 def test_blocks_equal_in_memory(tmp_path_factory, data):

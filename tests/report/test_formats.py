@@ -24,9 +24,11 @@ def _close(text: str, value: float) -> bool:
     return math.isclose(float(text), value, rel_tol=0, abs_tol=0) if text else math.isnan(value)
 
 
-# the HTML of the wide comparisons draws 60 figure panels (about 10 s): their tables are checked below
-RENDERS = [(name, fmt) for name in COMPARISONS for fmt in FORMATS
-           if not (fmt == "html" and name.startswith("wide"))]
+# the HTML of the wide comparisons draws 60 figure panels (about 10 s): their tables are checked below; the HTML
+# of the larger comparisons (cutoff, hostile: 1.5-5 s each) runs in the full run only
+HTML_QUICK = ("baseline_cmp", "pairs_cmp")
+RENDERS = [(name, fmt) if fmt != "html" or name in HTML_QUICK else pytest.param(name, fmt, marks=pytest.mark.slow)
+           for name in COMPARISONS for fmt in FORMATS if not (fmt == "html" and name.startswith("wide"))]
 
 
 @pytest.mark.parametrize(("name", "fmt"), RENDERS)

@@ -112,6 +112,7 @@ def test_names_are_not_mathtext_or_tex(hostile_cmp):
     fig.canvas.draw()  # "$x^2$" and "\input{...}" are drawn as typed, without error
 
 
+@pytest.mark.slow  # an HTML report with its figures: about 1.3 s
 def test_figures_are_closed_after_the_html_report(baseline_cmp):
     before = plt.get_fignums()
     render(baseline_cmp, "html")
@@ -126,6 +127,7 @@ def test_html_without_matplotlib(monkeypatch, hostile_cmp):
     assert HTML_NAME not in out
 
 
+@pytest.mark.slow  # starts a Python process: about 0.5 s
 def test_importing_rankwise_plots_does_not_import_matplotlib():
     import subprocess
     code = "import sys, rankwise.plots, rankwise.report; assert 'matplotlib' not in sys.modules, 'imported'"

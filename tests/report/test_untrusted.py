@@ -42,6 +42,7 @@ def test_hostile_query_id_is_named_in_a_note(hostile):
     assert any(QUERY_ID in n for n in hostile.notes)  # else the tests below would not see it
 
 
+@pytest.mark.slow  # two HTML reports with their figures: about 3.5 s
 def test_html_shows_names_as_text(hostile):
     out = render(hostile, "html")
     assert "<img src=x" not in out and "<b>" not in out and "<script" not in out.lower()
@@ -63,6 +64,7 @@ def test_html_shows_names_as_text(hostile):
             "style-src 'unsafe-inline'\">") in head
 
 
+@pytest.mark.slow  # an HTML report of 4 metrics' figures: about 3.5 s
 def test_html_is_self_contained(cutoff_cmp):
     out = render(cutoff_cmp, "html")
     assert not re.search(r"(?:src|href)=\"(?!data:)", out)  # every reference is inline data

@@ -55,6 +55,7 @@ def test_cli_simulate_and_errors(tmp_path, capsys):
     assert code == 2 and "n-items" in out.err
 
 
+@pytest.mark.slow  # matplotlib figures: about 1.5 s
 def test_figures_render(tmp_path):
     pytest.importorskip("matplotlib")
     import matplotlib

@@ -91,6 +91,7 @@ def test_bad_inputs_raise():
         rank_distribution([1], 10, 0)
 
 
+@pytest.mark.slow  # a million items: about 1.5-2 s
 def test_million_items_streams_in_blocks():
     mean, var = expected_curve("Recall@10", 10 ** 6, 100)
     assert mean[0] == 1.0 and mean.shape == (10 ** 6,)

@@ -79,6 +79,7 @@ def test_kinds_equal_rowwise_unique():
             assert got_k.shape == (0, 2) and inverse.size == 0
 
 
+@pytest.mark.slow  # about 7 s on 2 cores
 @pytest.mark.parametrize("estimator", TABLE)
 def test_table_estimators_bit_identical_to_the_old_batched_path(systems, estimator):
     samples, n = systems
@@ -97,6 +98,7 @@ FITTED = ("mle", "mle(steps=100)", "maxent(0.01)", "maxent(0.1)", "mes(0.01)", "
           "bv_mes(0.01)", "mn", "mn(0.02)")
 
 
+@pytest.mark.slow  # 18 estimators, one call per repetition: about 26 s on 2 cores
 @pytest.mark.parametrize("estimator", TABLE + FITTED)
 def test_batched_equals_one_call_per_repetition(systems, estimator):
     samples, n = systems
@@ -126,6 +128,7 @@ def test_fitted_prior_estimators_with_a_given_prior(estimator):
             assert batched[mt][k] == pytest.approx(one[mt], rel=1e-12, abs=1e-15)
 
 
+@pytest.mark.slow  # about 4 s on 2 cores
 def test_systems_batched_together_equal_systems_alone(systems):
     """Per-row stopping: a system's estimates do not depend on which systems share the batch."""
     samples, n = systems

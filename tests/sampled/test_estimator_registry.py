@@ -70,6 +70,7 @@ def sample():
     return simulate(true, 20, repetitions=2, seed=1), n
 
 
+@pytest.mark.slow  # every estimator cold and warm, with a bootstrap: about 6 s on 2 cores
 @pytest.mark.parametrize("estimator", ("rank_interp", "cls", "bv(0.1)", "min_error", "mn", "mle", "mes"))
 def test_a_shared_cache_gives_the_same_numbers(sample, estimator):
     sims, n = sample
