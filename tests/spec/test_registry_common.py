@@ -16,6 +16,7 @@ import rankwise as rw
 from rankwise.errors import ConventionError, DataError, InvalidParameterError
 from rankwise.spec import registry
 from rankwise.spec.grammar import parse_metric
+from tests.quick_run import every_nth_quick
 
 # random collections set queries aside and tie scores on purpose: the RankwiseWarnings that say so are
 # tested in tests/evaluation/test_warnings.py, not repeated for every example here
@@ -43,6 +44,9 @@ def _values(p) -> tuple[str, ...]:
 CASES = [(d.name, p.name, v) for d in registry.all_metrics() for p in d.all_params for v in _values(p)]
 INVALID = [(d.name, p.name, v) for d in registry.all_metrics() for p in d.all_params
            for v in INVALID_SAMPLES[p.kind]]
+# 3,900 cases (about 10 s on 2 cores, most of it pytest's own cost per case): the quick run takes every
+# fourth, the full run (CI) all of them
+QUICK_SHARE = 4
 
 
 def _text(name: str, param: str, value: str) -> str:
@@ -84,7 +88,7 @@ def test_the_registry_has_every_metric_module():
     assert {"P", "R", "AP", "RR", "nDCG", "DCG", "Bpref", "RBP", "ERR"} <= names
 
 
-@pytest.mark.parametrize("name, param, value", CASES)
+@pytest.mark.parametrize("name, param, value", every_nth_quick(CASES, QUICK_SHARE))
 def test_every_value_round_trips(name, param, value):
     rm = _resolve(_text(name, param, value))
     if rm is None:
@@ -94,7 +98,7 @@ def test_every_value_round_trips(name, param, value):
     assert parse_metric(str(rm)).definition is rm.definition
 
 
-@pytest.mark.parametrize("name, param, value", CASES)
+@pytest.mark.parametrize("name, param, value", every_nth_quick(CASES, QUICK_SHARE))
 def test_every_value_evaluates_within_bounds_and_ignores_the_size_of_scores(name, param, value, data):
     text = _text(name, param, value)
     if _resolve(text) is None:
@@ -122,7 +126,7 @@ def test_every_value_evaluates_within_bounds_and_ignores_the_size_of_scores(name
     np.testing.assert_array_equal(v[ok], w[ok])
 
 
-@pytest.mark.parametrize("name, param, value", INVALID)
+@pytest.mark.parametrize("name, param, value", every_nth_quick(INVALID, QUICK_SHARE))
 def test_every_invalid_value_is_rejected_naming_the_parameter(name, param, value):
     with pytest.raises(InvalidParameterError) as err:
         CONVENTION.resolve(parse_metric(_text(name, param, value)))
