@@ -148,6 +148,22 @@ def check_means(res, expected_means: dict[str, float], n_queries: int | None = N
             assert res.n_averaged[m] == n_queries, f"{label} {m}: n_averaged {res.n_averaged[m]} != {n_queries}"
 
 
+class Deferred:
+    """A peer's module, imported when a test first uses it; that test is skipped if it is not installed.
+
+    Imported at the top of a test module, a peer is imported at collection even where the test is deselected:
+    ranx (numba) cost every quick run (-m "not peer and not slow") 3-5 s on a 2-core machine that way.
+    """
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str):
+        if attr.startswith("_"):  # pytest's collection looks for its own markers: not the peer's attributes
+            raise AttributeError(attr)
+        return getattr(pytest.importorskip(self._name), attr)
+
+
 def _close(a, b) -> bool:
     a, b = float(a), float(b)
     if math.isnan(a) or math.isnan(b):
