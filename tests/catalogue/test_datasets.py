@@ -6,6 +6,7 @@ import pytest
 
 from rankwise.errors import DataError, ParseError
 from rankwise.experiments import datasets as ds
+from tests.data_paths import data_path
 
 # (user, item, rating, timestamp); user 1's last timestamp 50 is shared by items 30 and 20
 EVENTS = [(1, 10, 5, 10), (1, 30, 4, 50), (1, 20, 3, 50), (2, 10, 2, 5), (2, 20, 5, 7), (3, 40, 4, 1)]
@@ -87,15 +88,10 @@ def test_ncf_files(tmp_path):
         ds.load_ncf(p)
 
 
-LOCAL = Path("/work/shared/data")
-
-
-@pytest.mark.skipif(not (LOCAL / "ml-100k" / "u.data").exists(), reason="local MovieLens copies absent")
 def test_local_copies():
-    s = ds.load_movielens("ml-100k", path=LOCAL / "ml-100k")
+    s = ds.load_movielens("ml-100k", path=data_path("ml-100k"))
     assert s.train.shape == (943, 1682) and s.heldout_users.size == 943 and s.train.nnz == 99057
-    s = ds.load_movielens("ml-latest-small", path=LOCAL / "ml-latest-small")
+    s = ds.load_movielens("ml-latest-small", path=data_path("ml-latest-small"))
     assert s.n_users == 610 and s.train.nnz + s.heldout_users.size == 100836
-    if (LOCAL / "ncf-ml-1m" / "ml-1m.test.rating").exists():
-        d = ds.load_ncf(LOCAL / "ncf-ml-1m" / "ml-1m")
-        assert d.test_users.size == 6040 and d.negatives.shape == (6040, 99)
+    d = ds.load_ncf(data_path("ncf-ml-1m", "ml-1m"))
+    assert d.test_users.size == 6040 and d.negatives.shape == (6040, 99)

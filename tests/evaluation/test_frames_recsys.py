@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import rankwise as rw
+from tests.data_paths import data_path
 
-RATINGS = Path("/work/shared/data/ml-latest-small/ratings.csv")
 METRICS = ["Recall@10", "nDCG@10"]
 
 
@@ -23,9 +23,8 @@ def _popularity(ratings: pd.DataFrame):
     return test, pd.DataFrame(rows, columns=["user", "item", "score"])
 
 
-@pytest.mark.skipif(not RATINGS.exists(), reason=f"MovieLens ratings not found at {RATINGS} (not committed)")
 def test_recommender_task_in_five_lines_equals_the_explicit_path():
-    ratings = pd.read_csv(RATINGS)
+    ratings = pd.read_csv(data_path("ml-latest-small", "ratings.csv"))
     test_df, recs_df = _popularity(ratings)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # set-aside notices (another part of issue #13) are not under test here
@@ -149,13 +148,13 @@ def test_a_bad_input_type_points_to_from_frame():
         rw.evaluate([("1", "a", 1)], {"1": {"a": 1.0}}, ["RR"])
 
 
-@pytest.mark.skipif(not RATINGS.exists(), reason=f"MovieLens ratings not found at {RATINGS} (not committed)")
 def test_the_recsys_guide_runs_as_written_and_its_two_paths_agree(tmp_path, monkeypatch):
     """The first three code blocks of docs/getting-started-recsys.md, executed as a user would paste them."""
     import re
+    ratings = data_path("ml-latest-small", "ratings.csv")
     guide = (Path(__file__).parents[2] / "docs" / "getting-started-recsys.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", guide, flags=re.S)
-    (tmp_path / "ratings.csv").symlink_to(RATINGS)
+    (tmp_path / "ratings.csv").symlink_to(ratings)
     monkeypatch.chdir(tmp_path)
     scope: dict = {}
     with warnings.catch_warnings():

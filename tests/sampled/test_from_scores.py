@@ -3,7 +3,6 @@ fixture, a property test against a per-line loop for every score source, and NCF
 from __future__ import annotations
 
 import heapq
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ from rankwise.catalogue.sources import decimal_codes
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.io.ncf import load_ncf
 from rankwise.sampled import estimate, sampled_ranks, sampled_ranks_ncf
+from tests.data_paths import data_path
 from tests.sampled.ncf_fixture import write_ncf
 
 
@@ -292,12 +292,8 @@ def test_pessimistic_and_ignore_is_what_ncf_code_does_on_python3(seed, levels):
 
 # ------------------------------------------------------------------------------ the real files
 
-NCF_ML1M = Path("/work/shared/data/ncf-ml-1m/ml-1m")
-
-
-@pytest.mark.skipif(not NCF_ML1M.with_suffix(".test.negative").exists(), reason="NCF ML-1M files absent")
 def test_real_ncf_ml1m_files():
-    split = load_ncf(NCF_ML1M)
+    split = load_ncf(data_path("ncf-ml-1m", "ml-1m"))
     rng = np.random.default_rng(0)
     uf, vf = rng.normal(size=(split.n_users, 8)), rng.normal(size=(split.n_items, 8))
     r = sampled_ranks_ncf(split, (uf, vf))
