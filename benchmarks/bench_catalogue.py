@@ -1,6 +1,9 @@
 """Full-catalogue rank timings (numpy and torch-CPU) and recommender training times.
 
-    PYTHONPATH=src python benchmarks/bench_catalogue.py [--large-users 100000] [--data /work/shared/data]
+    PYTHONPATH=src python benchmarks/bench_catalogue.py [--large-users 100000] [--data DIR]
+
+--data: the folder holding ml-latest-small/ (default $RANKWISE_TEST_DATA, else ../shared/data beside the
+repository).
 
 1. ML-1M scale: 6,040 users x 3,706 items, d = 16, one held-out item and ~165 training items
    per user (ML-1M's density), exact ranks with ties="average".
@@ -16,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from harness import data_dir
 
 from rankwise.catalogue import FactorScorer, item_ranks
 from rankwise.catalogue.ranks import default_block_size
@@ -70,7 +74,7 @@ def matmul_only(uf, vf, backend, block, reuse=False):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--large-users", type=int, default=100_000)
-    ap.add_argument("--data", default="/work/shared/data")
+    ap.add_argument("--data", default=str(data_dir()), help="folder holding ml-latest-small/ (default: %(default)s)")
     ap.add_argument("--backends", default="numpy,torch", help="comma-separated: numpy, torch")
     ap.add_argument("--skip-models", action="store_true", help="skip training X, Y, Z")
     args = ap.parse_args()

@@ -1,4 +1,4 @@
-"""What every benchmark here shares: measured subprocesses, warm memory, the median.
+"""What every benchmark here shares: measured subprocesses, warm memory, the median, where the data sets are.
 
 Each tool runs in a fresh process; its wall time, peak RSS and CPU time come from ``os.wait4``.
 """
@@ -12,6 +12,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+def data_dir() -> Path:
+    """The public data sets (ml-latest-small/, ml-100k/, ncf-ml-1m/; not committed): $RANKWISE_TEST_DATA, as
+    for the tests, else ../shared/data beside the repository (where CI keeps its copy)."""
+    return Path(os.environ.get("RANKWISE_TEST_DATA") or REPOSITORY.parent / "shared" / "data")
 
 
 def maxrss_mb() -> float:

@@ -5,7 +5,7 @@ interpreter start and imports included) and from inside (the JSON's ``cpu_s``/``
 The machine is shared, so the table reports the median CPU seconds and the median wall seconds
 over runs; CPU time is the comparable number, wall time shows what a user waits.
 
-    python benchmarks/profile_krichene_rendle.py --data /work/shared/data/ml-latest-small --runs 3
+    python benchmarks/profile_krichene_rendle.py --runs 3   # ml-latest-small in $RANKWISE_TEST_DATA or ../shared/data
     python benchmarks/profile_krichene_rendle.py --data ... --runs 1 --cprofile /tmp/kr.prof
 """
 from __future__ import annotations
@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from harness import data_dir
 
 GROUPS = (  # phase table rows: label -> JSON keys summed
     ("load", ("load",)),
@@ -77,7 +79,8 @@ def table(runs) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--data", required=True)
+    p.add_argument("--data", default=str(data_dir() / "ml-latest-small"),
+                   help="a MovieLens folder (default: %(default)s, from $RANKWISE_TEST_DATA or ../shared/data)")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--repetitions", type=int, default=100)
     p.add_argument("--m", type=int, default=100)
