@@ -21,6 +21,7 @@ from rankwise.conventions import PRESETS
 from rankwise.evaluation.evaluate import evaluate_collections
 from rankwise.execution.streaming import evaluate_run_file
 from rankwise.testing import assert_results_identical
+from tests.quick_run import every_nth_quick
 
 METRICS = ["nDCG@10", "nDCG", "AP", "AP@10", "P@5", "R@10", "RR", "Hit@3", "ERR@10", "ERR(gmax=query)@5", "uAP",
            "uAP(levels=collection)", "bpref", "Rprec", "NumRelRet", "GMAP", "IPrec@0.25", "Judged@10", "RBP",
@@ -75,7 +76,7 @@ def _ways(qp, rp, metrics, conv, monkeypatch):
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", every_nth_quick(sorted(PRESETS), 7))  # (process pools: 1-2 s a preset)
 def test_every_way_gives_one_threads_results(tmp_path, monkeypatch, preset):
     conv = PRESETS[preset]
     qp, rp = _files(tmp_path, sum(map(ord, preset)))
