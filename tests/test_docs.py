@@ -10,7 +10,7 @@ def test_docs_metrics_md_is_up_to_date():
 
 
 def test_docs_presets_md_is_up_to_date():
-    from rankwise.evaluation.across import presets_markdown
+    from rankwise.explanation.across import presets_markdown
 
     path = Path(__file__).parents[1] / "docs" / "presets.md"
     assert path.read_text() == presets_markdown(), "run: rankwise conventions --format markdown > docs/presets.md"

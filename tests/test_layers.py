@@ -60,6 +60,7 @@ LAYERS: dict[str, int] = {
     # where an evaluation's parts run (memory parts, file blocks, streaming), and the front door (evaluate() on
     # every input, the input boundary as_qrels/as_run), which compare/ and the reproductions call
     "execution": 3, "api": 3,
+    "explanation": 3,  # explain(), and explain --across (which evaluates under every preset)
     "spark": 3,  # the local engine inside Spark partitions: evaluation/ per partition, catalogue/ ranks
     # 4 entry points: the command line, `python -m rankwise` and the public namespace (anything below)
     "cli": 4, "__main__": 4, PACKAGE: 4,

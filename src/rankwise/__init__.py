@@ -2,7 +2,7 @@
 from rankwise.api import as_qrels, as_run, evaluate
 from rankwise.api import evaluate_run_file as evaluate_run_file  # (deprecated: evaluate(..., stream="yes"))
 from rankwise.conventions import PRESETS, Convention, get_convention
-from rankwise.conventions.explain import explain
+from rankwise.explanation.metric import explain
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import (

@@ -6,7 +6,7 @@ import json
 import sys
 
 from rankwise.conventions import DEFAULT, POLICIES, PRESETS, get_convention
-from rankwise.conventions.explain import explain
+from rankwise.explanation.metric import explain
 from rankwise.spec import registry
 from rankwise.spec.params import COMMON_PARAMS
 
@@ -137,7 +137,7 @@ def cmd_conventions(args) -> int:
             print("(no difference)")
         return 0
     if args.format == "markdown":
-        from rankwise.evaluation.across import presets_markdown
+        from rankwise.explanation.across import presets_markdown
         sys.stdout.write(presets_markdown())
         return 0
     if args.format == "json":
@@ -169,7 +169,7 @@ def cmd_explain(args) -> int:
             raise InvalidParameterError("--across takes nothing, or QRELS RUN: "
                                         "rankwise explain nDCG@10 --across qrels.txt run.txt")
         from rankwise.api import as_qrels, as_run
-        from rankwise.evaluation.across import across
+        from rankwise.explanation.across import across
         inputs = (as_qrels(args.across[0]), as_run(args.across[1])) if args.across else ()
         sys.stdout.write(across(args.metric, *inputs))
         return 0
