@@ -37,10 +37,15 @@ CASES = {  # name -> (metrics, workers)
 
 
 def child(case: str, qrels: str, run: str) -> dict:
+    import importlib
+
     import rankwise as rw
-    import rankwise.execution.files as files
     metrics, workers = CASES[case]
     blocks: list[int] = []
+    try:  # (an older tree, --baseline-src: the module had another name)
+        files = importlib.import_module("rankwise.execution.files")
+    except ImportError:
+        files = importlib.import_module("rankwise.io.file_evaluation")
     real = files.run_file_results
 
     def counted(*a, **k):
@@ -83,22 +88,33 @@ def main() -> int:
     ap.add_argument("--size", default="100k", choices=sorted(bench_engine.SIZES))
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--write", action="store_true", help="append the tables to benchmarks/README.md")
+    ap.add_argument("--baseline-src", help="another tree's src/ (e.g. a worktree of the commit before): its "
+                                           "two-worker cases are timed in the same run, as 'before: ...'")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("paths", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        out = child_serial(*args.paths) if args.child == "serial" else child(args.child, *args.paths)
+        out = child_serial(*args.paths) if args.child == "serial" else child(args.child.removeprefix("before: "),
+                                                                              *args.paths)
         print(json.dumps(out))
         return 0
     qrels, run = bench_engine.generate(bench_engine.SIZES[args.size], 20240611)  # (bench_engine.py's seed)
     env = child_env()
     rows = []
+    before = None
+    if args.baseline_src:
+        before = dict(env, PYTHONPATH=str(Path(args.baseline_src).resolve()))
     for _ in range(args.reps):  # interleaved, so that a slow minute of the VM falls on every case alike
         for case in CASES:
             sp = spawn([sys.executable, __file__, "--child", case, str(qrels), str(run)], env, 900)
             if sp["rc"]:
                 raise SystemExit(sp["err"])
             rows.append((case, json.loads(sp["out"].splitlines()[-1]), sp["wall"]))
+            if before is not None and case.endswith("2 workers"):
+                sp = spawn([sys.executable, __file__, "--child", case, str(qrels), str(run)], before, 900)
+                if sp["rc"]:
+                    raise SystemExit(sp["err"])
+                rows.append(("before: " + case, json.loads(sp["out"].splitlines()[-1]), sp["wall"]))
         sp = spawn([sys.executable, str(HERE / "bench_engine.py"), "--child", "pytrec_eval", "--mode", "e2e",
                     str(qrels), str(run)], env, 900)
         if sp["rc"]:
@@ -113,7 +129,8 @@ def main() -> int:
              "| case | read + evaluate (s) | process (s) | CPU (s) | peak RSS (MB) | blocks | vs pytrec_eval |",
              "|---|---:|---:|---:|---:|---|---:|"]
     base = median([r["seconds"] for c, r, _ in rows if c == "pytrec_eval"])
-    for case in [*CASES, "pytrec_eval"]:
+    names = [*CASES] + ([f"before: {c}" for c in CASES if c.endswith("2 workers")] if before else [])
+    for case in [*names, "pytrec_eval"]:
         mine = [(r, w) for c, r, w in rows if c == case]
         sec = median([r["seconds"] for r, _ in mine])
         rss = median([r.get("rss", r.get("child_maxrss_mb", 0.0)) for r, _ in mine])
