@@ -12,27 +12,39 @@ through the ranks of the documents below it (kept in ``pos``) and the count retr
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Any, Callable, Hashable, TypeVar
 
 import numpy as np
 
 from rankwise.data.align import JudgedRankings
 from rankwise.errors import ConventionError, DataError
 from rankwise.kernels import segments as sk
+from rankwise.spec.ranking_context import Gain, GainMap, RowCutoff
+
+_T = TypeVar("_T")
 
 
 class EvalContext:
-    def __init__(self, jr: JudgedRankings, collection_max_grade: float | None = None):
+    """The one implementation of ``rankwise.spec.ranking_context.RankingContext``, what metrics read."""
+
+    def __init__(self, jr: JudgedRankings, collection_max_grade: float | None = None) -> None:
         """``collection_max_grade``: the highest grade over every evaluated query, when these rankings are a
         part of the evaluation (``evaluation.plan.Facts``); None: these rankings are all of it."""
         self.jr = jr
         self._collection_max_grade = collection_max_grade
         self.n = jr.n_queries
-        self._cache: dict = {}
+        # memo's values by key; each key names one value of one type (memo's contract), hence Any here
+        self._cache: dict[Hashable, Any] = {}
+        self.seg: np.ndarray
+        self.pos: np.ndarray
+        self.labels: np.ndarray
+        self.judged: np.ndarray
+        self.row_offsets: np.ndarray
         if jr.tie_group is None:  # judged rows only (see the module docstring)
             self.seg = jr.row_seg
             self.pos = jr.rows - jr.offsets[self.seg]
-            self.labels: np.ndarray = jr.row_labels
-            self.judged: np.ndarray = np.ones(self.seg.size, dtype=bool)
+            self.labels = jr.row_labels
+            self.judged = np.ones(self.seg.size, dtype=bool)
             self.row_offsets = np.zeros(self.n + 1, dtype=np.int64)
             np.cumsum(np.bincount(self.seg, minlength=self.n), out=self.row_offsets[1:])
         else:  # tie-averaging spreads a relevant document's weight over unjudged ties: all rows
@@ -59,37 +71,43 @@ class EvalContext:
     def averaged(self) -> bool:
         return self.jr.tie_group is not None
 
-    def _memo(self, key, fn):
+    def memo(self, key: Hashable, make: Callable[[], _T]) -> _T:
+        """``make()``, computed once per context for ``key`` (a key names one value of one type)."""
         if key not in self._cache:
-            self._cache[key] = fn()
-        return self._cache[key]
+            self._cache[key] = make()
+        value: _T = self._cache[key]
+        return value
 
-    def in_top(self, k) -> np.ndarray | None:
+    def _tie_mean(self, values: np.ndarray) -> np.ndarray:
+        """Under ties=average (``averaged``), each row's value replaced by its tie group's mean: its expectation
+        over the orders of the tie; else the values as they are."""
+        group = self.jr.tie_group
+        return values if group is None else sk.group_mean(values, group)
+
+    def in_top(self, k: RowCutoff) -> np.ndarray | None:
         """Mask of rows within the cutoff; k may be None (all), an int, or a per-query array."""
         if k is None:
             return None
         if np.ndim(k) == 0:
-            return self._memo(("top", int(k)), lambda: self.pos < k)
-        return self.pos < np.asarray(k)[self.seg]
+            return self.memo(("top", int(k)), lambda: self.pos < k)
+        per_row: np.ndarray = np.asarray(k)[self.seg]
+        return self.pos < per_row
 
     # ---- relevance ----------------------------------------------------------------------------
     def is_rel(self, t: float) -> np.ndarray:
-        return self._memo(("rel", t), lambda: self.judged & (self.labels >= t))
+        return self.memo(("rel", t), lambda: self.judged & (self.labels >= t))
 
     def rel_weight(self, t: float) -> np.ndarray:
         """1.0 for relevant rows; under ties=average, the expected relevance of the position."""
-        def make():
-            w = self.is_rel(t).astype(np.float64)
-            return sk.group_mean(w, self.jr.tie_group) if self.averaged else w
-        return self._memo(("relw", t), make)
+        return self.memo(("relw", t), lambda: self._tie_mean(self.is_rel(t).astype(np.float64)))
 
     def n_rel(self, t: float) -> np.ndarray:
-        return self._memo(("nrel", t), lambda: sk.segment_sum(self.jr.ideal_labels >= t, self.ideal_seg, self.n))
+        return self.memo(("nrel", t), lambda: sk.segment_sum(self.jr.ideal_labels >= t, self.ideal_seg, self.n))
 
     def n_gain(self, t: float) -> np.ndarray:
         """Judged documents with positive gain at threshold t (the 'relevant' of gain metrics)."""
         lab = self.jr.ideal_labels
-        return self._memo(("ngain", t), lambda: sk.segment_sum((lab >= t) & (lab > 0), self.ideal_seg, self.n))
+        return self.memo(("ngain", t), lambda: sk.segment_sum((lab >= t) & (lab > 0), self.ideal_seg, self.n))
 
     # ---- grade scale (graded measures: ERR's g_max, μAP's levels, NDCNG's normaliser) ----------
     @cached_property
@@ -120,19 +138,19 @@ class EvalContext:
     def n_judged(self) -> np.ndarray:
         return np.diff(self.jr.ideal_offsets).astype(np.float64)
 
-    def hits(self, t: float, k) -> np.ndarray:
+    def hits(self, t: float, k: RowCutoff) -> np.ndarray:
         """(Expected) number of relevant documents in the top k."""
         key = ("hits", t, k if k is None or np.ndim(k) == 0 else None)
         if key[2] is None and k is not None:
             return sk.segment_sum(self.rel_weight(t), self.seg, self.n, self.in_top(k))
-        return self._memo(key, lambda: sk.segment_sum(self.rel_weight(t), self.seg, self.n, self.in_top(k)))
+        return self.memo(key, lambda: sk.segment_sum(self.rel_weight(t), self.seg, self.n, self.in_top(k)))
 
     def running_hits(self, t: float) -> np.ndarray:
-        return self._memo(("runhits", t), lambda: sk.running_count(self.is_rel(t), self.row_offsets, self.seg))
+        return self.memo(("runhits", t), lambda: sk.running_count(self.is_rel(t), self.row_offsets, self.seg))
 
     # ---- gains ----------------------------------------------------------------------------------
     @staticmethod
-    def gain_of(labels: np.ndarray, t: float, gain: str | tuple, scale: np.ndarray | None = None,
+    def gain_of(labels: np.ndarray, t: float, gain: Gain, scale: np.ndarray | None = None,
                 judged: np.ndarray | None = None) -> np.ndarray:
         """Gain of each grade; with ``scale``, of grade / scale (the threshold t applies to the grade).
         ``gain`` is a gain function's name or a gain map ((grade, gain), ...) (``judged``: the rows whose
@@ -148,42 +166,39 @@ class EvalContext:
         g = x if gain == "linear" else np.exp2(x) - 1.0
         return np.where(ok, g, 0.0)
 
-    def gains(self, t: float, gain: str) -> np.ndarray:
-        def make():
-            g = np.where(self.judged, self.gain_of(self.labels, t, gain, judged=self.judged), 0.0)
-            return sk.group_mean(g, self.jr.tie_group) if self.averaged else g
-        return self._memo(("gain", t, gain), make)
+    def gains(self, t: float, gain: Gain) -> np.ndarray:
+        return self.memo(("gain", t, gain), lambda: self._tie_mean(
+            np.where(self.judged, self.gain_of(self.labels, t, gain, judged=self.judged), 0.0)))
 
-    def ideal_gains(self, t: float, gain: str | tuple) -> np.ndarray:
+    def ideal_gains(self, t: float, gain: Gain) -> np.ndarray:
         """Gains of the judged documents, best first within each query (ideal_seg, ideal_pos order)."""
-        def make():
+        def make() -> np.ndarray:
             g = self.gain_of(self.jr.ideal_labels, t, gain)
             if isinstance(gain, tuple):  # a map need not grow with the grade: sort by gain, not by grade
                 g = g[np.lexsort((-g, self.ideal_seg))]
             return g
-        return self._memo(("igain", t, gain), make)
+        return self.memo(("igain", t, gain), make)
 
     def normalised_gains(self, t: float, gain: str) -> np.ndarray:
         """Gains of grade / (the query's highest judged grade): NDCNG's ngain (Scheel, Lommatzsch &
         Albayrak 2011, eq. 5)."""
-        def make():
+        def make() -> np.ndarray:
             scale = self.query_max_grade[self.seg]
-            g = np.where(self.judged, self.gain_of(self.labels, t, gain, scale), 0.0)
-            return sk.group_mean(g, self.jr.tie_group) if self.averaged else g
-        return self._memo(("ngain_ranked", t, gain), make)
+            return self._tie_mean(np.where(self.judged, self.gain_of(self.labels, t, gain, scale), 0.0))
+        return self.memo(("ngain_ranked", t, gain), make)
 
     def normalised_ideal_gains(self, t: float, gain: str) -> np.ndarray:
-        return self._memo(("ngain_ideal", t, gain), lambda: self.gain_of(
+        return self.memo(("ngain_ideal", t, gain), lambda: self.gain_of(
             self.jr.ideal_labels, t, gain, self.query_max_grade[self.ideal_seg]))
 
     def discount(self, base: float, kind: str = "rank_plus_1") -> np.ndarray:
-        return self._memo(("disc", base, kind), lambda: sk.log_discount(self.pos, base, kind))
+        return self.memo(("disc", base, kind), lambda: sk.log_discount(self.pos, base, kind))
 
     def ideal_discount(self, base: float, kind: str = "rank_plus_1") -> np.ndarray:
-        return self._memo(("idisc", base, kind), lambda: sk.log_discount(self.ideal_pos, base, kind))
+        return self.memo(("idisc", base, kind), lambda: sk.log_discount(self.ideal_pos, base, kind))
 
 
-def _mapped_gains(labels: np.ndarray, t: float, gains: tuple, scale: np.ndarray | None,
+def _mapped_gains(labels: np.ndarray, t: float, gains: GainMap, scale: np.ndarray | None,
                   judged: np.ndarray | None) -> np.ndarray:
     """The gain a map {grade: gain} gives each grade >= t (0 below t); a judged grade missing from the
     map is an error, never a silent 0 (ir_measures' nDCG(gains=...), trec_eval's gain files)."""

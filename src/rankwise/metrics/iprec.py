@@ -24,7 +24,7 @@ def _best_below(ctx, t: float):
         prec = ctx.running_hits(t)[rel] / (ctx.pos[rel] + 1.0)  # precision peaks at relevant ranks only
         found = np.bincount(seg, minlength=ctx.n)
         return sk.segment_suffix_max(prec, seg), found, np.concatenate([[0], np.cumsum(found)])[:-1]
-    return ctx._memo(("iprec_best_below", t), make)
+    return ctx.memo(("iprec_best_below", t), make)
 
 
 def interpolated_precision(ctx, t: float, levels, rounding: str) -> np.ndarray:
