@@ -5,24 +5,26 @@ from rankwise.kernels import rank_metrics as km
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef, RankForm
 from rankwise.spec.params import NO_NONRELEVANT
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float
 
 
-def rank_form(p, k):
+def rank_form(p: Params, k: Cutoff) -> RankForm | str:
     if p["no_nonrelevant"] == "zero":
         return RankForm(km.auc_contribution, item_share=True)
     empty = 1.0 if p["no_nonrelevant"] == "one" else np.nan
 
-    def contribution(r, i, nrel, n):  # a query whose candidates are all relevant: 1 (shared) or NaN
+    # a query whose candidates are all relevant: 1 (shared) or NaN
+    def contribution(r: np.ndarray, i: np.ndarray, nrel: np.ndarray, n: np.ndarray) -> np.ndarray:
         return np.where(np.asarray(n) > np.asarray(nrel), km.auc_contribution(r, i, nrel, n), empty / nrel)
     return RankForm(contribution, item_share=True)
 
 
-def compute(ctx, p, k):
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
     # Mann-Whitney on the retrieved list: a relevant document at rank r has n_ret - r documents below it,
     # of which the relevant ones are counted once per pair, H(H - 1) / 2 in all. Relevant documents that
     # were not retrieved rank below every retrieved one: they beat no non-relevant document. Under
     # ties=average the expected relevance of each position gives tied pairs half credit.
-    t = p["rel"]
+    t = param_float(p, "rel")
     w = ctx.rel_weight(t)
     below = ctx.n_ret[ctx.seg] - ctx.pos - 1.0
     h = ctx.hits(t, None)

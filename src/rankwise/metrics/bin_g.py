@@ -3,10 +3,11 @@ import numpy as np
 
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float
 
 
-def compute(ctx, p, k):
-    t = p["rel"]
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    t = param_float(p, "rel")
     rel = ctx.is_rel(t)
     # non-relevant documents above a relevant one (unjudged included): its rank minus the relevant above it
     nonrel_above = ctx.pos[rel] - (ctx.running_hits(t)[rel] - 1)

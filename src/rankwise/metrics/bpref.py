@@ -4,10 +4,11 @@ import numpy as np
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import BPREF_NO_NONRELEVANT
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float
 
 
-def compute(ctx, p, k):
-    t = p["rel"]
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    t = param_float(p, "rel")
     R = ctx.n_rel(t)
     N = ctx.n_judged() - R  # judged non-relevant documents in the qrels
     top = ctx.in_top(k)

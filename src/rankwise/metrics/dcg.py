@@ -5,19 +5,21 @@ from rankwise.kernels import rank_metrics as km
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef, RankForm
 from rankwise.spec.params import DISCOUNT, GAIN, LOG_BASE
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float, param_gain, param_str
 
 
-def rank_form(p, k):
+def rank_form(p: Params, k: Cutoff) -> RankForm | str:
     # every gain (linear, exp, binary) of the relevant grade 1 is 1
     if isinstance(p["gain"], tuple):
         return ("a gain map gives each grade its own gain (grade 0 included), while ranks know only which items "
                 "are relevant; use a gain function (linear, exp, binary)")
-    log_base, kind = float(p["log_base"]), p["discount"]
+    log_base, kind = param_float(p, "log_base"), param_str(p, "discount")
     return RankForm(lambda r, i, nrel, n: km.within(r, k) * km.log2_discount(r, kind) * np.log2(log_base))
 
 
-def dcg(ctx, p, k):
-    w = ctx.gains(p["rel"], p["gain"]) * ctx.discount(p["log_base"], p.get("discount", "rank_plus_1"))
+def dcg(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    w = ctx.gains(param_float(p, "rel"), param_gain(p)) * ctx.discount(
+        param_float(p, "log_base"), param_str(p, "discount", default="rank_plus_1"))
     return sk.segment_sum(w, ctx.seg, ctx.n, ctx.in_top(k))
 
 

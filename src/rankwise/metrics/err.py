@@ -6,9 +6,10 @@ from rankwise.kernels import rank_metrics as km
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef, RankForm
 from rankwise.spec.params import GMAX
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_choice_or_number, param_float
 
 
-def stop_probability(labels: np.ndarray, ok: np.ndarray, gmax) -> np.ndarray:
+def stop_probability(labels: np.ndarray, ok: np.ndarray, gmax: float | np.ndarray) -> np.ndarray:
     """R(g) = (2^g − 1) / 2^gmax for rows flagged ``ok``, else 0.
 
     Written as 2^(g − gmax) − 2^(−gmax) so that large grades do not overflow 2^g.
@@ -18,11 +19,12 @@ def stop_probability(labels: np.ndarray, ok: np.ndarray, gmax) -> np.ndarray:
     return np.where(ok, r, 0.0)
 
 
-def _gmax(ctx, choice, ok):
+def _gmax(ctx: RankingContext, choice: str | float, ok: np.ndarray) -> float | np.ndarray:
     if choice == "collection":
         return ctx.collection_max_grade
     if choice == "query":
-        return ctx.query_max_grade[ctx.seg]
+        per_row: np.ndarray = ctx.query_max_grade[ctx.seg]
+        return per_row
     g = float(choice)
     lab = ctx.jr.ideal_labels
     top = float(lab.max()) if lab.size else 0.0
@@ -32,28 +34,30 @@ def _gmax(ctx, choice, ok):
     return g
 
 
-def rank_form(p, k):
+def rank_form(p: Params, k: Cutoff) -> RankForm | str:
     # every relevant item has grade 1, the highest grade of its query and of the collection
-    gmax = 1.0 if p["gmax"] in ("collection", "query") else float(p["gmax"])
+    choice = param_choice_or_number(p, "gmax")
+    gmax = 1.0 if choice in ("collection", "query") else float(choice)
     if gmax < 1.0:
         return f"gmax={gmax:g} is below the grade 1 of a relevant item"
     stop = 2.0 ** -gmax  # (2^1 - 1) / 2^gmax
 
-    def contribution(r, i, nrel, n):
+    def contribution(r: np.ndarray, i: np.ndarray, nrel: np.ndarray, n: np.ndarray) -> np.ndarray:
         # the i - 1 relevant items above each had the chance to stop the user; non-relevant ones have none
-        return km.within(r, k) * stop * np.power(1.0 - stop, np.asarray(i) - 1.0) / r
+        share: np.ndarray = km.within(r, k) * stop * np.power(1.0 - stop, np.asarray(i) - 1.0) / r
+        return share
     return RankForm(contribution)
 
 
-def compute(ctx, p, k):
-    t = p["rel"]
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    t = param_float(p, "rel")
     labels = ctx.labels
     # grades <= 0 (and below the rel threshold) stop nobody
     ok = ctx.judged & (labels >= t) & (labels > 0)
     top = ctx.in_top(k)
     if top is not None:
         ok = ok & top  # rows past k add nothing and cannot change the survival of rows before them
-    r = stop_probability(labels, ok, _gmax(ctx, p["gmax"], ok))
+    r = stop_probability(labels, ok, _gmax(ctx, param_choice_or_number(p, "gmax"), ok))
     # log of the probability that the user is still looking: Π_{i<r} (1 − R_i). R < 1 always
     # (g <= gmax), so the logarithm is finite.
     log_keep = np.log1p(-r)

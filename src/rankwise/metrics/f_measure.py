@@ -1,31 +1,35 @@
 """F-measure at k: the weighted harmonic mean of P@k and R@k (F1 is β = 1)."""
+import numpy as np
+
 from rankwise.kernels import rank_metrics as km
 from rankwise.kernels.segments import safe_divide
 from rankwise.metrics.precision import denominator_of, precision_denominator
 from rankwise.spec.metric import MetricDef, RankForm
 from rankwise.spec.params import BETA, P_DENOMINATOR
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float, param_str
 
 
 # With P = h/D and R = h/R: F_β = (1 + β²)PR / (β²P + R) = (1 + β²) h / (β²R + D), linear in the hits h,
 # so one relevant item's share is its own term and tie-averaging stays exact.
-def rank_form(p, k):
-    how, b2 = p["denominator"], float(p["beta"]) ** 2
+def rank_form(p: Params, k: Cutoff) -> RankForm | str:
+    how, b2 = param_str(p, "denominator"), param_float(p, "beta") ** 2
 
-    def contribution(r, i, nrel, n):
+    def contribution(r: np.ndarray, i: np.ndarray, nrel: np.ndarray, n: np.ndarray) -> np.ndarray:
         return (1.0 + b2) * km.within(r, k) / (b2 * nrel + denominator_of(how, k, n, nrel))
     return RankForm(contribution)
 
 
-def compute(ctx, p, k):
-    t, b2 = p["rel"], float(p["beta"]) ** 2
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    t, b2 = param_float(p, "rel"), param_float(p, "beta") ** 2
     hits = ctx.hits(t, k)
-    return safe_divide((1.0 + b2) * hits, b2 * ctx.n_rel(t) + precision_denominator(ctx, p["denominator"], k, t))
+    den = b2 * ctx.n_rel(t) + precision_denominator(ctx, param_str(p, "denominator"), k, t)
+    return safe_divide((1.0 + b2) * hits, den)
 
 
-def micro_weight(p, k, nrel, n):
+def micro_weight(p: Params, k: Cutoff, nrel: np.ndarray, n: np.ndarray) -> np.ndarray:
     """The denominator of F's value (β²R + D) / (1 + β²): weights of the micro-average Σ hits / Σ them."""
-    b2 = float(p["beta"]) ** 2
-    return (b2 * nrel + denominator_of(p["denominator"], k, n, nrel)) / (1.0 + b2)
+    b2 = param_float(p, "beta") ** 2
+    return (b2 * nrel + denominator_of(param_str(p, "denominator"), k, n, nrel)) / (1.0 + b2)
 
 
 DEFINITION = MetricDef(

@@ -4,10 +4,11 @@ import numpy as np
 from rankwise.kernels.segments import safe_divide
 from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import NO_NONRELEVANT
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float
 
 
-def compute(ctx, p, k):
-    t = p["rel"]
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    t = param_float(p, "rel")
     nonrel = ctx.n_ret - ctx.hits(t, None)
     top = ctx.n_ret if k is None else np.minimum(float(k), ctx.n_ret)
     v = safe_divide(top - ctx.hits(t, k), nonrel)

@@ -1,14 +1,17 @@
 """Number of relevant documents in the top k."""
+import numpy as np
+
 from rankwise.kernels import rank_metrics as km
 from rankwise.spec.metric import MetricDef, RankForm
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float
 
 
-def rank_form(p, k):
+def rank_form(p: Params, k: Cutoff) -> RankForm | str:
     return RankForm(lambda r, i, nrel, n: km.within(r, k))
 
 
-def compute(ctx, p, k):
-    return ctx.hits(p["rel"], k)
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    return ctx.hits(param_float(p, "rel"), k)
 
 
 DEFINITION = MetricDef(

@@ -3,12 +3,13 @@ import numpy as np
 
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float
 
 EPSILON = 1e-5  # trec_eval's INFAP_EPSILON (trec_eval.h): keeps the precision estimate defined at r = 1, n = 0
 
 
-def compute(ctx, p, k):
-    t = p["rel"]
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    t = param_float(p, "rel")
     lab = ctx.labels
     # Three kinds of ranked rows: judged relevant, judged non-relevant (0 <= grade < rel) and, when the
     # alignment keeps them (negative=nonrelevant, which the name infAP implies), judgments with a negative

@@ -1,9 +1,12 @@
 """Interpolated precision at a recall level (trec_eval iprec_at_recall)."""
+from typing import Sequence
+
 import numpy as np
 
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import RECALL_LEVEL, RECALL_ROUNDING
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float, param_str
 
 
 def relevant_needed(level: float, nrel: np.ndarray, rounding: str) -> np.ndarray:
@@ -15,10 +18,10 @@ def relevant_needed(level: float, nrel: np.ndarray, rounding: str) -> np.ndarray
     return np.floor(x + 0.5).astype(np.int64)  # lround of a non-negative value: halves away from zero
 
 
-def _best_below(ctx, t: float):
+def _best_below(ctx: RankingContext, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per relevant row (by query, then rank): the best precision at its rank or below; with each query's
     relevant rows found and where they start. Shared by every recall level (trec_eval prints eleven)."""
-    def make():
+    def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         rel = np.flatnonzero(ctx.is_rel(t))
         seg = ctx.seg[rel]
         prec = ctx.running_hits(t)[rel] / (ctx.pos[rel] + 1.0)  # precision peaks at relevant ranks only
@@ -27,7 +30,7 @@ def _best_below(ctx, t: float):
     return ctx.memo(("iprec_best_below", t), make)
 
 
-def interpolated_precision(ctx, t: float, levels, rounding: str) -> np.ndarray:
+def interpolated_precision(ctx: RankingContext, t: float, levels: Sequence[float], rounding: str) -> np.ndarray:
     """(queries, levels): the highest precision at or below the rank where each recall level is reached;
     0 where the ranking never reaches it; the best precision anywhere for a level of 0 relevant documents."""
     best_below, found, first = _best_below(ctx, t)
@@ -41,8 +44,9 @@ def interpolated_precision(ctx, t: float, levels, rounding: str) -> np.ndarray:
     return out
 
 
-def compute(ctx, p, k):
-    return interpolated_precision(ctx, p["rel"], [p["recall"]], p["recall_rounding"])[:, 0]
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    levels = [param_float(p, "recall")]
+    return interpolated_precision(ctx, param_float(p, "rel"), levels, param_str(p, "recall_rounding"))[:, 0]
 
 
 DEFINITION = MetricDef(

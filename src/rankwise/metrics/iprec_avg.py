@@ -1,13 +1,18 @@
 """Eleven-point interpolated average precision (trec_eval 11pt_avg)."""
+import numpy as np
+
 from rankwise.metrics.iprec import interpolated_precision
 from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import RECALL_ROUNDING
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float, param_str
 
 ELEVEN_LEVELS = tuple(float(f"{i / 10:.1f}") for i in range(11))  # 0.0, 0.1, ... 1.0 as C's atof reads them
 
 
-def compute(ctx, p, k):
-    return interpolated_precision(ctx, p["rel"], ELEVEN_LEVELS, p["recall_rounding"]).mean(axis=1)
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    by_level = interpolated_precision(ctx, param_float(p, "rel"), ELEVEN_LEVELS, param_str(p, "recall_rounding"))
+    mean: np.ndarray = by_level.mean(axis=1)
+    return mean
 
 
 DEFINITION = MetricDef(

@@ -4,9 +4,10 @@ import numpy as np
 from rankwise.kernels.segments import safe_divide
 from rankwise.metrics.counts import judged_in_top
 from rankwise.spec.metric import MetricDef
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext
 
 
-def compute(ctx, p, k):
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
     shown = ctx.n_ret if k is None else np.minimum(float(k), ctx.n_ret)
     return safe_divide(judged_in_top(ctx, k), shown)
 

@@ -3,17 +3,18 @@ import numpy as np
 
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float
 
 
-def compute(ctx, p, k):
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
     # Each relevant document is credited at the END of its tie group, with every relevant document of the
     # group counted above it: rank = |{d : s(d) >= s}|, L = |{relevant d : s(d) >= s}| (scikit-learn's
     # rankdata(..., 'max')). That needs the tie groups, which only the ties=average alignment keeps.
-    t = p["rel"]
+    t = param_float(p, "rel")
     rel = ctx.is_rel(t)
     running = ctx.running_hits(t)
-    if ctx.averaged:  # rows: every ranked document, with its tie group
-        group = ctx.jr.tie_group
+    group = ctx.jr.tie_group
+    if group is not None:  # ties=average (ctx.averaged): rows are every ranked document, with its tie group
         last = np.flatnonzero(np.r_[group[1:] != group[:-1], True])  # last row of each group, by group id
         end = last[group]
     else:  # no tie anywhere: each document is its own group

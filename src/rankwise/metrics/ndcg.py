@@ -1,4 +1,6 @@
 """Normalised discounted cumulative gain."""
+from typing import Callable
+
 import numpy as np
 
 from rankwise.errors import ConventionError
@@ -7,17 +9,20 @@ from rankwise.kernels import segments as sk
 from rankwise.metrics.dcg import dcg
 from rankwise.spec.metric import MetricDef, RankForm
 from rankwise.spec.params import DISCOUNT, GAIN, IDEAL, LOG_BASE
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float, param_gain, param_str
 
 
-def ideal_dcg(ctx, p, k):
-    t, gain = p["rel"], p["gain"]
+def ideal_dcg(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    t, gain = param_float(p, "rel"), param_gain(p)
     return ideal_dcg_of(ctx, p, k, lambda: ctx.ideal_gains(t, gain), lambda: ctx.gains(t, gain))
 
 
-def ideal_dcg_of(ctx, p, k, ideal_gains, ranked_gains):
+def ideal_dcg_of(ctx: RankingContext, p: Params, k: Cutoff, ideal_gains: Callable[[], np.ndarray],
+                 ranked_gains: Callable[[], np.ndarray]) -> np.ndarray:
     """IDCG@k from gain arrays (callables, so only the one the ideal choice needs is built):
     ``ideal_gains`` over the judged documents best first, ``ranked_gains`` over the ranking."""
-    base, kind = p["log_base"], p.get("discount", "rank_plus_1")  # (NDCNG has no discount choice)
+    base = param_float(p, "log_base")
+    kind = param_str(p, "discount", default="rank_plus_1")  # (NDCNG has no discount choice)
     if p["ideal"] == "cutoff":  # k documents of gain 1 (the log base cancels against DCG's)
         return np.full(ctx.n, cutoff_ideal(k, base, kind))
     if p["ideal"] == "judged":
@@ -39,7 +44,7 @@ def ideal_dcg_of(ctx, p, k, ideal_gains, ranked_gains):
     return np.bincount(seg, weights=g * sk.log_discount(pos, base, kind), minlength=ctx.n)
 
 
-def cutoff_ideal(k, base, kind: str = "rank_plus_1") -> float:
+def cutoff_ideal(k: Cutoff, base: float, kind: str = "rank_plus_1") -> float:
     """Σ_{i≤k} 1/log_b(i+1): the DCG of k documents of gain 1 (ideal=cutoff)."""
     if k is None:
         raise ConventionError("ideal=cutoff normalises by k documents of gain 1, so it needs a cutoff: "
@@ -47,15 +52,15 @@ def cutoff_ideal(k, base, kind: str = "rank_plus_1") -> float:
     return float(sk.log_discount(np.arange(int(k), dtype=np.float64), base, kind).sum())
 
 
-def rank_form(p, k):
+def rank_form(p: Params, k: Cutoff) -> RankForm | str:
     if isinstance(p["gain"], tuple):
         return ("a gain map gives each grade its own gain (grade 0 included), while ranks know only which items "
                 "are relevant; use a gain function (linear, exp, binary)")
-    kind = p["discount"]
+    kind = param_str(p, "discount")
     if p["ideal"] == "cutoff":
         ideal = cutoff_ideal(k, 2.0, kind)  # gain 1 per relevant item, base 2 on both sides
 
-        def contribution_cutoff(r, i, nrel, n):
+        def contribution_cutoff(r: np.ndarray, i: np.ndarray, nrel: np.ndarray, n: np.ndarray) -> np.ndarray:
             return km.within(r, k) * km.log2_discount(r, kind) / ideal
         return RankForm(contribution_cutoff)
     if p["ideal"] == "retrieved" and k is not None:
@@ -63,13 +68,13 @@ def rank_form(p, k):
                 "in it, not on each item's rank alone; use ideal=judged")
     # gain 1 for every relevant item; the log base cancels between DCG and IDCG
 
-    def contribution(r, i, nrel, n):
+    def contribution(r: np.ndarray, i: np.ndarray, nrel: np.ndarray, n: np.ndarray) -> np.ndarray:
         ideal = km.ideal_dcg(nrel if k is None else np.minimum(nrel, k), kind)
         return km.within(r, k) * km.log2_discount(r, kind) / ideal
     return RankForm(contribution)
 
 
-def compute(ctx, p, k):
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
     return sk.safe_divide(dcg(ctx, p, k), ideal_dcg(ctx, p, k))
 
 

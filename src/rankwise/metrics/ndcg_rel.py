@@ -6,14 +6,16 @@ import numpy as np
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import GAIN
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float, param_gain
 
 
-def ideal_prefix(ctx, values: np.ndarray, pos: np.ndarray, seg: np.ndarray) -> np.ndarray:
+def ideal_prefix(ctx: RankingContext, values: np.ndarray, pos: np.ndarray, seg: np.ndarray) -> np.ndarray:
     """The inclusive running sum of ``values`` (over the ideal ranking: judged documents best first) at ideal
     position ``pos`` of query ``seg``, clipped to the query's last judged document (each query asked has
     one). Shared by trec_eval's gain-walking measures: G, ndcg_rel, Rndcg."""
     offs = ctx.jr.ideal_offsets
-    return sk.segment_cumsum(values, offs)[np.minimum(offs[seg] + pos, offs[seg + 1] - 1)]
+    prefix: np.ndarray = sk.segment_cumsum(values, offs)[np.minimum(offs[seg] + pos, offs[seg + 1] - 1)]
+    return prefix
 
 
 def discounted(gains: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -21,9 +23,10 @@ def discounted(gains: np.ndarray, pos: np.ndarray) -> np.ndarray:
     return gains / np.log2(pos + 2.0)
 
 
-def compute(ctx, p, k):
-    g = ctx.gains(p["rel"], p["gain"])
-    ig = ctx.ideal_gains(p["rel"], p["gain"])
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    t, gain = param_float(p, "rel"), param_gain(p)
+    g = ctx.gains(t, gain)
+    ig = ctx.ideal_gains(t, gain)
     # the ideal DCG counts the positive gains only (trec_eval's walk stops at the first gain <= 0)
     iw = np.where(ig > 0, discounted(ig, ctx.ideal_pos), 0.0)
     dcg_so_far = sk.segment_cumsum(discounted(g, ctx.pos), ctx.row_offsets)
@@ -31,7 +34,7 @@ def compute(ctx, p, k):
     idx = np.flatnonzero(g > 0)
     seg = ctx.seg[idx]
     at_rel = dcg_so_far[idx] / ideal_prefix(ctx, iw, ctx.pos[idx], seg)
-    total = np.bincount(seg, weights=at_rel, minlength=ctx.n)
+    total: np.ndarray = np.bincount(seg, weights=at_rel, minlength=ctx.n)
     # every relevant document not retrieved adds the nDCG of the whole ranking
     n_pos = sk.segment_sum(ig > 0, ctx.ideal_seg, ctx.n)
     missed = n_pos - np.bincount(seg, minlength=ctx.n)

@@ -18,16 +18,19 @@ gains, as for nDCG); gain=linear is allowed and documented as equal to nDCG.
 
 Grades <= 0 gain nothing (the paper assumes the irrelevant level is 0; shift grades if not).
 """
+import numpy as np
+
 from rankwise.kernels import segments as sk
 from rankwise.metrics.ndcg import ideal_dcg_of
 from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import GAIN_FUNCTION, IDEAL, LOG_BASE
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float, param_str
 
 
-def compute(ctx, p, k):
-    t, gain = p["rel"], p["gain"]
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    t, gain = param_float(p, "rel"), param_str(p, "gain")  # a gain function: GAIN_FUNCTION has no map
     ranked = ctx.normalised_gains(t, gain)
-    dcg = sk.segment_sum(ranked * ctx.discount(p["log_base"]), ctx.seg, ctx.n, ctx.in_top(k))
+    dcg = sk.segment_sum(ranked * ctx.discount(param_float(p, "log_base")), ctx.seg, ctx.n, ctx.in_top(k))
     idcg = ideal_dcg_of(ctx, p, k, lambda: ctx.normalised_ideal_gains(t, gain), lambda: ranked)
     return sk.safe_divide(dcg, idcg)
 

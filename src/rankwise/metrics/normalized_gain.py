@@ -6,11 +6,13 @@ from rankwise.kernels import segments as sk
 from rankwise.metrics.ndcg_rel import ideal_prefix
 from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import GAIN
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float, param_gain
 
 
-def compute(ctx, p, k):
-    g = ctx.gains(p["rel"], p["gain"])
-    ig = ctx.ideal_gains(p["rel"], p["gain"])
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    t, gain = param_float(p, "rel"), param_gain(p)
+    g = ctx.gains(t, gain)
+    ig = ctx.ideal_gains(t, gain)
     # C_i, what the ideal ranking has gained by rank i: each ideal gain counted as at least 1 (trec_eval's
     # min_cost), and 1 per rank once the judged documents run out
     cost = np.where(ig >= 1.0, ig, 1.0)

@@ -3,14 +3,15 @@ import numpy as np
 
 from rankwise.kernels.segments import safe_divide
 from rankwise.spec.metric import MetricDef, RankForm
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float
 
 
-def rank_form(p, k):
+def rank_form(p: Params, k: Cutoff) -> RankForm | str:
     return RankForm(lambda r, i, nrel, n: (np.asarray(r) <= nrel) / nrel, item_share=True)
 
 
-def compute(ctx, p, k):
-    t = p["rel"]
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    t = param_float(p, "rel")
     R = ctx.n_rel(t)
     return safe_divide(ctx.hits(t, R), R)
 

@@ -5,16 +5,17 @@ from rankwise.kernels import rank_metrics as km
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef, RankForm
 from rankwise.spec.params import GAIN, PERSISTENCE
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float, param_gain
 
 
-def rank_form(p, k):
-    pp = float(p["p"])
+def rank_form(p: Params, k: Cutoff) -> RankForm | str:
+    pp = param_float(p, "p")
     return RankForm(lambda r, i, nrel, n: km.within(r, k) * (1.0 - pp) * np.power(pp, np.asarray(r) - 1.0))
 
 
-def compute(ctx, p, k):
-    pp = p["p"]
-    rel = ctx.rel_weight(p["rel"]) if p["gain"] == "binary" else ctx.gains(p["rel"], p["gain"])
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    pp, t = param_float(p, "p"), param_float(p, "rel")
+    rel = ctx.rel_weight(t) if p["gain"] == "binary" else ctx.gains(t, param_gain(p))
     w = rel * (1.0 - pp) * np.power(pp, ctx.pos.astype(np.float64))
     return sk.segment_sum(w, ctx.seg, ctx.n, ctx.in_top(k))
 

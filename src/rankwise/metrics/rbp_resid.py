@@ -4,10 +4,11 @@ import numpy as np
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import PERSISTENCE
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float
 
 
-def compute(ctx, p, k):
-    pp = float(p["p"])
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    pp = param_float(p, "p")
     offsets = ctx.jr.offsets  # every ranked document, judged or not
     seg = sk.segment_ids(offsets)
     pos = sk.positions(offsets, seg)
@@ -15,8 +16,10 @@ def compute(ctx, p, k):
     # 5th decimal, so p^i must round as trec_eval's does: np.power may differ in the last bit)
     longest = int(ctx.n_ret.max()) if ctx.n else 0
     power = np.concatenate([[1.0], np.multiply.accumulate(np.full(longest, pp))])
-    if ctx.averaged:  # all ranked rows are rows: the expected unjudged share of each position over tie orders
-        unjudged = 1.0 - sk.group_mean(ctx.judged.astype(np.float64), ctx.jr.tie_group)
+    group = ctx.jr.tie_group
+    if group is not None:  # ties=average (ctx.averaged): all ranked rows are rows: the expected unjudged share
+        # of each position over tie orders
+        unjudged = 1.0 - sk.group_mean(ctx.judged.astype(np.float64), group)
     else:  # rows are the judged documents: the others are unjudged (outside the qrels, or a negative grade
         # under negative=unjudged)
         unjudged = np.ones(seg.size)

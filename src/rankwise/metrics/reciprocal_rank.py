@@ -4,14 +4,15 @@ import numpy as np
 from rankwise.kernels import rank_metrics as km
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef, RankForm
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float
 
 
-def rank_form(p, k):
+def rank_form(p: Params, k: Cutoff) -> RankForm | str:
     return RankForm(lambda r, i, nrel, n: km.within(r, k) * (i == 1) / r)
 
 
-def compute(ctx, p, k):
-    first = sk.first_index(ctx.is_rel(p["rel"]), ctx.seg, ctx.n)
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    first = sk.first_index(ctx.is_rel(param_float(p, "rel")), ctx.seg, ctx.n)
     out = np.zeros(ctx.n)
     has = first >= 0
     rank = ctx.pos[first[has]] + 1.0

@@ -5,9 +5,10 @@ from rankwise.kernels import segments as sk
 from rankwise.metrics.ndcg_rel import discounted, ideal_prefix
 from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import GAIN
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float, param_gain
 
 
-def ranked_prefix(ctx, values: np.ndarray, seg: np.ndarray, m: np.ndarray) -> np.ndarray:
+def ranked_prefix(ctx: RankingContext, values: np.ndarray, seg: np.ndarray, m: np.ndarray) -> np.ndarray:
     """Σ ``values`` (over the ranked rows) of the rows of query ``seg`` ranked above ``m`` (0-based rank < m)."""
     out = np.zeros(seg.size, dtype=np.float64)
     if ctx.seg.size == 0 or seg.size == 0:
@@ -20,10 +21,11 @@ def ranked_prefix(ctx, values: np.ndarray, seg: np.ndarray, m: np.ndarray) -> np
     return out
 
 
-def compute(ctx, p, k):
-    t = p["rel"]
-    w = discounted(ctx.gains(t, p["gain"]), ctx.pos)  # the ranking's discounted gains
-    ig = ctx.ideal_gains(t, p["gain"])
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    t = param_float(p, "rel")
+    gain = param_gain(p)
+    w = discounted(ctx.gains(t, gain), ctx.pos)  # the ranking's discounted gains
+    ig = ctx.ideal_gains(t, gain)
     ipos, iseg = ctx.ideal_pos, ctx.ideal_seg
     n_pos = sk.segment_sum(ig > 0, iseg, ctx.n).astype(np.int64)  # P: positive ideal gains (they come first)
     iw = np.where(ig > 0, discounted(ig, ipos), 0.0)

@@ -4,12 +4,13 @@ import numpy as np
 from rankwise.kernels.segments import safe_divide
 from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import R_MULTIPLE
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float
 
 
-def compute(ctx, p, k):
-    t = p["rel"]
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    t = param_float(p, "rel")
     # trec_eval: k = (long)(m·R + 0.9), kept in 10.0; precision at exactly rank k, k beyond the list included
-    at = np.floor(float(p["multiple"]) * ctx.n_rel(t) + 0.9)
+    at = np.floor(param_float(p, "multiple") * ctx.n_rel(t) + 0.9)
     return safe_divide(ctx.hits(t, at.astype(np.int64)), at)
 
 

@@ -1,11 +1,14 @@
 """Set "average precision": set precision times set recall (trec_eval set_map)."""
+import numpy as np
+
 from rankwise.kernels.segments import safe_divide
 from rankwise.metrics.set_measures import SET_NOTE, set_counts
 from rankwise.spec.metric import MetricDef
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float
 
 
-def compute(ctx, p, k):
-    hits, ret, rel = set_counts(ctx, p["rel"])
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    hits, ret, rel = set_counts(ctx, param_float(p, "rel"))
     return safe_divide(hits * hits, ret * rel)
 
 

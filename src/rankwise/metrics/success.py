@@ -3,23 +3,24 @@ import numpy as np
 
 from rankwise.kernels import rank_metrics as km
 from rankwise.spec.metric import MetricDef, RankForm
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float
 
 
-def rank_form(p, k):
+def rank_form(p: Params, k: Cutoff) -> RankForm | str:
     # the query is a hit iff its best relevant item is in the top k: count only the first item
     return RankForm(lambda r, i, nrel, n: km.within(r, k) * (i == 1))
 
 
-def compute(ctx, p, k):
-    t = p["rel"]
-    if not ctx.averaged:
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
+    t = param_float(p, "rel")
+    g = ctx.jr.tie_group
+    if g is None:  # not ctx.averaged: no tie is left to chance
         return (ctx.hits(t, k) > 0).astype(np.float64)
     from scipy.special import gammaln  # imported here: only tie-averaging needs it, and it is slow to import
 
     # Expected value over random orders of tied documents: a hit is certain if a tie group that lies
     # wholly inside the top k holds a relevant document; otherwise the group cut by the cutoff (at
     # most one per query) misses with probability C(size - rel, inside) / C(size, inside).
-    g = ctx.jr.tie_group
     rel = ctx.is_rel(t)
     inside = ctx.in_top(k)
     inside = np.ones(rel.size, dtype=bool) if inside is None else inside

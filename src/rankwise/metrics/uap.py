@@ -29,9 +29,10 @@ import numpy as np
 from rankwise.kernels import segments as sk
 from rankwise.spec.metric import MetricDef
 from rankwise.spec.params import AP_DENOMINATOR, LEVELS
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext, param_float
 
 
-def query_levels(ctx, t):
+def query_levels(ctx: RankingContext, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The distinct positive levels (>= t) of each query, best first, from its sorted judged grades.
 
     Returns (query of each level, level value, its rank among the query's levels (0 = top),
@@ -56,7 +57,8 @@ def query_levels(ctx, t):
     return q, value, rank, value - lower, n_at_or_above
 
 
-def _row_level_ranks(ctx, t, q, value, rank):
+def _row_level_ranks(ctx: RankingContext, t: float, q: np.ndarray, value: np.ndarray,
+                     rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The retrieved rows that pass the lowest level of their query, with the rank of their own
     level (0 = the query's top level). A judged grade >= t and > 0 *is* one of its query's levels,
     so one merge of rows and levels by (query, grade descending) finds it."""
@@ -75,18 +77,19 @@ def _row_level_ranks(ctx, t, q, value, rank):
     return rows, row_rank
 
 
-def weighted_ap_sum(ctx, p, k):
+def weighted_ap_sum(ctx: RankingContext, p: Params, k: Cutoff) -> tuple[np.ndarray, np.ndarray]:
     """Σ_i d_i · AP_{t_i} per query over its own levels, and its top level t_m (0 if none).
 
     Only rows that pass some threshold matter (they are the only ones ever counted), so the
     per-level passes run over those rows alone: a row passes level j iff its level rank <= j.
     """
-    q, value, rank, dist, n_ge = query_levels(ctx, p["rel"])
+    t = param_float(p, "rel")
+    q, value, rank, dist, n_ge = query_levels(ctx, t)
     n = ctx.n
     top_level = np.zeros(n)
     top_level[q[rank == 0]] = value[rank == 0]
     acc = np.zeros(n)
-    rows, row_rank = _row_level_ranks(ctx, p["rel"], q, value, rank)
+    rows, row_rank = _row_level_ranks(ctx, t, q, value, rank)
     seg, pos = ctx.seg[rows], ctx.pos[rows]  # rows stay in rank order, grouped by query
     first_of_seg = np.searchsorted(seg, np.arange(n))  # start of each query among these rows
     inv_rank = 1.0 / (pos + 1.0)
@@ -116,14 +119,14 @@ def weighted_ap_sum(ctx, p, k):
     return acc, top_level
 
 
-def compute(ctx, p, k):
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
     acc, top_level = weighted_ap_sum(ctx, p, k)
     if p["levels"] == "query":
         return sk.safe_divide(acc, top_level)
     # the collection's top level is its highest judged grade when that grade is a level (>= rel, > 0):
     # the context's collection grade, which a partitioned evaluation gathers over every partition
     top = ctx.collection_max_grade
-    return sk.safe_divide(acc, top if top >= p["rel"] and top > 0 else 0.0)
+    return sk.safe_divide(acc, top if top >= param_float(p, "rel") and top > 0 else 0.0)
 
 
 DEFINITION = MetricDef(

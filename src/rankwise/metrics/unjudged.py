@@ -1,13 +1,17 @@
 """Fraction of the first k ranks without a judgment (trec_eval 10.0 unj)."""
+import numpy as np
+
 from rankwise.metrics.counts import judged_in_top
 from rankwise.spec.metric import MetricDef
+from rankwise.spec.ranking_context import Cutoff, Params, RankingContext
 
 
-def compute(ctx, p, k):
+def compute(ctx: RankingContext, p: Params, k: Cutoff) -> np.ndarray:
     from rankwise.errors import ConventionError
     if k is None:
         raise ConventionError("Unj counts the unjudged documents of the first k ranks: give a cutoff, Unj@10")
-    return (ctx.n_ret.clip(max=k) - judged_in_top(ctx, k)) / float(k)
+    unjudged: np.ndarray = (ctx.n_ret.clip(max=k) - judged_in_top(ctx, k)) / float(k)
+    return unjudged
 
 
 DEFINITION = MetricDef(

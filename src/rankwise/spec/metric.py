@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping, TypeAlias
 
 from rankwise.errors import ConventionError
 from rankwise.spec.params import COMMON_PARAMS, Param
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from rankwise.spec.ranking_context import ComputeFn, Cutoff, MicroWeightFn, Params
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,10 @@ class RankForm:
     item_share: bool = False
 
 
+# MetricDef.rank_form: (params, k) -> the metric's RankForm, or a sentence saying why these parameters have none
+RankFormFn: TypeAlias = Callable[["Params", "Cutoff"], "RankForm | str"]
+
+
 @dataclass(frozen=True)
 class MetricDef:
     name: str  # canonical spelling, e.g. "nDCG"
@@ -35,7 +41,7 @@ class MetricDef:
     formula: str
     reference: str
     example: str
-    compute: Callable[..., np.ndarray]  # (ctx, params: Mapping, k: int | None) -> per-query float array
+    compute: ComputeFn  # (ctx: RankingContext, params, k) -> one float per query (spec/ranking_context.py)
     params: tuple[Param, ...] = ()
     aliases: tuple[str, ...] = ()
     cutoff: bool = True  # accepts @k
@@ -45,10 +51,7 @@ class MetricDef:
     # alias -> implied parameters, e.g. {"ndcg_burges": {"gain": "exp"}}
     implied: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     # (params, k) -> its RankForm, or a sentence saying why these parameters have none; None: no rank form
-    rank_form: Callable[[Mapping[str, object], int | None], RankForm | str] | None = None
-    # (params, k, nrel, n) -> each query's weight in aggregate=micro (the denominator of its value, so that
-    # the weighted mean is Σ numerators / Σ denominators); nrel: relevant documents, n: retrieved. None: the
-    # metric has no micro-average
+    rank_form: RankFormFn | None = None
     # False when the metric is defined for a query without relevant documents (counts, Judged, FallOut): the
     # no_relevant policy then does not apply to it
     needs_relevant: bool = True
@@ -60,7 +63,10 @@ class MetricDef:
     order_free: bool | str = False
     # a parameter given after @ instead of a cutoff (IPrec@0.25: the recall level); None: @ is the cutoff k
     at_param: str | None = None
-    micro_weight: Callable[[Mapping[str, object], int | None, np.ndarray, np.ndarray], np.ndarray] | None = None
+    # (params, k, nrel, n) -> each query's weight in aggregate=micro (the denominator of its value, so that
+    # the weighted mean is Σ numerators / Σ denominators); nrel: relevant documents, n: retrieved. None: the
+    # metric has no micro-average
+    micro_weight: MicroWeightFn | None = None
 
     @property
     def all_params(self) -> tuple[Param, ...]:
