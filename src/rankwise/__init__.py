@@ -2,7 +2,6 @@
 from rankwise.api import as_qrels, as_run, evaluate
 from rankwise.api import evaluate_run_file as evaluate_run_file  # (deprecated: evaluate(..., stream="yes"))
 from rankwise.conventions import PRESETS, Convention, get_convention
-from rankwise.explanation.metric import explain
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import (
@@ -16,6 +15,7 @@ from rankwise.errors import (
 )
 from rankwise.evaluation.ranks import evaluate_ranks
 from rankwise.evaluation.results import Results
+from rankwise.explanation.metric import explain
 from rankwise.io.tabular import read_qrels_file as read_qrels
 from rankwise.io.tabular import read_run_file as read_run
 from rankwise.spec.grammar import parse_metric
