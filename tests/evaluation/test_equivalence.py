@@ -22,6 +22,7 @@ from rankwise.evaluation.evaluate import evaluate_collections
 from rankwise.execution.streaming import evaluate_run_file
 from rankwise.testing import assert_results_identical
 from tests.quick_run import every_nth_quick
+from tests.resolvable import resolvable
 
 METRICS = ["nDCG@10", "nDCG", "AP", "AP@10", "P@5", "R@10", "RR", "Hit@3", "ERR@10", "ERR(gmax=query)@5", "uAP",
            "uAP(levels=collection)", "bpref", "Rprec", "NumRelRet", "GMAP", "IPrec@0.25", "Judged@10", "RBP",
@@ -43,17 +44,6 @@ def _files(tmp_path, seed: int, n_queries: int = 60):
     (tmp_path / "q.qrels").write_text("".join(qrels))
     (tmp_path / "r.run").write_text("".join(run))
     return tmp_path / "q.qrels", tmp_path / "r.run"
-
-
-def _metrics(conv) -> list[str]:
-    out = []
-    for m in METRICS:
-        try:
-            conv.resolve(rw.parse_metric(m))
-        except rw.RankwiseError:
-            continue
-        out.append(m)
-    return out
 
 
 def _ways(qp, rp, metrics, conv, monkeypatch):
@@ -80,7 +70,7 @@ def _ways(qp, rp, metrics, conv, monkeypatch):
 def test_every_way_gives_one_threads_results(tmp_path, monkeypatch, preset):
     conv = PRESETS[preset]
     qp, rp = _files(tmp_path, sum(map(ord, preset)))
-    metrics = _metrics(conv)
+    metrics = resolvable(METRICS, conv)
     assert len(metrics) >= 8
     try:
         reference = evaluate_collections(rw.read_qrels(qp), rw.read_run(rp), metrics, conv)

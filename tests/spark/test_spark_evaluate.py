@@ -16,6 +16,7 @@ import pytest
 import rankwise as rw
 from rankwise.conventions import PRESETS
 from rankwise.testing import assert_results_identical
+from tests.resolvable import resolvable as resolvable_metrics
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark is a test dependency: pip install -e '.[test]'")
 pd = pytest.importorskip("pandas")
@@ -53,15 +54,7 @@ def _quiet(fn, *args, **kw):
 
 
 def resolvable(convention) -> list[str]:
-    conv = rw.get_convention(convention)
-    out = []
-    for m in METRICS:
-        try:
-            conv.resolve(rw.parse_metric(m))
-        except rw.RankwiseError:
-            continue
-        out.append(m)
-    return out
+    return resolvable_metrics(METRICS, convention)
 
 
 def assert_same(local: rw.Results, remote: rw.Results) -> None:
