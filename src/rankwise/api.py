@@ -19,7 +19,7 @@ from rankwise.data.frames import frame_kind
 from rankwise.errors import InvalidParameterError
 from rankwise.evaluation.notices import warn_about
 from rankwise.evaluation.results import Results
-from rankwise.execution.files import evaluate_files, is_path, trec_path
+from rankwise.execution.files import STREAM_CHOICES, evaluate_files, is_path, trec_path
 from rankwise.execution.parts import evaluate_in_memory
 from rankwise.execution.workers import resolve_workers
 
@@ -119,6 +119,8 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     if overrides:
         conv = conv.derive(**overrides)
     n_workers = resolve_workers(workers)
+    if stream not in STREAM_CHOICES:
+        raise InvalidParameterError(f"stream must be one of {', '.join(STREAM_CHOICES)}; got {stream!r}")
     if is_path(qrels) or is_path(run):
         res, n_judged = evaluate_files(lambda: as_qrels(qrels, columns), lambda: as_run(run, columns), metrics, conv,
                                        workers=n_workers, qrels_aside=is_path(qrels), trec_run=trec_path(run),

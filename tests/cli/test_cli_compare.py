@@ -221,3 +221,13 @@ def test_compare_takes_jobs_and_columns_as_evaluate_does(runs, tmp_path):
                         "--doc-column", "passage", "--score-column", "s")
     assert from_csv.returncode == 0, from_csv.stderr
     assert json.loads(from_csv.stdout)["systems"] == json.loads(one.stdout)["systems"]
+
+
+def test_a_bad_run_file_is_said_before_a_bad_override(runs, tmp_path):
+    """As `rankwise evaluate`: a run file's own error comes before a wrong convention option."""
+    bad = tmp_path / "bad.run"
+    bad.write_text("q1 Q0 d1 1 x t\n")
+    r = rankwise("compare", QRELS, bad, runs[0], "-m", "P@2", "--rel", "abc")
+    assert r.returncode == 2 and "bad.run:1" in r.stderr and "not a number" in r.stderr, r.stderr
+    r = rankwise("compare", QRELS, runs[0], runs[1], "-m", "P@2", "--rel", "abc")
+    assert r.returncode == 2 and "rel" in r.stderr, r.stderr

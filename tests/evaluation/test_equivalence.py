@@ -18,7 +18,7 @@ import pytest
 import rankwise as rw
 import rankwise.execution.parts as parts
 from rankwise.conventions import PRESETS
-from rankwise.evaluation.evaluate import evaluate_collections
+from rankwise.evaluation.one_thread import evaluate_collections
 from rankwise.execution.streaming import evaluate_run_file
 from rankwise.testing import assert_results_identical
 from tests.quick_run import every_nth_quick

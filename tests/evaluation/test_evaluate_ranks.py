@@ -156,3 +156,11 @@ def test_auc_worked_examples():
     assert rw.evaluate(qrels, tied, "AUC", ties="average")["AUC"] == pytest.approx(0.875)
     # the relevant c not retrieved ranks below everything retrieved: 2 of 4 pairs
     assert rw.evaluate(qrels, {"q": {"a": 3, "b": 2, "d": 1}}, "AUC")["AUC"] == pytest.approx(0.5)
+
+
+def test_nan_query_ids_are_ids_like_any_other():
+    """RelevantRanks with float ids, NaN among them (a frame's missing user id): evaluated, NaN last, as the
+    ids sort (the one Results builder compares ids with NaN equal to itself)."""
+    rr = rw.RelevantRanks.from_lists([[1], [2]], 10, query_ids=[np.nan, 1.0])
+    res = rw.evaluate_ranks(rr, "RR")
+    assert res.per_query("RR") == {"1.0": 0.5, "nan": 1.0}

@@ -385,3 +385,8 @@ def test_stream_yes_evaluates_block_by_block_as_evaluate_run_file_did(tmp_path, 
         rw.evaluate(qp, rw.read_run(rp), METRICS, stream="yes")
     with pytest.raises(InvalidParameterError, match="stream must be one of"):
         rw.evaluate(qp, rp, METRICS, stream="always")
+
+
+def test_stream_is_checked_whatever_the_inputs():
+    with pytest.raises(InvalidParameterError, match="stream must be one of"):
+        rw.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, "P@1", stream="bogus")

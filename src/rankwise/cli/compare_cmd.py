@@ -12,7 +12,7 @@ from rankwise.cli.options import (
     overrides_from,
 )
 from rankwise.comparison.options import CORRECTIONS, DEFAULT_ALPHA, DEFAULT_PERMUTATIONS, DEFAULT_SEED, FAMILIES, TESTS
-from rankwise.errors import InvalidParameterError, RankwiseWarning
+from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
 from rankwise.io.tabular import FORMATS
 
 OUTPUT_FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
@@ -71,7 +71,7 @@ def load_matrix(args):
     from rankwise.cli.output import notice_lines
     from rankwise.comparison.matrix import PerQueryMatrix
     from rankwise.comparison.systems import evaluate_runs
-    from rankwise.conventions import DEFAULT
+    from rankwise.conventions import DEFAULT, get_convention
     from rankwise.data.names import named_runs
     from rankwise.execution.workers import resolve_workers
     from rankwise.io.tabular import read_qrels_file, read_run_file
@@ -106,9 +106,17 @@ def load_matrix(args):
     qrels = (read_qrels_file(args.inputs[0], args.qrels_format, columns=side.get("qrels")) if args.qrels_format
              else as_qrels(args.inputs[0], columns))
     workers = resolve_workers(args.jobs, "--jobs")
+    try:  # (a wrong convention or override is said after the first run file's own errors, as evaluating says it)
+        get_convention(args.convention or DEFAULT).derive(**overrides_from(args))
+        wrong = None
+    except RankwiseError as exc:
+        wrong = exc
     results = {}
-    for name, path in named_runs(args.inputs[1:]).items():
-        run = read_run_file(path, args.run_format, columns=side.get("run")) if args.run_format else path
+    for name, path in named_runs(args.inputs[1:], command_line=True).items():
+        run = (read_run_file(path, args.run_format, columns=side.get("run")) if args.run_format or wrong
+               else path)
+        if wrong is not None:
+            raise wrong
         with warnings.catch_warnings():  # set-aside queries are reported by run(); the rest here, once per run
             warnings.simplefilter("ignore", RankwiseWarning)
             results[name] = evaluate_runs(qrels, {name: run}, args.metric, convention=args.convention or DEFAULT,

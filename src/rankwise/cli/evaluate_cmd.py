@@ -156,7 +156,7 @@ def trec_runid(arg: str, fmt: str | None) -> str:
 def named_paths(args: list[str]) -> dict[str, str]:
     """Run arguments (PATH or NAME=PATH) -> {name: path}; names must be unique (as rankwise.compare names runs)."""
     from rankwise.data.names import named_runs
-    return named_runs(args)
+    return named_runs(args, command_line=True)
 
 
 def _evaluate_one(args, qrels: Future, path: str, progress):

@@ -29,9 +29,10 @@ def split_name(arg: str) -> tuple[str | None, str]:
     return None, arg
 
 
-def named_runs(runs: Mapping[str, Any] | Sequence[Any]) -> dict[str, Any]:
+def named_runs(runs: Mapping[str, Any] | Sequence[Any], *, command_line: bool = False) -> dict[str, Any]:
     """{name: run}: a mapping as given, or a list of runs named by path (``NAME=PATH``, else the file's name
-    without extensions) or by place (run1, run2, ...); two runs of one name are an error."""
+    without extensions) or by place (run1, run2, ...); two runs of one name are an error, in the words of the
+    command line (``command_line``) or of the Python API."""
     if isinstance(runs, Mapping):
         return {str(k): v for k, v in runs.items()}
     if isinstance(runs, (str, os.PathLike)):
@@ -41,7 +42,10 @@ def named_runs(runs: Mapping[str, Any] | Sequence[Any]) -> dict[str, Any]:
         name, run = (split_name(str(r)) if isinstance(r, str) else (None, r))
         name = name or (system_name(run) if isinstance(run, (str, os.PathLike)) else f"run{i + 1}")
         if name in out:
-            raise InvalidParameterError(f"two runs are named {name!r} ({out[name]} and {run}); name them with "
-                                        "NAME=PATH or a mapping {name: run}")
+            if command_line:
+                raise InvalidParameterError(f"two runs are named {name!r} ({out[name]} and {run}); name them "
+                                            "with NAME=PATH")
+            raise InvalidParameterError(f"two runs are named {name!r}; name them with a mapping {{name: run}} "
+                                        "(or NAME=PATH)")
         out[name] = run
     return out

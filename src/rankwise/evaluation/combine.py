@@ -90,9 +90,9 @@ def combine(plan: Plan, partials: list[Partial], queries: QueryPlan, counts: Inp
     query_ids = queries.query_ids
     ids = np.concatenate([np.asarray(p.query_ids) for p in partials]) if partials else query_ids[:0]
     order = None
-    if ids.size != query_ids.size or (ids.size and not np.array_equal(ids, query_ids)):
+    if ids.size != query_ids.size or (ids.size and not _same_ids(ids, query_ids)):
         order = np.argsort(ids, kind="stable")
-        if not np.array_equal(ids[order], query_ids):
+        if not _same_ids(ids[order], query_ids):
             raise RuntimeError("the parts' queries differ from the query plan")  # a scheduler's bug, never the input's
     values = {m: _joined([p.values[m] for p in partials], order, query_ids.size) for m in plan.metrics}
     weights = {m: _joined([p.weights[m] for p in partials], order, query_ids.size)
@@ -130,6 +130,15 @@ def _info(plan: Plan, partials: list[Partial], queries: QueryPlan, counts: Input
     if counts.float32_overflow:
         info[FLOAT32_KEY] = counts.float32_overflow
     return info
+
+
+def _same_ids(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays of ids are the same, in order (NaN ids of a RelevantRanks equal themselves)."""
+    if a.shape != b.shape:
+        return False
+    if a.dtype.kind == "f" and b.dtype.kind == "f":
+        return bool(np.array_equal(a, b, equal_nan=True))
+    return bool(np.array_equal(a, b))
 
 
 def _joined(parts: list[np.ndarray], order: np.ndarray | None, n: int) -> np.ndarray:

@@ -11,10 +11,11 @@ from __future__ import annotations
 import ctypes
 import functools
 import mmap
+import threading
 from collections import deque
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar
 
 import numpy as np
 
@@ -34,6 +35,20 @@ _R = TypeVar("_R")
 POOLS = ("thread", "process")
 
 
+class _Once(Generic[_T]):
+    """A value made once, by the first thread that asks for it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._value: _T | None = None
+
+    def __call__(self, make: Callable[[], _T]) -> _T:
+        with self._lock:
+            if self._value is None:
+                self._value = make()
+            return self._value
+
+
 @dataclass(frozen=True)
 class BlockJob:
     """What every block's evaluation shares (read-only; a forked worker inherits it)."""
@@ -43,6 +58,8 @@ class BlockJob:
     duplicates: str
     mm: mmap.mmap | None = None  # the mapped file, for blocks given as spans
     facts: Facts | None = None  # the whole evaluation's facts; None: guessed from the judgments (guessed_facts)
+    # the guess, made once for every block of the job (blocks run in threads: the first one to need it makes it)
+    guess: _Once[Facts] = field(default_factory=lambda: _Once())
     # the distinct doc ids of each block, for the doc-id check of a run whose ids look unlike the qrels' (rare)
     docs_only: bool = False
     # give what a finished block freed back to the system (see _trim): it bounds a long stream's memory, and
@@ -71,7 +88,7 @@ class BlockJob:
             return BlockPart(None, run.query_ids, size, InputCounts(), 0, run.query_ids[:0], np.unique(run.doc_ids()))
         qrels = self.judgments()
         judged = restrict(qrels, run.query_ids)
-        facts = self.facts if self.facts is not None else guessed_facts(self.plan, qrels)
+        facts = self.facts if self.facts is not None else self.guess(lambda: guessed_facts(self.plan, qrels))
         queries = query_plan(self.plan, judged.query_ids, run.query_ids).query_ids
         partial = evaluate_part(self.plan, judged, run, queries, facts)
         # for the whole file's id check: the block's judged queries (its queries are in no other block) and

@@ -13,7 +13,7 @@ from rankwise.conventions.convention import POLICIES, QUERY_POLICIES, Convention
 from rankwise.conventions.presets import DEFAULT, PRESETS
 from rankwise.data.collections import Qrels, Run
 from rankwise.errors import RankwiseError
-from rankwise.evaluation.evaluate import evaluate_collections
+from rankwise.evaluation.one_thread import evaluate_collections
 from rankwise.spec.grammar import parse_metric
 from rankwise.spec.metric import ResolvedMetric
 

@@ -152,7 +152,9 @@ def _gather(table: Any, task: part.PartitionTask, plan: Plan) -> Results:
     counts = part.merge_info(parts)
     _check_queries(counts, parts, set_aside, plan.convention)
     scored_empty = np.sort(np.asarray(counts.get("scored_empty", ()), dtype=str))
-    queries = QueryPlan(np.sort(ids), {r: tuple(sorted(a)) for r, a in set_aside.items()},
+    reasons = [r for r in ("missing_in_run", "missing_in_qrels") if r in set_aside]
+    in_order: dict[str, tuple[str, ...]] = {r: tuple(sorted(set_aside[r])) for r in reasons}
+    queries = QueryPlan(np.sort(ids), in_order,  # (the reasons in the local query plan's order)
                         scored_empty if scored_empty.size else None, task.query_type == "long")
     tallies = {UNJUDGED_REMOVED: Count(int(counts.get("unjudged_removed", 0))),
                TIES: Counts({m: int(n) for m, n in counts.get("ties", {}).items()})}
