@@ -72,9 +72,9 @@ def load_matrix(args):
     from rankwise.comparison.matrix import PerQueryMatrix
     from rankwise.comparison.systems import evaluate_runs
     from rankwise.conventions import DEFAULT, get_convention
-    from rankwise.data.names import named_runs
     from rankwise.execution.workers import resolve_workers
     from rankwise.io.tabular import read_qrels_file, read_run_file
+    from rankwise.run_names import named_runs
 
     group = not args.no_group
     if args.values:

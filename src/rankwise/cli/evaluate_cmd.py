@@ -142,9 +142,9 @@ def _print(args, results: dict) -> int:
 def trec_runid(arg: str, fmt: str | None) -> str:
     """The name trec_eval prints as ``runid``: NAME of NAME=PATH, else the tag of a TREC run's last line
     (as trec_eval), else the file's name without extensions (a CSV/Parquet/JSON run has no tag)."""
-    from rankwise.data.names import split_name, system_name
     from rankwise.io.tabular import detect_format
     from rankwise.io.trec import read_run_tag
+    from rankwise.run_names import split_name, system_name
 
     name, path = split_name(arg)
     if name:
@@ -155,7 +155,7 @@ def trec_runid(arg: str, fmt: str | None) -> str:
 
 def named_paths(args: list[str]) -> dict[str, str]:
     """Run arguments (PATH or NAME=PATH) -> {name: path}; names must be unique (as rankwise.compare names runs)."""
-    from rankwise.data.names import named_runs
+    from rankwise.run_names import named_runs
     return named_runs(args, command_line=True)
 
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from rankwise.data.names import system_name as system_name  # (re-exported: how compare names a run file)
 from rankwise.errors import DataError, InvalidParameterError
+from rankwise.run_names import system_name as system_name  # (re-exported: how compare names a run file)
 
 if TYPE_CHECKING:  # pragma: no cover
     from rankwise.evaluation.results import Results

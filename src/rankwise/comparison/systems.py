@@ -13,9 +13,9 @@ from rankwise.comparison.corrections import adjust
 from rankwise.comparison.matrix import PerQueryMatrix
 from rankwise.comparison.paired import PairedStats, paired
 from rankwise.comparison.result import AnovaTable, Comparison, PairedResult, PairwiseResult, SystemSummary
-from rankwise.data.names import named_runs
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.evaluation.results import Results
+from rankwise.run_names import named_runs
 
 
 def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str], *,

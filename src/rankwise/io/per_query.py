@@ -16,9 +16,9 @@ import math
 from typing import Sequence
 
 from rankwise.comparison.matrix import PerQueryMatrix
-from rankwise.data.names import split_name, system_name
 from rankwise.errors import InvalidParameterError, ParseError
 from rankwise.io.trec import read_text
+from rankwise.run_names import split_name, system_name
 
 LONG_HEADER = ("system", "query", "metric", "value")
 

@@ -1,7 +1,8 @@
 """How runs are named on a command line: ``NAME=PATH``, or the file's name (no directory, no extensions).
 
 Low in the layers on purpose: the evaluate command names its runs without importing compare/ (whose
-statistics import scipy, half a second of start-up), and compare/ and io/ name runs the same way.
+statistics import scipy, half a second of start-up), and comparison/, io/ and the API name runs the same way;
+outside the data model, which knows no file names.
 """
 from __future__ import annotations
 
