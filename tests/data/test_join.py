@@ -116,3 +116,25 @@ def test_ideal_order_fast_path_equals_lexsort(seed, n, grades):
     q = rw.Qrels.from_arrays(queries, np.array([f"d{i}" for i in range(n)]), grades)
     want = q.values[np.lexsort((-q.values, q.segment))]
     assert descending_within(q).tobytes() == want.tobytes()
+
+
+def test_grades_read_another_way_share_the_join(monkeypatch):
+    """trec_eval's AP truncates fractional grades, its ERR keeps them: two alignments, one join (the truncated
+    qrels are the same rows, made by with_values, and share every id-derived memo)."""
+    import rankwise as rw
+    import rankwise.data.align as align_mod
+    from rankwise.data.run_filters import as_graded
+
+    qrels = rw.Qrels.from_dict({"q1": {"a": 1.5, "b": 2}, "q2": {"c": 0.5}})
+    run = rw.Run.from_dict({"q1": {"a": 0.9, "b": 0.3, "x": 0.2}, "q2": {"c": 0.5, "y": 0.1}})
+    calls = []
+    real = align_mod.join_judged
+    monkeypatch.setattr(align_mod, "join_judged", lambda *a: calls.append(1) or real(*a))
+    res = rw.evaluate(qrels, run, ["AP", "ERR@10"], workers=1)
+    assert len(calls) == 1
+    truncated = as_graded(qrels, "truncated")
+    assert truncated is not qrels and truncated.ids_source() is qrels
+    assert truncated.memo("join_index", lambda: None) is qrels.memo("join_index", lambda: None)
+    assert list(truncated.values) == [1.0, 2.0, 0.0] and list(qrels.values) == [1.5, 2.0, 0.5]
+    alone = rw.evaluate(rw.Qrels.from_dict({"q1": {"a": 1.5, "b": 2}, "q2": {"c": 0.5}}), run, ["ERR@10"])
+    assert res.values["ERR@10"].tobytes() == alone.values["ERR@10"].tobytes()

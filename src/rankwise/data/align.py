@@ -109,7 +109,7 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
             found = join_judged(qrels, run, docs, seg, ridx, qq)
             _freeze(*found)
             return found
-        rows, qrow = run.memo_with(qrels, "join", joined)
+        rows, qrow = run.memo_with(qrels.ids_source(), "join", joined)  # (the join reads the ids alone)
     else:
         rows, qrow = join_judged(qrels, run, docs, seg, ridx, qq)
     if drop_negative:  # a negative grade is treated as no judgment (trec_eval)

@@ -7,6 +7,7 @@ policy); ranking by score happens at alignment time, where the tie policy is kno
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import weakref
 from dataclasses import dataclass, field
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
 
 _C = TypeVar("_C", bound="_Collection")
 _T = TypeVar("_T")
+# memo keys whose values depend on the ids and row order alone: shared by collections made by with_values
+ID_MEMOS = frozenset({"query_salt", "row_hash", "segment", "join_index"})
+_SAME_IDS = "same_ids_as"  # (a memo entry: the collection whose ids this one shares)
 
 
 def _freeze(*arrays: np.ndarray) -> None:
@@ -97,13 +101,28 @@ class _Collection:
         return state
 
     def memo(self, key: Hashable, make: Callable[[], _T]) -> _T:
-        """``make()``, computed once per collection (the collection is immutable)."""
+        """``make()``, computed once per collection (the collection is immutable). What depends on the ids
+        alone (``ID_MEMOS``) is computed once for every collection that shares them (``with_values``)."""
+        if key in ID_MEMOS and self.ids_source() is not self:
+            return self.ids_source().memo(key, make)
         try:
             known: _T = self._memo[key]
             return known
         except KeyError:
             value = self._memo[key] = make()
             return value
+
+    def ids_source(self) -> _Collection:
+        """The collection whose ids, rows and order this one shares (itself, unless made by ``with_values``):
+        what depends on the ids alone (row hashes, the join index, a run's join with it) is that one's."""
+        source: _Collection = self._memo.get(_SAME_IDS, self)
+        return source
+
+    def with_values(self: _C, values: np.ndarray) -> _C:
+        """The same rows with other values (grades read another way): every id-derived memo is shared."""
+        out = dataclasses.replace(self, values=_frozen(np.asarray(values, dtype=np.float64)))
+        out._memo[_SAME_IDS] = self.ids_source()
+        return out
 
     def memo_with(self, partner: object, key: Hashable, make: Callable[[], _T]) -> _T:
         """``make()`` of this collection and ``partner`` (the other side of a join: a run's join with its

@@ -52,10 +52,7 @@ def as_graded(qrels: Qrels, fractional: str) -> Qrels:
         values = np.trunc(qrels.values)
         if np.array_equal(values, qrels.values):
             return qrels
-        out = Qrels(qrels.query_vocab, qrels.doc_keys, qrels.doc_vocab, qrels.offsets, values, qrels.source,
-                    qrels.duplicates_dropped, query_id_type=qrels.query_id_type)
-        values.setflags(write=False)
-        return out
+        return qrels.with_values(values)  # (the same rows: the row hashes and the join index are shared)
     return qrels.memo(("graded", fractional), make)
 
 
