@@ -14,7 +14,6 @@ import numpy as np
 
 from rankwise.data.run_filters import float32_overflow
 from rankwise.errors import RankwiseWarning
-from rankwise.spec.params import ALIGNMENT_PARAMS
 
 if TYPE_CHECKING:
     from rankwise.data.align import JudgedRankings
@@ -47,11 +46,6 @@ def tied_queries(jr: JudgedRankings, k: object) -> int:
     if q.size == 0:
         return 0
     return int(np.count_nonzero(q[1:] != q[:-1])) + 1  # q is sorted (groups in rank order)
-
-
-def alignment_key(rm: ResolvedMetric) -> tuple[object, ...]:
-    """The alignment a metric is computed on (evaluate() keeps one per key)."""
-    return tuple(rm.params[a] for a in ALIGNMENT_PARAMS)
 
 
 def ties_decided(resolved: Mapping[str, ResolvedMetric], jr_of: Mapping[str, JudgedRankings]) -> dict[str, int]:

@@ -114,7 +114,7 @@ def evaluate_part(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, fac
         TIES: Counts(ties_decided(plan.resolved, {m: contexts[alignment_key(plan.resolved[m])].jr
                                                   for m in plan.metrics})),
     }
-    if plan.needs_facts:
+    if facts.guessed and plan.needs_facts:  # (what the scheduler checks its guess against)
         tallies[OBSERVED] = _observed(plan, qrels, run, query_ids, contexts, facts)
     return Partial(query_ids, values, weights, tallies)
 
@@ -130,7 +130,7 @@ def _observed(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, context
         grades[key] = float(ctx.query_max_grade.max()) if ctx.n else 0.0
     numeric = {}
     for key in plan.numeric_keys:
-        ranked = _ranked(run, key)
+        ranked = ranked_run(run, key)
         if len(ranked):
             numeric[key] = numeric_doc_ids(ranked)
     return Observed(grades, numeric)
@@ -142,20 +142,28 @@ def observe(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray) -> Observ
     return _observed(plan, qrels, run, query_ids, {}, WHOLE)
 
 
-def _ranked(run: Run, key: AlignmentKey) -> Run:
+def ranked_run(run: Run, key: AlignmentKey) -> Run:
     """The run as a key's run filters leave it (nonpositive, self_retrieval)."""
     choices = dict(zip(ALIGNMENT_PARAMS, key))
     return retrieved(run, *(str(choices[f]) for f in RUN_FILTER_PARAMS))
 
 
+_JUDGMENT_PARAMS = ("fractional_grades", "unscored_judgments")  # (the alignment parameters judgments_read reads)
+
+
+def judgments_read(qrels: Qrels, run: Run, key: AlignmentKey) -> Qrels:
+    """The judgments as a key reads them: its fractional_grades and unscored_judgments (``run``: as given,
+    before the run filters)."""
+    choices = dict(zip(ALIGNMENT_PARAMS, key))
+    return judged_in_run(as_graded(qrels, str(choices["fractional_grades"])), run, str(choices["unscored_judgments"]))
+
+
 def _context(qrels: Qrels, run: Run, query_ids: np.ndarray, key: AlignmentKey, facts: Facts) -> EvalContext:
     """The aligned rankings of one alignment key (the values of ALIGNMENT_PARAMS), shared by its metrics."""
     choices = dict(zip(ALIGNMENT_PARAMS, key))
-    ranked = retrieved(run, *(str(choices.pop(f)) for f in RUN_FILTER_PARAMS))
-    graded = judged_in_run(as_graded(qrels, str(choices.pop("fractional_grades"))), run,
-                           str(choices.pop("unscored_judgments")))
-    jr = align(graded, ranked, query_ids, numeric_ids=facts.numeric_doc_ids.get(key),
-               **{k: str(v) for k, v in choices.items()})
+    ordering = {k: str(v) for k, v in choices.items() if k not in RUN_FILTER_PARAMS + _JUDGMENT_PARAMS}
+    jr = align(judgments_read(qrels, run, key), ranked_run(run, key), query_ids,
+               numeric_ids=facts.numeric_doc_ids.get(key), **ordering)
     return EvalContext(jr, facts.grades.get(key))
 
 

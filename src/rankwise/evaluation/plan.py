@@ -54,11 +54,6 @@ class Plan:
         object.__setattr__(self, "resolved", MappingProxyType(dict(self.resolved)))
 
     @property
-    def keys(self) -> tuple[AlignmentKey, ...]:
-        """The alignment keys the metrics need, in the metrics' order."""
-        return tuple(dict.fromkeys(alignment_key(rm) for rm in self.resolved.values()))
-
-    @property
     def collection_keys(self) -> frozenset[AlignmentKey]:
         """The alignment keys of the metrics that read the collection's highest grade."""
         return frozenset(alignment_key(rm) for rm in self.resolved.values() if uses_collection_grade(rm))
@@ -82,8 +77,6 @@ class Plan:
         the query policies may differ, so every metric resolves as before)."""
         return Plan(convention, self.metrics, self.resolved, self.check_ids)
 
-    def without_id_checks(self) -> Plan:
-        return Plan(self.convention, self.metrics, self.resolved, check_ids=False)
 
 
 def make_plan(metrics: str | Iterable[str], conv: Convention, *, check_ids: bool = True) -> Plan:
@@ -102,9 +95,11 @@ class Facts:
     ``grades``: for each key of ``Plan.collection_keys``, the highest judged grade (floored at 0) over every
     evaluated query. ``numeric_doc_ids``: for each key of ``Plan.numeric_keys``, whether every doc id of
     the whole run, as that key's run filters leave it, is a number. A key left out means "the part's own
-    rows say", which is right only when the part is the whole evaluation."""
+    rows say", which is right only when the part is the whole evaluation. ``guessed``: the scheduler guessed
+    them (file blocks, from the judgments) and checks them against what each part reports (``Observed``)."""
     grades: Mapping[AlignmentKey, float] = field(default_factory=dict)
     numeric_doc_ids: Mapping[AlignmentKey, bool] = field(default_factory=dict)
+    guessed: bool = False
 
 
 WHOLE = Facts()  # a part that is the whole evaluation reads its facts off its own rows

@@ -111,7 +111,7 @@ def guessed_facts(plan: Plan, qrels: Qrels) -> Facts:
     for key in plan.collection_keys:
         values = as_graded(qrels, str(dict(zip(ALIGNMENT_PARAMS, key))["fractional_grades"])).values
         grades[key] = max(0.0, float(values.max())) if values.size else 0.0
-    return Facts(grades, dict.fromkeys(plan.numeric_keys, True))
+    return Facts(grades, dict.fromkeys(plan.numeric_keys, True), guessed=True)
 
 
 @dataclass(frozen=True)

@@ -52,9 +52,7 @@ def evaluate_files(load_qrels: Callable[[], Qrels], load_run: Callable[[], Run],
     ``qrels_aside``: read the qrels in a thread while the run is read (a path); ``trec_run``: the run's path,
     when it is a TREC file (which blocks may evaluate); ``stream`` and ``progress``: see ``rankwise.evaluate``."""
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    if stream not in STREAM_CHOICES:
-        raise InvalidParameterError(f"stream must be one of {', '.join(STREAM_CHOICES)}; got {stream!r}")
-    if stream == "yes" and trec_run is None:
+    if stream == "yes" and trec_run is None:  # (stream is one of STREAM_CHOICES: the front door checks it)
         raise InvalidParameterError("stream='yes' evaluates a TREC run file block by block: give the run as the "
                                     "path of a TREC file (other formats and in-memory runs are read whole)")
     with read_aside(load_qrels, workers > 1 and qrels_aside) as loading:

@@ -19,14 +19,12 @@ from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.id_overlap import check_id_overlap
 from rankwise.data.ordering import numeric_doc_ids
-from rankwise.data.run_filters import as_graded, judged_in_run, retrieved
 from rankwise.data.subsets import judgments_of, query_parts, restrict, run_slice
 from rankwise.errors import RankwiseError
 from rankwise.evaluation.combine import combine, input_counts, plan_of
-from rankwise.evaluation.partial import Partial, evaluate_part
-from rankwise.evaluation.plan import AlignmentKey, Facts, Plan, make_plan
+from rankwise.evaluation.partial import Partial, evaluate_part, judgments_read, ranked_run
+from rankwise.evaluation.plan import Facts, Plan, make_plan
 from rankwise.evaluation.results import Results
-from rankwise.spec.params import ALIGNMENT_PARAMS, RUN_FILTER_PARAMS
 
 # a run of fewer ranked rows is evaluated in one thread: starting the workers costs more than they save
 PARALLEL_ROWS = 1 << 21
@@ -52,23 +50,15 @@ def evaluate_in_memory(qrels: Qrels, run: Run, metrics: str | Iterable[str], con
 def whole_facts(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray) -> Facts:
     """The facts of the whole evaluation of ``query_ids`` (``evaluation.plan.Facts``), from the judgments of
     those queries and the whole run, as the evaluation in one thread reads them."""
-    grades = {key: _highest_grade(qrels, run, query_ids, key) for key in plan.collection_keys}
-    numeric = {key: numeric_doc_ids(retrieved(run, *_filters(key))) for key in plan.numeric_keys}
+    grades = {key: _highest_grade(judgments_read(qrels, run, key), query_ids) for key in plan.collection_keys}
+    numeric = {key: numeric_doc_ids(ranked_run(run, key)) for key in plan.numeric_keys}
     return Facts(grades, numeric)
 
 
-def _filters(key: AlignmentKey) -> list[str]:
-    choices = dict(zip(ALIGNMENT_PARAMS, key))
-    return [str(choices[f]) for f in RUN_FILTER_PARAMS]
-
-
-def _highest_grade(qrels: Qrels, run: Run, query_ids: np.ndarray, key: AlignmentKey) -> float:
-    """The highest judged grade over ``query_ids``, floored at 0 (the irrelevant level), of the judgments as the
-    key reads them (fractional_grades, unscored_judgments): ``EvalContext.collection_max_grade`` of the
-    whole evaluation. (The negative policy cannot change it: a negative grade is below the floor.)"""
-    choices = dict(zip(ALIGNMENT_PARAMS, key))
-    graded = judged_in_run(as_graded(qrels, str(choices["fractional_grades"])), run,
-                           str(choices["unscored_judgments"]))
+def _highest_grade(graded: Qrels, query_ids: np.ndarray) -> float:
+    """The highest grade of ``graded`` (the judgments as a key reads them) over ``query_ids``, floored at 0 (the
+    irrelevant level): ``EvalContext.collection_max_grade`` of the whole evaluation. (The negative policy
+    cannot change it: a negative grade is below the floor.)"""
     codes = graded.query_vocab.codes_of(query_ids)
     planned = np.zeros(graded.n_queries, dtype=bool)
     planned[codes[codes >= 0]] = True

@@ -153,7 +153,7 @@ def _with_scored_empty(plan: Plan, judged: Qrels, parts: list[BlockPart], querie
     if queries.scored_empty is not None:
         empty = Run.from_arrays(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0))
         missing = queries.scored_empty
-        partials.append(evaluate_part(plan.without_id_checks(), restrict(judged, missing), empty, missing, facts))
+        partials.append(evaluate_part(plan, restrict(judged, missing), empty, missing, facts))
     return partials
 
 
