@@ -28,6 +28,9 @@ def add_input_options(p) -> None:
                         "or the JSON of 'rankwise evaluate --per-query --format json' (one file per system)")
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
                    help="metric (repeat for several); with --values, the default is every metric in the files")
+    p.add_argument("--mixed-conventions", action="store_true",
+                   help="with --values: compare values whose files name different conventions or resolved metrics "
+                        "(refused by default), labelled as mixed")
     p.add_argument("--no-group", action="store_true", help="keep runs named SYSTEM@TAG apart instead of averaging")
     p.add_argument("--qrels-format", choices=FORMATS, help="override the format guessed from the extension")
     p.add_argument("--run-format", choices=FORMATS, help="override the format guessed from the extension")
@@ -85,15 +88,11 @@ def load_matrix(args):
             raise InvalidParameterError("convention options apply when rankwise evaluates runs; --values are "
                                         "compared as they are")
         from rankwise.io.per_query import read_values
-        matrix = read_values(args.values, group_tags=group)
-        if args.metric:
-            unknown = [m for m in args.metric if m not in matrix.metrics]
-            if unknown:
-                raise InvalidParameterError(f"metric(s) {unknown} not in the values; they hold {list(matrix.metrics)}")
-            keep = [matrix.metrics.index(m) for m in args.metric]
-            matrix = PerQueryMatrix(matrix.systems, tuple(args.metric), matrix.query_ids, matrix.values[:, :, keep],
-                                    set_aside=matrix.set_aside, runs_per_system=matrix.runs_per_system)
-        return matrix
+        return read_values(args.values, group_tags=group, metrics=args.metric,
+                           mixed_conventions=args.mixed_conventions)
+    if args.mixed_conventions:
+        raise InvalidParameterError("--mixed-conventions applies to --values files; runs given here are all "
+                                    "evaluated under one convention")
     if len(args.inputs) < 3:
         raise InvalidParameterError("give the qrels and at least two runs (rankwise compare QRELS RUN RUN ...), "
                                     "or per-query values with --values FILE ...")

@@ -7,7 +7,7 @@ query into that system before any test sees them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -34,6 +34,7 @@ class PerQueryMatrix:
     resolved: Mapping[str, str] = field(default_factory=dict)  # metric -> fully resolved form
     set_aside: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # reason -> query ids
     runs_per_system: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # averaged runs
+    notes: tuple[str, ...] = ()  # what the comparison must say about where the values came from
 
     def __post_init__(self) -> None:
         v = np.asarray(self.values, dtype=np.float64)
@@ -93,7 +94,7 @@ class PerQueryMatrix:
     def from_long(cls, systems: Iterable[str], queries: Iterable[str], metrics: Iterable[str],
                   values: Iterable[float], *, source: str = "<values>", group_tags: bool = True,
                   groups: Mapping[str, Sequence[str]] | None = None,
-                  convention: str | None = None) -> "PerQueryMatrix":
+                  convention: str | None = None, notes: Sequence[str] = ()) -> "PerQueryMatrix":
         """The matrix from ``(system, query, metric, value)`` rows (per-query values from elsewhere)."""
         s = np.asarray(list(systems), dtype=str)
         q = np.asarray(list(queries), dtype=str)
@@ -134,8 +135,9 @@ class PerQueryMatrix:
                     raise DataError(f"{source}: system {name!r}, query {qs[j]!r} has values for some metrics "
                                     f"but not for {[metric_names[k] for k in np.flatnonzero(~written[j])]}")
             per_run[name] = (qs, table)
-        return cls._assemble(per_run, metric_names, {}, NOT_IN_EVERY_SYSTEM, convention=convention,
-                             resolved={}, group_tags=group_tags, groups=groups)
+        matrix = cls._assemble(per_run, metric_names, {}, NOT_IN_EVERY_SYSTEM, convention=convention,
+                               resolved={}, group_tags=group_tags, groups=groups)
+        return replace(matrix, notes=tuple(notes)) if notes else matrix
 
     @classmethod
     def _assemble(cls, per_run: Mapping[str, tuple[np.ndarray, np.ndarray]], metrics: tuple[str, ...],

@@ -259,7 +259,7 @@ def _exact_note(stats_by_metric: Mapping[str, PairedStats], permutations: int) -
 
 
 def _data_notes(matrix: PerQueryMatrix, excluded: Mapping[str, tuple[str, ...]]) -> list[str]:
-    notes = []
+    notes = list(matrix.notes)
     for s, runs in matrix.runs_per_system.items():
         if len(runs) > 1:
             notes.append(f"{s}: the per-query mean of {len(runs)} runs ({', '.join(runs)})")
