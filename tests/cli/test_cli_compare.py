@@ -113,7 +113,9 @@ def test_compare_values_csv_and_evaluate_json_give_the_same_numbers(runs, tmp_pa
     for o in (out, out2):
         assert o["n_queries"] == ref["n_queries"]
         assert [c["p"] for c in o["comparisons"]] == pytest.approx([c["p"] for c in ref["comparisons"]], abs=1e-12)
-        assert o["convention"] is None
+    # a CSV of values does not say how they were made; evaluate's JSON does, and the comparison carries it
+    assert out["convention"] is None and out["resolved"] == {}
+    assert out2["convention"] == ref["convention"] == "trec_eval" and out2["resolved"] == ref["resolved"]
 
 
 @pytest.mark.parametrize("args, message", [
@@ -188,7 +190,7 @@ def test_compare_values_json_files_with_one_name_are_an_error(tmp_path):
     for d in ("a", "b"):
         (tmp_path / d / "bm25.json").write_text(json.dumps(out))
     r = rankwise("compare", "--values", tmp_path / "a" / "bm25.json", tmp_path / "b" / "bm25.json")
-    assert r.returncode == 2 and "two files are named 'bm25'" in r.stderr
+    assert r.returncode == 2 and "two runs are named 'bm25'" in r.stderr
     r = rankwise("compare", "--values", f"x={tmp_path / 'a' / 'bm25.json'}", f"y={tmp_path / 'b' / 'bm25.json'}",
                  "--format", "json")
     assert r.returncode == 0, r.stderr
