@@ -37,38 +37,40 @@ def side_columns(columns: Mapping[str, Any] | None, side: str) -> dict[str, str]
     return {k: v for k, v in columns.items() if k not in drop}
 
 
-def as_qrels(x: Any, columns: Mapping[str, Any] | None = None) -> Qrels:
+def as_qrels(x: Any, columns: Mapping[str, Any] | None = None, *, duplicates: str = "error") -> Qrels:
     """A Qrels from itself, a pandas/polars DataFrame or pyarrow Table (``Qrels.from_frame``), a dict
     ``{query: {doc: grade}}`` or ``{query: [doc, ...]}`` (every listed doc relevant, grade 1), or a path to a
     TREC, CSV/TSV, Parquet or JSON file (read as the CLI reads it, columns found by name). ``columns`` names
-    the columns of frames and files (as ``rankwise.evaluate``'s)."""
+    the columns of frames and files (as ``rankwise.evaluate``'s); ``duplicates`` what to do with a (query, doc)
+    pair given twice in a frame or file: 'error' (default), 'first', 'last' or 'max'."""
     if isinstance(x, Qrels):
         return x
     if frame_kind(x) is not None:
-        return Qrels.from_frame(x, columns=side_columns(columns, "qrels"))
+        return Qrels.from_frame(x, columns=side_columns(columns, "qrels"), duplicates=duplicates)
     if isinstance(x, Mapping):
         if _ranked_lists(x):
             return Qrels.from_dict({q: dict.fromkeys(list(docs), 1) for q, docs in x.items()})
         return Qrels.from_dict(x)
     if isinstance(x, (str, PathLike)):
         from rankwise.io.tabular import read_qrels_file
-        return read_qrels_file(x, columns=side_columns(columns, "qrels"))
+        return read_qrels_file(x, columns=side_columns(columns, "qrels"), duplicates=duplicates)
     raise _not_an_input(x, Qrels, "grade")
 
 
-def as_run(x: Any, columns: Mapping[str, Any] | None = None) -> Run:
+def as_run(x: Any, columns: Mapping[str, Any] | None = None, *, duplicates: str = "error") -> Run:
     """A Run from itself, a pandas/polars DataFrame or pyarrow Table (``Run.from_frame``), a dict
     ``{query: {doc: score}}`` or ``{query: [doc, ...]}`` (a ranked list, best first), or a path to a TREC,
-    CSV/TSV, Parquet or JSON file. ``columns`` names the columns of frames and files."""
+    CSV/TSV, Parquet or JSON file. ``columns`` names the columns of frames and files; ``duplicates``: as
+    :func:`as_qrels`'s."""
     if isinstance(x, Run):
         return x
     if frame_kind(x) is not None:
-        return Run.from_frame(x, columns=side_columns(columns, "run"))
+        return Run.from_frame(x, columns=side_columns(columns, "run"), duplicates=duplicates)
     if isinstance(x, Mapping):
         return Run.from_ranked_lists(x) if _ranked_lists(x) else Run.from_dict(x)
     if isinstance(x, (str, PathLike)):
         from rankwise.io.tabular import read_run_file
-        return read_run_file(x, columns=side_columns(columns, "run"))
+        return read_run_file(x, columns=side_columns(columns, "run"), duplicates=duplicates)
     raise _not_an_input(x, Run, "score")
 
 
@@ -88,18 +90,21 @@ def _not_an_input(x: Any, cls: type, what: str) -> InvalidParameterError:
 
 def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str | Convention = DEFAULT, *,
              columns: Mapping[str, Any] | None = None, workers: int | None = None, stream: str = "auto",
-             progress: Callable[[int, int], None] | None = None, **overrides: Any) -> Results:
+             progress: Callable[[int, int], None] | None = None, duplicates: str = "error",
+             **overrides: Any) -> Results:
     """Evaluate ``run`` against ``qrels`` with ``metrics`` under a named convention.
 
-    ``qrels`` and ``run`` are Qrels/Run, DataFrames (pandas, polars) or Arrow tables, dicts
-    (``{query: {doc: value}}``, or ``{query: [doc, ...]}`` best first), or paths to TREC, CSV/TSV,
-    Parquet or JSON files. Columns of frames and files are found by name (``user``/``userId``/``qid``...,
+    ``qrels`` and ``run`` are Qrels/Run, DataFrames (pandas, polars) or Arrow tables, dicts (``{query: {doc:
+    value}}``, or ``{query: [doc, ...]}`` best first), or paths to TREC, CSV/TSV, Parquet or JSON files.
+    Columns of frames and files are found by name (``user``/``userId``/``qid``...,
     ``item``/``movieId``/``docno``..., ``rating``/``relevance``..., ``score``/``prediction``..., ``rank``);
-    ``columns={"query": "uid", "doc": "iid", "relevance": "r", "score": "s"}`` names them (or
-    ``{"qrels": {...}, "run": {...}}`` for each side). Qrels without a relevance column: every row is
-    relevant (grade 1). Ids of any type match as values (``10.0`` is ``10``); with integer query ids
-    the per-query results are keyed by ints in numeric order. Qrels and runs that share no query, or
-    whose ids look like different formats (``'7'`` and ``'007'``) and barely match, are a DataError.
+    ``columns={"query": "uid", "doc": "iid", "relevance": "r", "score": "s"}`` names them (or ``{"qrels":
+    {...}, "run": {...}}`` for each side; ``"header": False`` reads CSV/TSV files without a header row, their
+    columns named by position from 0). ``duplicates``: what to do with a (query, doc) pair a frame or file
+    gives twice: 'error' (default), 'first', 'last' or 'max'. Qrels without a relevance column: every row is
+    relevant (grade 1). Ids of any type match as values (``10.0`` is ``10``); with integer query ids the
+    per-query results are keyed by ints in numeric order. Qrels and runs that share no query, or whose ids
+    look like different formats (``'7'`` and ``'007'``) and barely match, are a DataError.
 
     ``overrides`` change single choices of the convention, e.g. ``ties="average"``,
     ``missing_in_run="zero"``, ``denominator="min_k_relevant"``.
@@ -122,14 +127,15 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     if stream not in STREAM_CHOICES:
         raise InvalidParameterError(f"stream must be one of {', '.join(STREAM_CHOICES)}; got {stream!r}")
     if is_path(qrels) or is_path(run):
-        res, n_judged = evaluate_files(lambda: as_qrels(qrels, columns), lambda: as_run(run, columns), metrics, conv,
+        res, n_judged = evaluate_files(lambda: as_qrels(qrels, columns, duplicates=duplicates),
+                                       lambda: as_run(run, columns, duplicates=duplicates), metrics, conv,
                                        workers=n_workers, qrels_aside=is_path(qrels), trec_run=trec_path(run),
-                                       stream=stream, progress=progress)
+                                       stream=stream, progress=progress, duplicates=duplicates)
     else:
         if stream == "yes":
             raise InvalidParameterError("stream='yes' evaluates a TREC run file block by block: give the run as "
                                         "the path of a TREC file (an in-memory run is already read)")
-        judged, ranked = as_qrels(qrels, columns), as_run(run, columns)
+        judged, ranked = as_qrels(qrels, columns, duplicates=duplicates), as_run(run, columns, duplicates=duplicates)
         res, n_judged = evaluate_in_memory(judged, ranked, metrics, conv, workers=n_workers), judged.n_queries
     warn_about(res, n_judged)  # once per call, one warning per kind (evaluation.notices)
     return res

@@ -35,6 +35,8 @@ def add_input_options(p) -> None:
     p.add_argument("--qrels-format", choices=FORMATS, help="override the format guessed from the extension")
     p.add_argument("--run-format", choices=FORMATS, help="override the format guessed from the extension")
     add_column_options(p)
+    p.add_argument("--duplicates", default="error", choices=["error", "first", "last", "max"],
+                   help="what to do with a (query, doc) pair given twice in the qrels or a run (default: error)")
     add_jobs_option(p, "each run is evaluated as 'rankwise evaluate --jobs N' evaluates it")
     add_convention_options(p)
     p.set_defaults(convention=None)  # None: the default preset for runs; --values were computed elsewhere
@@ -102,8 +104,9 @@ def load_matrix(args):
     side = columns or {}
     # each run evaluated as rankwise.compare evaluates it (the same naming, reading and workers), one at a time;
     # a format given on the command line is read here (the API finds a file's format by its extension)
-    qrels = (read_qrels_file(args.inputs[0], args.qrels_format, columns=side.get("qrels")) if args.qrels_format
-             else as_qrels(args.inputs[0], columns))
+    qrels = (read_qrels_file(args.inputs[0], args.qrels_format, columns=side.get("qrels"),
+                             duplicates=args.duplicates) if args.qrels_format
+             else as_qrels(args.inputs[0], columns, duplicates=args.duplicates))
     workers = resolve_workers(args.jobs, "--jobs")
     try:  # (a wrong convention or override is said after the first run file's own errors, as evaluating says it)
         get_convention(args.convention or DEFAULT).derive(**overrides_from(args))
@@ -112,14 +115,15 @@ def load_matrix(args):
         wrong = exc
     results = {}
     for name, path in named_runs(args.inputs[1:], command_line=True).items():
-        run = (read_run_file(path, args.run_format, columns=side.get("run")) if args.run_format or wrong
-               else path)
+        run = (read_run_file(path, args.run_format, columns=side.get("run"), duplicates=args.duplicates)
+               if args.run_format or wrong else path)
         if wrong is not None:
             raise wrong
         with warnings.catch_warnings():  # set-aside queries are reported by run(); the rest here, once per run
             warnings.simplefilter("ignore", RankwiseWarning)
             results[name] = evaluate_runs(qrels, {name: run}, args.metric, convention=args.convention or DEFAULT,
-                                          columns=columns, workers=workers, **overrides_from(args))[name]
+                                          columns=columns, workers=workers, duplicates=args.duplicates,
+                                          **overrides_from(args))[name]
         for line in notice_lines(results[name], f"{name}: "):
             print(line, file=sys.stderr)
     return PerQueryMatrix.from_results(results, group_tags=group)

@@ -7,7 +7,13 @@ import sys
 import warnings
 from concurrent.futures import Future
 
-from rankwise.cli.options import add_column_options, add_convention_options, add_jobs_option, overrides_from
+from rankwise.cli.options import (
+    add_column_options,
+    add_convention_options,
+    add_jobs_option,
+    columns_from,
+    overrides_from,
+)
 from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
 from rankwise.execution.files import PARALLEL_BYTES, STREAM_BYTES
 from rankwise.io.tabular import FORMATS
@@ -82,6 +88,9 @@ def run(args) -> int:
         raise InvalidParameterError("--format trec writes one run; evaluate several runs with --format "
                                     "table, json, csv or tsv")
     if args.engine == "spark":
+        if args.no_header:
+            raise InvalidParameterError("--no-header is read by the local engine; Spark reads CSV/TSV files with a "
+                                        "header (add one, or leave out --engine spark)")
         from rankwise.cli.spark_engine import evaluate_files
         with warnings.catch_warnings():  # said below, once, in the CLI's words (output.notice_lines)
             warnings.simplefilter("ignore", RankwiseWarning)
@@ -97,8 +106,8 @@ def run(args) -> int:
     stage(f"reading qrels {args.qrels}")
 
     def read_qrels():
-        return read_qrels_file(args.qrels, args.qrels_format, query=args.query_column, doc=args.doc_column,
-                               relevance=args.relevance_column, duplicates=args.duplicates)
+        return read_qrels_file(args.qrels, args.qrels_format, columns=(columns_from(args) or {}).get("qrels"),
+                               duplicates=args.duplicates)
     # the evaluations say no warnings: their notices are printed below, once, in the CLI's words
     # (output.notice_lines); with several jobs the qrels are read while the (first) run is
     with read_aside(read_qrels, args.jobs > 1) as qrels:
@@ -178,8 +187,8 @@ def _evaluate_one(args, qrels: Future, path: str, progress):
             return found[0]
     stage = progress.stage
     stage(f"reading run {path}")
-    run_ = qrels_first(qrels, read_run_file, path, args.run_format, query=args.query_column, doc=args.doc_column,
-                       score=args.score_column, duplicates=args.duplicates)
+    run_ = qrels_first(qrels, read_run_file, path, args.run_format, columns=(columns_from(args) or {}).get("run"),
+                       duplicates=args.duplicates)
     judged = qrels.result()
     conv = conv or _convention(args, strict=True)
     stage(f"evaluating {run_.n_queries} queries, {len(run_)} ranked documents")

@@ -23,7 +23,8 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
             correction: str | None = None, family: str | None = None, alpha: float | None = None,
             permutations: int | None = None, seed: int | None = None, convention: Any = None,
             group_tags: bool = True, groups: Mapping[str, Sequence[str]] | None = None,
-            columns: Mapping[str, Any] | None = None, workers: int | None = None, **overrides: Any) -> Comparison:
+            columns: Mapping[str, Any] | None = None, workers: int | None = None, duplicates: str = "error",
+            **overrides: Any) -> Comparison:
     """Evaluate every run on the same qrels and metrics, then compare the systems.
 
     ``runs`` maps system names to runs (a Run, a DataFrame or Arrow table, a ``{query: {doc: score}}``
@@ -31,12 +32,12 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
     of paths (``NAME=PATH`` names one; else the file's name without extensions); ``qrels`` is any input of
     :func:`rankwise.evaluate`, and ``columns`` names the columns of frames and files as there. Runs named
     ``SYSTEM@TAG`` are averaged per query into SYSTEM (``group_tags=False`` keeps them apart; ``groups`` names
-    the runs of each system). ``convention``, ``workers`` and ``overrides`` are those of
+    the runs of each system). ``convention``, ``workers``, ``duplicates`` and ``overrides`` are those of
     :func:`rankwise.evaluate`; the query policy ``missing_in_run`` decides whether a query some run lacks scores
     zero or is set aside for every system. The rest is :func:`compare_matrix`'s.
     """
     results = evaluate_runs(qrels, runs, metrics, convention=convention, columns=columns, workers=workers,
-                            **overrides)
+                            duplicates=duplicates, **overrides)
     matrix = PerQueryMatrix.from_results(results, group_tags=group_tags, groups=groups)
     return compare_matrix(matrix, baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,
                           family=family, alpha=alpha, permutations=permutations, seed=seed)
@@ -44,17 +45,17 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
 
 def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str], *,
                   convention: Any = None, columns: Mapping[str, Any] | None = None, workers: int | None = None,
-                  **overrides: Any) -> dict[str, Results]:
+                  duplicates: str = "error", **overrides: Any) -> dict[str, Results]:
     """Every run of a comparison evaluated on the same qrels (read and indexed once) and metrics: {name:
     Results}, the runs named as :func:`compare` names them. ``rankwise compare`` evaluates its runs this way."""
     from rankwise.api import as_qrels, evaluate
     from rankwise.conventions.presets import DEFAULT
 
     named = named_runs(runs)
-    qrels = as_qrels(qrels, columns)
+    qrels = as_qrels(qrels, columns, duplicates=duplicates)
     metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
     return {name: evaluate(qrels, run, metric_list, convention=convention or DEFAULT, columns=columns,
-                           workers=workers, **overrides) for name, run in named.items()}
+                           workers=workers, duplicates=duplicates, **overrides) for name, run in named.items()}
 
 
 def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_pairs: bool = False,

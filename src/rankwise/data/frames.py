@@ -79,6 +79,9 @@ def resolve_columns(header: Sequence[str], value_role: str, columns: Mapping[str
     A run without a score column but with a rank column: ``score`` None, ``rank`` named."""
     columns = dict(columns or {})
     unknown = set(columns) - set(ROLES)
+    if unknown == {"header"}:
+        raise InvalidParameterError("columns={'header': ...} says whether a CSV/TSV file's first line names its "
+                                    "columns; a frame always names them")
     if unknown:
         raise InvalidParameterError(f"unknown role(s) {sorted(unknown)} in columns=; the roles are {', '.join(ROLES)}")
     out: dict[str, str | None] = {"query": guess_column(header, "query", columns.get("query")),

@@ -46,11 +46,13 @@ def trec_path(x: Any) -> str | None:
 
 def evaluate_files(load_qrels: Callable[[], Qrels], load_run: Callable[[], Run], metrics: str | Iterable[str],
                    conv: Convention, *, workers: int, qrels_aside: bool, trec_run: str | None, stream: str = "auto",
-                   progress: Callable[[int, int], None] | None = None) -> tuple[Results, int]:
+                   progress: Callable[[int, int], None] | None = None, duplicates: str = "error"
+                   ) -> tuple[Results, int]:
     """``evaluate()`` when the qrels or the run is a path: (its Results, without its warnings; the number of
     judged queries, for them). ``load_qrels``, ``load_run``: the input boundary's readers of either side;
     ``qrels_aside``: read the qrels in a thread while the run is read (a path); ``trec_run``: the run's path,
-    when it is a TREC file (which blocks may evaluate); ``stream`` and ``progress``: see ``rankwise.evaluate``."""
+    when it is a TREC file (which blocks may evaluate); ``stream``, ``progress`` and ``duplicates`` (the run's
+    policy, which the loaders apply too): see ``rankwise.evaluate``."""
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     if stream == "yes" and trec_run is None:  # (stream is one of STREAM_CHOICES: the front door checks it)
         raise InvalidParameterError("stream='yes' evaluates a TREC run file block by block: give the run as the "
@@ -58,7 +60,7 @@ def evaluate_files(load_qrels: Callable[[], Qrels], load_run: Callable[[], Run],
     with read_aside(load_qrels, workers > 1 and qrels_aside) as loading:
         if trec_run is not None and stream != "no":
             found = evaluate_run_in_blocks(loading, trec_run, metrics, conv, workers=workers, stream=stream,
-                                           progress=progress, exact=stream == "auto")
+                                           progress=progress, exact=stream == "auto", duplicates=duplicates)
             if found is not None:
                 return found
         ranked = qrels_first(loading, load_run)

@@ -1,19 +1,22 @@
 """Qrels and runs from CSV, TSV, Parquet and JSON files (the TREC formats are in io/trec.py).
 
-CSV/TSV need a header row naming the columns; JSON is ``{query: {doc: value}}``. The format is
-taken from the extension (``.gz`` stripped) unless given explicitly. Columns are found by name with
-``rankwise.data.frames.guess_column``, the guesser of ``Qrels.from_frame`` too (two candidates for one
-role are an error listing them); qrels without a relevance column mean every row is relevant (grade 1),
-runs without a score column are ranked by their ``rank`` column (rank 1 first). Ids written as
-integral decimals (``10.0``) are the integers they hold; a missing id is an error naming its line.
+CSV/TSV have a header row naming the columns, or none (``columns={"header": False}``, the CLI's
+``--no-header``: columns named by position from 0, query, doc, value by default); JSON is ``{query: {doc:
+value}}``. The format is taken from the extension (``.gz`` stripped) unless given explicitly. Columns are
+found by name with ``rankwise.data.frames.guess_column``, the guesser of ``Qrels.from_frame`` too (two
+candidates for one role are an error listing them); qrels without a relevance column mean every row is
+relevant (grade 1), runs without a score column are ranked by their ``rank`` column (rank 1 first). Ids
+written as integral decimals (``10.0``) are the integers they hold; a missing id is an error naming its line.
 """
 from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import os
 import re
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -51,13 +54,64 @@ def detect_format(path) -> str:
     return "trec"
 
 
-def _columns(header, value_role, columns, path) -> dict:
-    """{role: column name} of a file's header (``resolve_columns``), a ParseError at line 1 if it cannot tell."""
+def _columns(header, value_role, columns, path, *, has_header: bool = True) -> dict:
+    """{role: column name} of a file's header (``resolve_columns``), a ParseError at line 1 if it cannot tell.
+
+    A column named by a number (``2``, or ``"2"`` where no column is called so) is the column at that
+    position, counted from 0: how a file without a header names its columns."""
+    header = list(header)
+    columns = {role: _by_position(header, role, name, path) for role, name in (columns or {}).items()}
+    if not has_header and not any(columns.get(r) for r in ("query", "doc")):
+        columns = {**_headerless_layout(header, value_role, path), **{k: v for k, v in columns.items() if v}}
     try:
-        return resolve_columns(list(header), value_role, columns)
+        return resolve_columns(header, value_role, columns)
     except ColumnError as exc:
-        raise ParseError(exc.message.replace("the columns are", "the header has"), path=path, line=1,
-                         expected=exc.expected) from None
+        looks = [h for h in header if _is_number(h)]
+        advice = exc.expected
+        message = exc.message.replace("the columns are", "the header has" if has_header
+                                      else "without a header, the columns are the positions")
+        if looks and has_header:
+            message += (f"; line 1 looks like data, not a header (it holds the number(s) "
+                        f"{', '.join(map(repr, looks[:3]))})")
+            advice = ("if the file has no header row, say so (CLI: --no-header; Python: columns={'header': False}) "
+                      "and name the columns by position from 0 if they are not query, doc, value "
+                      "(--run-columns 0,2,4, --qrels-columns 0,2,3); else " + advice)
+        raise ParseError(message, path=path, line=1, text=",".join(header) if has_header else None,
+                         expected=advice) from None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _by_position(header: list[str], role: str, name: object, path: str) -> object:
+    """A column given by its position (an int, or digits naming no column) as the name it has in ``header``."""
+    if isinstance(name, bool) or not (isinstance(name, int) or (isinstance(name, str) and name.isdigit()
+                                                                 and name not in header)):
+        return name
+    at = int(name)
+    if not 0 <= at < len(header):
+        raise ParseError(f"the {role} column is given by position {at}, but the rows have {len(header)} columns "
+                         f"(positions 0 to {len(header) - 1})", path=path, line=1, text=",".join(header),
+                         expected=f"a position from 0 to {len(header) - 1}, or a column name")
+    return header[at]
+
+
+def _headerless_layout(names: list[str], value_role: str, path: str) -> dict[str, str]:
+    """The columns of a file without a header when none is named: query, doc[, value] in that order."""
+    n = len(names)
+    if n == 3 or (n == 2 and value_role == "relevance"):
+        return dict(zip(("query", "doc", value_role), names))
+    raise ParseError(f"a file without a header of {n} columns: which holds what cannot be guessed", path=path,
+                     line=1, expected="the columns named by position from 0, e.g. "
+                                      f"--{'qrels' if value_role == 'relevance' else 'run'}-columns 0,2,3 "
+                                      "(Python: columns={'header': False, 'query': 0, 'doc': 2, ...}); "
+                                      "without names, 3 columns are read as query, doc, "
+                                      f"{'grade' if value_role == 'relevance' else 'score'}")
 
 
 def _id_text(s: str) -> str:
@@ -77,18 +131,24 @@ def _read_delimited(path, delimiter: str, columns, value_role):
         raise ParseError("the file is empty", path=path_s, expected="a header row and data rows")
     text = decode_text(data, path_s, "UTF-8 text")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    header = next(reader)
-    roles = _columns(header, value_role, columns, path_s)
+    columns = dict(columns or {})
+    has_header = _header_option(columns.pop("header", True))
+    first = next(reader)
+    # without a header the columns are named by position ("0", "1", ...) and the first row is data
+    header = first if has_header else [str(i) for i in range(len(first))]
+    roles = _columns(header, value_role, columns, path_s, has_header=has_header)
+    rows: Iterable[list[str]] = itertools.chain([first], reader) if not has_header else reader
     value_col = roles.get(value_role) or roles.get("rank")  # None: qrels without relevance, every row grade 1
     names = [roles["query"], roles["doc"], value_col]
     idx = [header.index(n) if n is not None else -1 for n in names]
     shown = ROLE_NAMES[value_role] if value_col == roles.get(value_role) else "rank"
     q, d, v, lines = [], [], [], []
-    for lineno, row in enumerate(reader, start=2):
+    for lineno, row in enumerate(rows, start=2 if has_header else 1):
         if not row or all(not c.strip() for c in row):
             continue
         if len(row) != len(header):
-            raise ParseError(f"{len(row)} columns, expected {len(header)} as in the header", path=path_s,
+            raise ParseError(f"{len(row)} columns, expected {len(header)} as in the "
+                             f"{'header' if has_header else 'first line'}", path=path_s,
                              line=lineno, text=delimiter.join(row), expected=delimiter.join(header))
         try:
             val = float(row[idx[2]]) if idx[2] >= 0 else 1.0
@@ -113,8 +173,19 @@ def _read_delimited(path, delimiter: str, columns, value_role):
     return qa, np.array(d, dtype=str), values, np.array(lines), _all_plain_integers(qa)
 
 
+def _header_option(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidParameterError(f"columns={{'header': ...}} is True or False (whether a CSV/TSV file's first "
+                                    f"line names its columns); got {value!r}")
+    return value
+
+
 def _read_parquet(path, columns, value_role):
     pq = require("pyarrow.parquet", "fast", "reading Parquet files")
+    columns = dict(columns or {})
+    if not _header_option(columns.pop("header", True)):
+        raise InvalidParameterError(f"{os.fspath(path)}: a Parquet file always names its columns; header=False "
+                                    "(--no-header) is for CSV/TSV files")
     table = pq.read_table(os.fspath(path))
     roles = _columns(table.column_names, value_role, columns, os.fspath(path))
     import pyarrow as pa
