@@ -16,7 +16,7 @@ from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.frames import frame_kind
-from rankwise.errors import InvalidParameterError
+from rankwise.errors import DataError, InvalidParameterError
 from rankwise.evaluation.notices import warn_about
 from rankwise.evaluation.results import Results
 from rankwise.execution.files import STREAM_CHOICES, evaluate_files, is_path, trec_path
@@ -127,18 +127,31 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     if stream not in STREAM_CHOICES:
         raise InvalidParameterError(f"stream must be one of {', '.join(STREAM_CHOICES)}; got {stream!r}")
     if is_path(qrels) or is_path(run):
-        res, n_judged = evaluate_files(lambda: as_qrels(qrels, columns, duplicates=duplicates),
-                                       lambda: as_run(run, columns, duplicates=duplicates), metrics, conv,
+        res, n_judged = evaluate_files(lambda: _rows(as_qrels(qrels, columns, duplicates=duplicates), qrels),
+                                       lambda: _rows(as_run(run, columns, duplicates=duplicates), run), metrics, conv,
                                        workers=n_workers, qrels_aside=is_path(qrels), trec_run=trec_path(run),
                                        stream=stream, progress=progress, duplicates=duplicates)
     else:
         if stream == "yes":
             raise InvalidParameterError("stream='yes' evaluates a TREC run file block by block: give the run as "
                                         "the path of a TREC file (an in-memory run is already read)")
-        judged, ranked = as_qrels(qrels, columns, duplicates=duplicates), as_run(run, columns, duplicates=duplicates)
+        judged = _rows(as_qrels(qrels, columns, duplicates=duplicates), qrels)
+        ranked = _rows(as_run(run, columns, duplicates=duplicates), run)
         res, n_judged = evaluate_in_memory(judged, ranked, metrics, conv, workers=n_workers), judged.n_queries
     warn_about(res, n_judged)  # once per call, one warning per kind (evaluation.notices)
     return res
+
+
+def _rows(collection: Qrels | Run, given: Any) -> Any:
+    """One rule for empty inputs, whatever their kind: an empty file is a ParseError when it is read, and an
+    empty frame, dict, Qrels or Run is a DataError here (rather than NaN means and a warning)."""
+    if len(collection) == 0:
+        side = "qrels" if isinstance(collection, Qrels) else "run"
+        what = type(given).__name__ if not is_path(given) else f"file {given}"
+        raise DataError(f"the {side} has no rows (an empty {what}): there is nothing to evaluate. Give at least one "
+                        f"(query, doc) row; a judged query without any ranked document is scored by "
+                        "missing_in_run='zero' when the run has other queries")
+    return collection
 
 
 def evaluate_run_file(qrels: Any, run_path: Any, metrics: str | Iterable[str], convention: str | Convention = DEFAULT,

@@ -167,9 +167,12 @@ def test_numeric_doc_id_ties_are_decided_for_the_whole_run(tmp_path, small_parts
 
 
 def test_an_empty_plan(small_parts):
-    """No query to evaluate (empty qrels): as one thread says it, NaN means and no query."""
+    """No query to evaluate (empty qrels): the engine's parts say what one thread says, NaN means and no
+    query; the front door refuses empty inputs before (one rule for files, frames and dicts)."""
     run = rw.Run.from_dict({f"q{i}": {f"d{j}": float(j) for j in range(10)} for i in range(20)})
     empty = rw.Qrels.from_dict({})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", rw.RankwiseWarning)
-        _identical(rw.evaluate(empty, run, ["AP"], workers=1), rw.evaluate(empty, run, ["AP"], workers=2))
+    conv = rw.get_convention("trec_eval")
+    _identical(parts.evaluate_in_memory(empty, run, ["AP"], conv, workers=1),
+               parts.evaluate_in_memory(empty, run, ["AP"], conv, workers=2))
+    with pytest.raises(rw.DataError, match="the qrels has no rows"):
+        rw.evaluate(empty, run, ["AP"])

@@ -48,7 +48,7 @@ def register(sub) -> None:
         description="Compare systems on the same queries. Baseline mode (default: the first run is the baseline) "
                     "tests every other system against it and corrects the p-values (Holm) within each metric; "
                     "--all-pairs tests every pair (randomised Tukey HSD). Every comparison reports the mean "
-                    "difference with t and bootstrap 95%% CIs, the effect size d_z, wins/ties/losses and p.")
+                    "difference with t and bootstrap 95% CIs, the effect size d_z, wins/ties/losses and p.")
     add_input_options(p)
     p.add_argument("--baseline", metavar="NAME", help="the system every other is compared with (default: the first)")
     p.add_argument("--all-pairs", action="store_true", help="compare every pair of systems")
