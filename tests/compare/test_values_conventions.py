@@ -13,7 +13,7 @@ import pytest
 
 import rankwise as rw
 from rankwise.cli.main import main
-from rankwise.comparison.provenance import parameter_differences
+from rankwise.comparison.value_conventions import parameter_differences
 from rankwise.errors import InvalidParameterError
 from rankwise.io.per_query import read_values
 from rankwise.report.footnote import facts as footnote_facts

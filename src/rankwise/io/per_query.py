@@ -7,7 +7,7 @@ Two layouts are read:
 * the JSON that ``rankwise evaluate --per-query --format json`` writes: for one run, a system named by
   the file's stem (``NAME=PATH`` names it explicitly); for several runs, a system per run. The
   convention and resolved metrics the JSON carries are checked across files
-  (:mod:`rankwise.comparison.provenance`).
+  (:mod:`rankwise.comparison.value_conventions`).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from rankwise.comparison.matrix import PerQueryMatrix
-from rankwise.comparison.provenance import ValuesSource, agreement, convention_label
+from rankwise.comparison.value_conventions import ValuesSource, agreement, convention_label
 from rankwise.errors import InvalidParameterError, ParseError
 from rankwise.io.trec import read_text
 from rankwise.run_names import split_name, system_name
