@@ -114,6 +114,55 @@ def test_table_fits_width(request, name, width):
         assert sum(line.startswith("system") for line in lines) >= 2  # metrics wrapped into blocks
 
 
+def _detail_rows(out: str, heading: str, n: int) -> list[str]:
+    """The ``n`` rows under ``heading`` (a metric's comparisons), each row's blocks joined: a narrow table
+    wraps its columns into blocks one under another, each repeating the row labels."""
+    lines = out.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith(heading))
+    rows = [""] * n
+    while True:
+        rule = next((k for k in range(i, min(i + 8, len(lines))) if lines[k] and set(lines[k]) <= {"-", " "}), None)
+        if rule is None or not lines[rule - 1].startswith(("system", "a - b")):
+            return rows
+        for r in range(n):
+            rows[r] += " | " + lines[rule + 1 + r]
+        i = rule + 1 + n
+
+
+@pytest.mark.parametrize("name", ["wide_cmp", "cutoff_cmp", "hostile_cmp"])
+@pytest.mark.parametrize("width", [60, 160])
+def test_table_shows_every_comparison_in_full(request, name, width):
+    """Delta, its interval, the effect size, wins/ties/losses and the corrected p of every comparison with
+    the baseline, as ``rankwise compare --help`` promises, at a narrow and a wide terminal."""
+    from rankwise.report import numbers as fmt
+    c = request.getfixturevalue(name)
+    out = render(c, "table", width=width)
+    assert max(display_width(line) for line in out.splitlines()) <= width
+    for m in c.metrics:
+        results = [r for r in c.comparisons if r.metric == m]
+        heading = next(line for line in out.splitlines() if line.startswith(f"{m}: each system -"[:width]))
+        rows = _detail_rows(out, heading, len(results))
+        for row, r in zip(rows, results):
+            cells = [fmt.signed(r.delta) + ("*" if r.significant else " "), fmt.signed_interval(r.ci),
+                     fmt.ratio(r.effect_size), f"{r.wins}/{r.ties}/{r.losses}", fmt.pvalue(r.p_adjusted)]
+            assert all(cell in row for cell in cells), (m, r.system, cells, row)
+    assert "W/T/L" in out and "95% CI" in out and "ES" in out
+
+
+@pytest.mark.parametrize("width", [60, 160])
+def test_table_shows_every_pair_in_full(wide_pairs_cmp, width):
+    from rankwise.report import numbers as fmt
+    c = wide_pairs_cmp
+    out = render(c, "table", width=width)
+    assert max(display_width(line) for line in out.splitlines()) <= width
+    for m in c.metrics:
+        pairs = [p for p in c.all_pairs if p.metric == m]
+        heading = next(line for line in out.splitlines() if line.startswith(f"{m}: all pairs"[:width]))
+        for row, p in zip(_detail_rows(out, heading, len(pairs)), pairs):
+            cells = [fmt.signed(p.delta), fmt.ratio(p.effect_size), fmt.pvalue(p.p), fmt.pvalue(p.p_adjusted)]
+            assert all(cell in row for cell in cells), (m, p.a, p.b, cells, row)
+
+
 def test_table_default_width_is_100(wide_cmp):
     assert render(wide_cmp, "table") == render(wide_cmp, "table", width=100)
 

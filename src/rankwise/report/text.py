@@ -1,5 +1,9 @@
 """The terminal table: systems x metrics, wrapped into blocks so that no line is wider than ``width``.
 
+The means come first (systems x metrics); then, per metric, every comparison with its difference,
+the difference's interval, the effect size, wins/ties/losses and the corrected p (the columns
+``rankwise compare --help`` promises), wrapped into further blocks when the terminal is narrow.
+
 The layout is ASCII apart from the users' names and the ellipsis, so that it survives consoles
 without UTF-8. Names are untrusted: control characters (ANSI escapes, newlines) are written as
 escapes, so a name can neither break the table nor drive the terminal.
@@ -31,11 +35,13 @@ def render_table(c: "Comparison", width: int = 100) -> str:
         raise InvalidParameterError(f"width must be at least {MIN_WIDTH} columns; got {width}")
     lines = _wrap(title(c), width)
     lines += _means_blocks(c, width)
-    for metric in c.metrics if c.all_pairs else ():
-        lines += [""] + _pairs_block(c, metric, width)
+    for metric in c.metrics:
+        lines += [""] + (_pairs_block(c, metric, width) if c.all_pairs else _baseline_block(c, metric, width))
     lines.append("")
     for label, text in facts(c, MARK):
         lines += _wrap(f"{label}: {text}", width)
+    if c.baseline is not None:
+        lines += _wrap(f"W/T/L: queries where the system scores above / the same as / below {c.baseline}", width)
     for note in c.notes:
         lines += _wrap(f"Note: {note}", width)
     return "\n".join(lines) + "\n"
@@ -116,16 +122,24 @@ def _means_blocks(c: "Comparison", width: int) -> list[str]:
 
 
 def _metric_group(c: "Comparison", metric: str) -> _Group:
-    systems = c.system_names
-    means = tuple(fmt.mean_ci(c.systems[s][metric].mean, c.systems[s][metric].ci) for s in systems)
-    columns = [_Column(f"mean [{fmt.level(c.alpha)} CI]", means)]
-    if c.baseline is not None:
-        rows = [None if s == c.baseline else c.comparison(metric, s) for s in systems]
-        deltas = tuple("base " if r is None else fmt.signed(r.delta) + (MARK if r.significant else " ")
-                       for r in rows)
-        columns += [_Column("delta ", deltas), _Column("p adj", tuple("" if r is None else fmt.pvalue(r.p_adjusted)
-                                                                      for r in rows))]
-    return _Group(clean(metric), tuple(columns))
+    means = tuple(fmt.mean_ci(c.systems[s][metric].mean, c.systems[s][metric].ci) for s in c.system_names)
+    return _Group(clean(metric), (_Column(f"mean [{fmt.level(c.alpha)} CI]", means),))
+
+
+def _delta(delta: float, significant: bool) -> str:
+    return fmt.signed(delta) + (MARK if significant else " ")
+
+
+def _baseline_block(c: "Comparison", metric: str, width: int) -> list[str]:
+    """Every system against the baseline on ``metric``: one row per comparison, every column the help names."""
+    rows = [r for r in c.comparisons if r.metric == metric]
+    head = f"{metric}: each system - {c.baseline} ({c.test})"
+    columns = (_Column("delta ", tuple(_delta(r.delta, r.significant) for r in rows)),
+               _Column(f"{fmt.level(c.alpha)} CI", tuple(fmt.signed_interval(r.ci) for r in rows)),
+               _Column("ES", tuple(fmt.ratio(r.effect_size) for r in rows)),
+               _Column("W/T/L", tuple(f"{r.wins}/{r.ties}/{r.losses}" for r in rows)),
+               _Column("p adj", tuple(fmt.pvalue(r.p_adjusted) for r in rows)))
+    return _wrap(head, width) + _detail_blocks("system", [clean(r.system) for r in rows], columns, width, SHORT_NAME)
 
 
 def _pairs_block(c: "Comparison", metric: str, width: int) -> list[str]:
@@ -135,14 +149,30 @@ def _pairs_block(c: "Comparison", metric: str, width: int) -> list[str]:
         a = c.anova[metric]
         head += (f"; ANOVA F({a.df['systems']}, {a.df['residual']}) = {fmt.ratio(a.f)}, "
                  f"p {fmt.p_relation(a.p)}")
-    group = _Group("", (
-        _Column("delta ", tuple(fmt.signed(p.delta) + (MARK if p.significant else " ") for p in pairs)),
-        _Column("ES", tuple(fmt.ratio(p.effect_size) for p in pairs)),
-        _Column("p", tuple(fmt.pvalue(p.p) for p in pairs)),
-        _Column("p adj", tuple(fmt.pvalue(p.p_adjusted) for p in pairs))))
-    room = width - group.width - len(GAP)
+    columns = (_Column("delta ", tuple(_delta(p.delta, p.significant) for p in pairs)),
+               _Column("ES", tuple(fmt.ratio(p.effect_size) for p in pairs)),
+               _Column("p", tuple(fmt.pvalue(p.p) for p in pairs)),
+               _Column("p adj", tuple(fmt.pvalue(p.p_adjusted) for p in pairs)))
+    room = _label_room(columns, width, 2 * SHORT_NAME)
     labels = [_pair_label(clean(p.a), clean(p.b), room) for p in pairs]
-    return _wrap(head, width) + _blocks("a - b", labels, [group], width, name_cap=room)[1:]
+    return _wrap(head, width) + _detail_blocks("a - b", labels, columns, width, 2 * SHORT_NAME)
+
+
+def _label_room(columns: tuple[_Column, ...], width: int, least: int) -> int:
+    """Columns for the row labels: what the columns leave in one line, but at least ``least`` (the
+    columns then wrap into further blocks), and never so much that the widest column no longer fits."""
+    beside = sum(col.width + len(GAP) for col in columns)
+    widest = max(col.width for col in columns) + len(GAP)
+    return max(6, min(max(width - beside, least), width - widest))
+
+
+def _detail_blocks(corner: str, labels: list[str], columns: tuple[_Column, ...], width: int,
+                   least: int) -> list[str]:
+    """Labelled rows of columns: one block when they fit next to the labels, else wrapped column by
+    column (each block repeats the labels), as ``rankwise evaluate`` wraps its tables."""
+    name_w = min(max(display_width(x) for x in (corner, *labels)), _label_room(columns, width, least))
+    groups = [_Group("", (col,)) for col in columns]
+    return _blocks(corner, labels, groups, width, name_w)[1:]
 
 
 def _pair_label(a: str, b: str, room: int) -> str:
@@ -159,10 +189,9 @@ def _pair_label(a: str, b: str, room: int) -> str:
     return f"{fit(a, half)} - {fit(b, avail - half)}"
 
 
-def _blocks(corner: str, names: list[str], groups: list[_Group], width: int,
-            name_cap: int | None = None) -> list[str]:
+def _blocks(corner: str, names: list[str], groups: list[_Group], width: int, name_w: int | None = None) -> list[str]:
     """Name column plus as many metric groups as fit in ``width``; the rest go to further blocks."""
-    name_w = _name_width(corner, names, groups, width, name_cap)
+    name_w = name_w or _name_width(corner, names, groups, width)
     lines: list[str] = []
     start = 0
     while start < len(groups):
@@ -175,10 +204,11 @@ def _blocks(corner: str, names: list[str], groups: list[_Group], width: int,
     return lines
 
 
-def _name_width(corner: str, names: list[str], groups: list[_Group], width: int, cap: int | None) -> int:
-    """As wide as the names need (up to ``cap``), narrower when that lets one more group share a block."""
+def _name_width(corner: str, names: list[str], groups: list[_Group], width: int) -> int:
+    """As wide as the names need (up to a quarter of the width), narrower when that lets one more group
+    share a block."""
     step = max((g.width for g in groups), default=0) + len(GAP)
-    full = min(max(display_width(x) for x in (corner, *names)), cap or max(12, width // 4))
+    full = min(max(display_width(x) for x in (corner, *names)), max(12, width // 4))
     full = max(6, min(full, width - step))  # shrink names before a single group overflows
     fits = (width - full) // step
     if len(groups) > fits and (width - SHORT_NAME) // step > fits and full > SHORT_NAME:
