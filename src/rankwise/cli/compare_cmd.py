@@ -1,8 +1,11 @@
 """`rankwise compare QRELS RUN [RUN ...] -m METRIC ...` and `rankwise compare --values FILE ...`"""
 from __future__ import annotations
 
+import importlib.util
+import shlex
 import sys
 import warnings
+from dataclasses import replace
 
 from rankwise.cli.options import (
     add_column_options,
@@ -72,6 +75,11 @@ def register(sub) -> None:
 
 def load_matrix(args):
     """The per-query matrix from the command's inputs (qrels and runs, or --values)."""
+    return load_inputs(args)[0]
+
+
+def load_inputs(args):
+    """The per-query matrix from the command's inputs, and the notices of the runs' evaluations."""
     from rankwise.api import as_qrels
     from rankwise.cli.output import notice_lines
     from rankwise.comparison.matrix import PerQueryMatrix
@@ -91,7 +99,7 @@ def load_matrix(args):
                                         "compared as they are")
         from rankwise.io.per_query import read_values
         return read_values(args.values, group_tags=group, metrics=args.metric,
-                           mixed_conventions=args.mixed_conventions)
+                           mixed_conventions=args.mixed_conventions), ()
     if args.mixed_conventions:
         raise InvalidParameterError("--mixed-conventions applies to --values files; runs given here are all "
                                     "evaluated under one convention")
@@ -126,17 +134,19 @@ def load_matrix(args):
                                           **overrides_from(args))[name]
         for line in notice_lines(results[name], f"{name}: "):
             print(line, file=sys.stderr)
-    return PerQueryMatrix.from_results(results, group_tags=group)
+    from rankwise.comparison.provenance import run_notices
+    return PerQueryMatrix.from_results(results, group_tags=group), run_notices(results)
 
 
 def run(args) -> int:
     from rankwise.comparison import compare_matrix
     from rankwise.report import render
 
-    matrix = load_matrix(args)
+    matrix, said = load_inputs(args)
     comparison = compare_matrix(matrix, baseline=args.baseline, all_pairs=args.all_pairs, test=args.test,
                                 correction=args.correction, family=args.family, alpha=args.alpha,
                                 permutations=args.permutations, seed=args.seed)
+    comparison = replace(comparison, inputs=_input_files(args), command_line=_command_line(args), notices=said)
     from rankwise.cli.output import terminal_width
 
     width = None if args.output else terminal_width()  # the terminal's, else the report's default
@@ -146,8 +156,25 @@ def run(args) -> int:
             fh.write(text)
     else:
         sys.stdout.write(text)
+    if args.format == "html" and importlib.util.find_spec("matplotlib") is None:  # said in the page too
+        from rankwise.report.figures import INSTALL_HINT
+        print(f"rankwise: note: the report has no figures. {INSTALL_HINT}", file=sys.stderr)
     if args.format != "table":  # the table's footnote says this already
         for reason, ids in matrix.set_aside.items():
             print(f"rankwise: set aside for every system: {len(ids)} queries ({reason}); e.g. "
                   f"{', '.join(ids[:3])}", file=sys.stderr)
     return 0
+
+
+def _input_files(args):
+    """The files compared, as the report names them: the qrels and runs, or the --values files."""
+    from rankwise.comparison.provenance import run_inputs, values_inputs
+    if args.values:
+        return values_inputs(args.values)
+    return run_inputs(args.inputs[0], args.inputs[1:], command_line=True)
+
+
+def _command_line(args) -> str:
+    """The command as typed (quoted for a POSIX shell), from the arguments main() parsed."""
+    argv = getattr(args, "argv", None)
+    return shlex.join(["rankwise", *(sys.argv[1:] if argv is None else argv)])

@@ -80,6 +80,7 @@ def main(argv=None, *, owns_process: bool = False) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     args.owns_process = owns_process
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed: reports quote their command line
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2

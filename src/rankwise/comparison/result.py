@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from rankwise.comparison.matrix import PerQueryMatrix
+from rankwise.comparison.provenance import InputFile, Notice
 
 
 def _num(v: float | None) -> float | None:
@@ -118,6 +119,10 @@ class Comparison:
     excluded: Mapping[str, tuple[str, ...]]  # metric -> queries left out of that metric (NaN for a system)
     notes: tuple[str, ...] = ()
     versions: Mapping[str, str] = field(default_factory=dict)
+    # provenance, filled when the comparison is made from files (rankwise.compare, rankwise compare)
+    inputs: tuple[InputFile, ...] = ()
+    command_line: str | None = None
+    notices: tuple[Notice, ...] = ()  # what the evaluation of each run said (stderr on the command line)
 
     @property
     def n_queries(self) -> int:
@@ -204,4 +209,7 @@ class Comparison:
             "excluded": {k: list(v) for k, v in self.excluded.items()},
             "notes": list(self.notes),
             "versions": dict(self.versions),
+            "inputs": [f.to_dict() for f in self.inputs],
+            "command_line": self.command_line,
+            "notices": [n.to_dict() for n in self.notices],
         }

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,7 @@ from rankwise.comparison.allpairs import all_pairs_p, anova, effect_sizes
 from rankwise.comparison.corrections import adjust
 from rankwise.comparison.matrix import PerQueryMatrix
 from rankwise.comparison.paired import PairedStats, paired
+from rankwise.comparison.provenance import run_inputs, run_notices
 from rankwise.comparison.result import AnovaTable, Comparison, PairedResult, PairwiseResult, SystemSummary
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.evaluation.results import Results
@@ -39,8 +41,10 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
     results = evaluate_runs(qrels, runs, metrics, convention=convention, columns=columns, workers=workers,
                             duplicates=duplicates, **overrides)
     matrix = PerQueryMatrix.from_results(results, group_tags=group_tags, groups=groups)
-    return compare_matrix(matrix, baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,
-                          family=family, alpha=alpha, permutations=permutations, seed=seed)
+    cmp = compare_matrix(matrix, baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,
+                         family=family, alpha=alpha, permutations=permutations, seed=seed)
+    # the report names the files compared and carries what their evaluation said
+    return replace(cmp, inputs=run_inputs(qrels, runs), notices=run_notices(results))
 
 
 def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str], *,
@@ -277,7 +281,10 @@ def _data_notes(matrix: PerQueryMatrix, excluded: Mapping[str, tuple[str, ...]])
 
 
 def _versions() -> dict[str, str]:
+    import platform
+
     import scipy
 
     from rankwise import __version__
-    return {"rankwise": __version__, "numpy": np.__version__, "scipy": scipy.__version__}
+    return {"rankwise": __version__, "python": platform.python_version(), "numpy": np.__version__,
+            "scipy": scipy.__version__}
