@@ -122,3 +122,30 @@ COMPARISONS = ("baseline_cmp", "pairs_cmp", "cutoff_cmp", "cutoff_pairs_cmp", "w
 def any_cmp(request) -> C.Comparison:
     """Each comparison above in turn, in baseline and in all-pairs mode."""
     return request.getfixturevalue(request.param)
+
+
+def write_runs(folder) -> tuple[str, list[str]]:
+    """Qrels and three TREC runs on 30 queries in ``folder``: ``base``, ``better`` (relevant documents lifted
+    in most queries) and ``worse`` (relevant documents pushed down): one gain and one loss, both significant,
+    and ties of scores that the evaluation notices.
+    Returns the qrels' path and the runs' paths."""
+    rng = np.random.default_rng(5)
+    qrels, runs = [], {"base": [], "better": [], "worse": []}
+    for q in range(30):
+        grades = rng.integers(0, 3, size=20)
+        noise = rng.uniform(0, 1, size=20).round(1)  # equal scores: ties, which the evaluation notices
+        shift = {"base": 0.0, "better": 0.6 * (q % 5 != 0), "worse": -0.6 * (q % 4 != 0)}
+        for d, g in enumerate(grades):
+            qrels.append(f"q{q} 0 d{d} {g}")
+        for name, lift in shift.items():
+            scores = noise + lift * (grades > 0)
+            order = np.argsort(-scores, kind="stable")
+            runs[name] += [f"q{q} Q0 d{d} {r + 1} {scores[d]:.6f} {name}" for r, d in enumerate(order)]
+    qrels_path = folder / "judgments.qrels"
+    qrels_path.write_text("\n".join(qrels) + "\n")
+    paths = []
+    for name, lines in runs.items():
+        path = folder / f"{name}.run"
+        path.write_text("\n".join(lines) + "\n")
+        paths.append(str(path))
+    return str(qrels_path), paths

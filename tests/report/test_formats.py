@@ -17,7 +17,8 @@ from tests.report.conftest import COMPARISONS
 
 CONTRACT_KEYS = {"n_queries", "alpha", "test", "statistic", "correction", "family", "baseline", "seed",
                  "permutations", "convention", "resolved", "metrics", "systems", "runs", "comparisons",
-                 "all_pairs", "anova", "n_queries_per_metric", "set_aside", "excluded", "notes", "versions"}
+                 "all_pairs", "anova", "n_queries_per_metric", "set_aside", "excluded", "notes", "versions",
+                 "inputs", "command_line", "notices"}
 
 
 def _close(text: str, value: float) -> bool:

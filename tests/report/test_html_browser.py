@@ -7,6 +7,7 @@ except under CI (``CI`` set), where it fails: CI installs Chromium (.ci/run).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -19,8 +20,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import rankwise as rw
 from rankwise.report import render
-from tests.report.conftest import HTML_NAME, QUERY_ID
+from rankwise.report.html import CSP
+from tests.report.conftest import HTML_NAME, QUERY_ID, write_runs
 
 LEAK = "http://127.0.0.1:9/leak.png"  # port 9 (discard): nothing answers, but the request is logged
 INJECTED = f'<img src="{LEAK}"><script>console.log("script-ran"); document.title = "pwned";</script>'
@@ -210,3 +213,69 @@ def test_screenshot_shows_the_report(report):
     # the figures (the only saturated teal/red on the page) are painted, not broken images
     teal = (np.abs(pixels - np.array([0x2a, 0x9d, 0x8f]) / 255).max(axis=-1) < 0.08).mean()
     assert teal > 0.001
+
+
+# ---- what the reader sees: colours, marks, inputs ---------------------------------------------
+# Computed styles need a script, which the report's CSP forbids (rightly): the probe page is the report
+# with its CSP taken out and this script added; the styles it reads are the report's own.
+PROBE = """<script>
+const cellStyle = (metric, system) => {
+  const row = [...document.querySelectorAll('#comparisons tbody tr')]
+    .find(tr => tr.cells[0].innerText.trim() === metric && tr.cells[1].innerText.trim() === system);
+  const delta = row.cells[2].firstElementChild;
+  const s = getComputedStyle(delta);
+  return {color: s.color, weight: s.fontWeight, text: delta.innerText};
+};
+const inputs = document.getElementById('inputs');
+const probe = {gain: cellStyle('nDCG@10', 'better'), loss: cellStyle('nDCG@10', 'worse'),
+               inputs: inputs ? {height: inputs.getBoundingClientRect().height,
+                                 display: getComputedStyle(inputs).display, text: inputs.innerText} : null};
+const pre = document.createElement('pre');
+pre.id = 'probe';
+pre.textContent = JSON.stringify(probe);
+document.body.appendChild(pre);
+</script>"""
+
+
+@pytest.fixture(scope="module")
+def gain_and_loss(chromium, tmp_path_factory):
+    """A report of files with a significant gain and a significant loss, as the probe reads it."""
+    qrels, runs = write_runs(tmp_path_factory.mktemp("inputs"))
+    with pytest.warns(rw.RankwiseWarning):  # the runs' ties
+        cmp = rw.compare(qrels, runs, ["nDCG@10"], permutations=200)
+    html = render(cmp, "html")
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+    assert meta in html
+    page = html.replace(meta, "").replace("</body>", PROBE + "</body>")
+    visit = _visit(chromium, _page(tmp_path_factory, "probe", page))
+    found = re.search(r'<pre id="probe">(.*?)</pre>', visit.dom, re.S)
+    assert found, f"the probe did not run: {visit.console}"
+    return cmp, json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+
+
+def _rgb(css: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", css)[:3])
+
+
+def test_gain_and_loss_are_coloured_apart(gain_and_loss):
+    cmp, probe = gain_and_loss
+    gain, loss = cmp.comparison("nDCG@10", "better"), cmp.comparison("nDCG@10", "worse")
+    assert gain.delta > 0 > loss.delta and gain.significant and loss.significant
+    assert f"{gain.delta:+.3f}" in probe["gain"]["text"] and f"{loss.delta:+.3f}" in probe["loss"]["text"]
+    up, down = _rgb(probe["gain"]["color"]), _rgb(probe["loss"]["color"])
+    assert up != down
+    assert up[1] > up[0] and down[0] > down[1]  # green-blue for the gain, red for the loss, as in the bar charts
+    # significance is the same mark on both: bold and a dagger
+    assert int(probe["gain"]["weight"]) >= 700 and int(probe["loss"]["weight"]) >= 700
+    assert "\u2020" in probe["gain"]["text"] and "\u2020" in probe["loss"]["text"]
+
+
+def test_inputs_section_shows_each_file_and_its_sha256(gain_and_loss):
+    cmp, probe = gain_and_loss
+    inputs = probe["inputs"]
+    assert inputs is not None, "no Inputs section"
+    assert inputs["display"] != "none" and inputs["height"] > 50
+    assert len(cmp.inputs) == 4
+    for f in cmp.inputs:
+        digest = hashlib.sha256(Path(f.path).read_bytes()).hexdigest()
+        assert digest in inputs["text"] and f.path in inputs["text"]

@@ -80,7 +80,7 @@ def forest(comparison: "Comparison", metric: str | None = None) -> "Figure":
 
     Baseline mode: every system minus the baseline with the interval of the test; all-pairs mode:
     a minus b for every pair, as points (all-pairs results carry no interval). Filled markers are
-    significant after correction.
+    significant after correction, teal above zero and red below.
     """
     plt = _pyplot()
     metrics = list(comparison.metrics)
@@ -119,7 +119,9 @@ def _forest_panel(ax: "Axes", c: "Comparison", metric: str) -> None:
     y = np.arange(delta.size)[::-1]  # first result on top
     if lo is not None and hi is not None:  # both set, or neither
         ax.hlines(y, lo, hi, color="0.35", lw=1.6)
-    ax.scatter(delta[sig], y[sig], color=BETTER, edgecolor="black", zorder=3, label="significant")
+    # filled: significant; the fill's colour is the direction, as in the per-query bars and the HTML tables
+    ax.scatter(delta[sig], y[sig], color=np.where(delta[sig] < 0, WORSE, BETTER), edgecolor="black", zorder=3,
+               label="significant")
     ax.scatter(delta[~sig], y[~sig], facecolor="white", edgecolor="black", zorder=3, label="not significant")
     ax.axvline(0, color="0.5", ls="--", lw=1)
     ax.set_yticks(y, labels, parse_math=False)

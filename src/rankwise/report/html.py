@@ -1,7 +1,9 @@
-"""The HTML report: one self-contained page (tables, figures, method, convention card, versions).
+"""The HTML report: one self-contained page (tables, figures, method, notices, inputs, convention card).
 
 The page loads nothing: styles are inline, figures are data URIs, and a Content-Security-Policy
-forbids every other source, scripts included. Every user string goes through
+forbids every other source, scripts included. A difference is coloured by its direction (teal: the
+system scores higher, red: lower, as in the bar charts) and marked significant apart from that (bold
+and a dagger), so that a significant loss never reads like a significant gain. Every user string goes through
 :func:`rankwise.report.escape.html`; the only markup on the page is written here.
 """
 from __future__ import annotations
@@ -15,6 +17,7 @@ from rankwise.report.footnote import facts, title
 from rankwise.report.style import CSS
 
 if TYPE_CHECKING:  # pragma: no cover
+    from rankwise.comparison.provenance import InputFile
     from rankwise.comparison.result import AnovaTable, Comparison
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -26,7 +29,10 @@ def render_html(c: "Comparison") -> str:
     figs = figures(c)
     body = [f"<header><h1>{esc(title(c))}</h1>{_lede(c)}</header>", _means_section(c)]
     body.append(_pairs_section(c) if c.baseline is None else _comparisons_section(c))
-    body += [_figures_section(c, figs), _method_section(c), _convention_section(c), _versions_section(c)]
+    body += [_figures_section(c, figs), _method_section(c)]
+    if c.notices:
+        body.append(_notices_section(c))
+    body += [_inputs_section(c), _convention_section(c)]
     return _page("\n".join(body))
 
 
@@ -68,10 +74,25 @@ def _p(p: float, significant: bool) -> str:
     return f'<span class="num{" sig" if significant else ""}">{esc(fmt.pvalue(p))}{mark}</span>'
 
 
+def _direction(delta: float) -> str:
+    """The class of a difference's direction; the bar charts colour theirs the same way (plots/compare.py)."""
+    return "up" if delta > 0 else "down" if delta < 0 else "even"
+
+
+def _delta(delta: float, significant: bool, prefix: str = "") -> str:
+    """A difference: its colour says the direction, bold and a dagger say it is significant."""
+    mark = f' <span class="mark">{MARK}</span>' if significant else ""
+    cls = f"delta {_direction(delta)}{' sig' if significant else ''}"
+    return f'<span class="{cls}">{prefix}{esc(fmt.signed(delta))}{mark}</span>'
+
+
 # ---- sections ---------------------------------------------------------------------------------
 def _lede(c: "Comparison") -> str:
-    sig = f"{MARK} corrected p &lt; {c.alpha:g}"
-    return f'<p class="lede">Test: {esc(c.test)}; correction: {esc(c.correction)}; {sig}.</p>'
+    sig = f"<strong>bold</strong> and {MARK}: corrected p &lt; {c.alpha:g}"
+    than = "the baseline" if c.baseline is not None else "b"
+    colours = (f'{DELTA} <span class="delta up">higher</span> or <span class="delta down">lower</span> '
+               f"than {than}")
+    return (f'<p class="lede">Test: {esc(c.test)}; correction: {esc(c.correction)}; {sig}; {colours}.</p>')
 
 
 def _means_section(c: "Comparison") -> str:
@@ -92,15 +113,13 @@ def _mean_cell(c: "Comparison", metric: str, system: str) -> str:
     if c.baseline is None or system == c.baseline:
         return cell
     r = c.comparison(metric, system)
-    mark = f" {MARK}" if r.significant else ""
-    cls = "delta sig" if r.significant else "delta"
-    return f'{cell}<br><span class="{cls}">{DELTA} {esc(fmt.signed(r.delta))}{mark}</span>'
+    return f"{cell}<br>{_delta(r.delta, r.significant, f'{DELTA} ')}"
 
 
 def _comparisons_section(c: "Comparison") -> str:
     header = ["Metric", "System", DELTA, f"{fmt.level(c.alpha)} CI", "ES",
               esc(c.statistic_name), "p", "p adj.", "wins / ties / losses", "n"]
-    rows = [[esc(r.metric), f'<span class="name">{esc(r.system)}</span>', _num(fmt.signed(r.delta)),
+    rows = [[esc(r.metric), f'<span class="name">{esc(r.system)}</span>', _delta(r.delta, r.significant),
              _num(fmt.signed_interval(r.ci)), _num(fmt.ratio(r.effect_size)), _num(fmt.ratio(r.statistic)),
              _num(fmt.pvalue(r.p)), _p(r.p_adjusted, r.significant), _num(f"{r.wins} / {r.ties} / {r.losses}"),
              _num(str(r.n))] for r in c.comparisons]
@@ -112,7 +131,7 @@ def _pairs_section(c: "Comparison") -> str:
     parts = []
     for m in c.metrics:
         rows = [[f'<span class="name">{esc(p.a)}</span>', f'<span class="name">{esc(p.b)}</span>',
-                 _num(fmt.signed(p.delta)), _num(fmt.ratio(p.effect_size)), _num(fmt.pvalue(p.p)),
+                 _delta(p.delta, p.significant), _num(fmt.ratio(p.effect_size)), _num(fmt.pvalue(p.p)),
                  _p(p.p_adjusted, p.significant)] for p in c.all_pairs if p.metric == m]
         parts.append(f"<h3>{esc(m)}</h3>")
         parts.append(_table(["a", "b", f"{DELTA} (a \u2212 b)", "ES", "p", "p adj."], rows, "numbers",
@@ -135,9 +154,10 @@ def _anova_table(a: "AnovaTable") -> str:
 def _figures_section(c: "Comparison", figs: list[Embedded] | None) -> str:
     if figs is None:
         return _section("figures", "Figures", f'<p class="warn">{esc(INSTALL_HINT)}</p>')
-    blocks = [f'<figure><img src="{fig.uri}" alt="{esc(fig.caption)}"><figcaption>{esc(fig.caption)}'
-              f"</figcaption></figure>" for fig in figs]
-    return _section("figures", "Figures", *blocks)
+    # the per-query panels (one per metric) share a grid; the forest plot and the cutoff curves span it
+    blocks = [f'<figure class="{"panel" if fig.section == "per_query" else "whole"}"><img src="{fig.uri}" '
+              f'alt="{esc(fig.caption)}"><figcaption>{esc(fig.caption)}</figcaption></figure>' for fig in figs]
+    return _section("figures", "Figures", '<div class="figures">', *blocks, "</div>")
 
 
 def _method_section(c: "Comparison") -> str:
@@ -158,6 +178,36 @@ def _convention_section(c: "Comparison") -> str:
     return '<section id="convention" class="card">\n<h2>Convention</h2>\n' + "\n".join(parts) + "\n</section>"
 
 
-def _versions_section(c: "Comparison") -> str:
-    rows = [[esc(k), f"<code>{esc(v)}</code>"] for k, v in c.versions.items()]
-    return _section("versions", "Versions", _table(["Package", "Version"], rows, "versions", text_columns=2))
+def _notices_section(c: "Comparison") -> str:
+    items = "\n".join(f'<li><span class="name">{esc(n.run)}</span> ({esc(n.kind)}): {esc(n.text)}</li>'
+                      for n in c.notices)
+    return _section("notices", "Notices", "<p>What the evaluation of the runs said about their numbers "
+                    "(printed on stderr by the command line):</p>", f'<ul class="notes">\n{items}\n</ul>')
+
+
+def _size(n: int | None) -> str:
+    return "" if n is None else f"{n:,} bytes"
+
+
+def _input_row(f: "InputFile") -> list[str]:
+    digest = f"<code>{esc(f.sha256)}</code>" if f.sha256 else "(not a regular file: no checksum)"
+    return [esc(f.role), f'<span class="name">{esc(f.name or "")}</span>', f"<code>{esc(f.path)}</code>",
+            f'<span class="sha">{digest}</span>', _num(_size(f.size))]
+
+
+def _inputs_section(c: "Comparison") -> str:
+    parts = []
+    if c.inputs:
+        parts.append(_table(["Role", "Name", "Path", "SHA-256", "Size"], [_input_row(f) for f in c.inputs],
+                            "inputs", text_columns=4))
+    else:
+        parts.append("<p>No files: the per-query values were given in memory.</p>")
+    convention = esc(c.convention) if c.convention is not None else "none given (per-query values)"
+    facts_ = [("Convention", f'<span class="name">{convention}</span>')]
+    if c.command_line is not None:
+        facts_.append(("Command line", f"<code>{esc(c.command_line)}</code>"))
+    versions = ", ".join(f"{esc(k)} <code>{esc(v)}</code>" for k, v in c.versions.items())
+    facts_.append(("Versions", versions))
+    items = "\n".join(f"<dt>{label}</dt><dd>{text}</dd>" for label, text in facts_)
+    parts.append(f"<dl>\n{items}\n</dl>")
+    return _section("inputs", "Inputs", *parts)
