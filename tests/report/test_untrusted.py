@@ -16,7 +16,7 @@ from tests.report.conftest import HOSTILE_SYSTEMS, HTML_NAME, MD_NAME, METRIC, Q
 # the markup the HTML report itself writes; anything else would have come from a name
 OUR_TAGS = {"html", "head", "meta", "link", "title", "style", "body", "main", "header", "h1", "h2", "h3", "p",
             "section", "table", "caption", "thead", "tbody", "tr", "th", "td", "span", "br", "strong", "code",
-            "figure", "img", "figcaption", "dl", "dt", "dd", "ul", "li"}
+            "figure", "img", "figcaption", "dl", "dt", "dd", "ul", "li", "div"}
 OUR_ATTRIBUTES = {"lang", "charset", "http-equiv", "content", "name", "rel", "href", "class", "id", "src", "alt"}
 
 
