@@ -208,8 +208,8 @@ def test_table_per_metric_query_counts():
 
 
 # ---- Markdown and LaTeX ------------------------------------------------------------------------
-def test_markdown_table(cutoff_cmp):
-    out = render(cutoff_cmp, "markdown")
+def test_markdown_full_table(cutoff_cmp):
+    out = render(cutoff_cmp, "markdown", style="full")
     header = "| System | " + " | ".join(cutoff_cmp.metrics) + " |"
     assert header in out
     dense = cutoff_cmp.comparison("nDCG@10", "dense")
@@ -217,13 +217,13 @@ def test_markdown_table(cutoff_cmp):
     assert "(baseline)" in out and "\u2020 marks a corrected p &lt; 0.05" in out
 
 
-def test_latex_booktabs(cutoff_cmp, pairs_cmp):
-    out = render(cutoff_cmp, "latex")
+def test_latex_full_booktabs(cutoff_cmp, pairs_cmp):
+    out = render(cutoff_cmp, "latex", style="full")
     for cmd in ("\\toprule", "\\midrule", "\\bottomrule", "\\begin{tabular}{lrrrr}", "\\end{table}"):
         assert cmd in out
     assert "$^\\dagger$ corrected $p < 0.05$" in out and "Holm" in out
     assert "$-$" in out  # minus signs typeset as minus
     dense = cutoff_cmp.comparison("nDCG@10", "dense")
     assert f"$-${abs(dense.delta):.3f})$^\\dagger$" in out
-    out = render(pairs_cmp, "latex")
+    out = render(pairs_cmp, "latex", style="full")
     assert "tab:rankwise-pairs" in out and "$F(2, 38)" in out

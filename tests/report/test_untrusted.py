@@ -72,8 +72,9 @@ def test_html_is_self_contained(cutoff_cmp):
     assert out.count("<img ") == 2 + len(cutoff_cmp.metrics)  # forest, per-query per metric, cutoff curves
 
 
-def test_latex_escapes_every_special(hostile):
-    out = render(hostile, "latex")
+@pytest.mark.parametrize("style", ["compact", "full"])
+def test_latex_escapes_every_special(hostile, style):
+    out = render(hostile, "latex", style=style)
     assert "\\input{" not in out and "$x^2$" not in out
     assert latex_escape(TEX_NAME) in out
     assert (r"\textbackslash{}input\{/etc/passwd\} \$x\textasciicircum{}2\$ \#1 \textasciitilde{} 50\% a\_b \& c"
@@ -90,15 +91,17 @@ def test_latex_escapes_every_special(hostile):
         assert not re.search(r"[&%$#_^~\\]", stripped), line
 
 
-def test_latex_rows_keep_their_columns(hostile_cmp):
-    out = render(hostile_cmp, "latex")
+@pytest.mark.parametrize("style", ["compact", "full"])
+def test_latex_rows_keep_their_columns(hostile_cmp, style):
+    out = render(hostile_cmp, "latex", style=style)
     body = out[out.index("\\midrule") + len("\\midrule\n"): out.index("\\bottomrule")]
     for row in body.strip().splitlines():
         assert row.count(" & ") == len(hostile_cmp.metrics) and row.endswith(" \\\\")
 
 
-def test_markdown_escapes_names(hostile):
-    out = render(hostile, "markdown")
+@pytest.mark.parametrize("style", ["compact", "full"])
+def test_markdown_escapes_names(hostile, style):
+    out = render(hostile, "markdown", style=style)
     assert "<img" not in out and "<b>" not in out and "[link](" not in out
     assert markdown_escape(HTML_NAME) in out and "&lt;img src=x onerror=alert(1)&gt;" in out
     assert "\\[link\\](javascript:alert(1))" in out and "\\*bold\\*" in out and "\\_em\\_" in out

@@ -23,4 +23,5 @@ DEFINITION = MetricDef(
     reference="Manning, Raghavan & Schütze (2008) §8.3 (over the collection); torchmetrics RetrievalFallOut "
               "(over the scored documents)",
     example="ranking [rel, non, non, rel, non], k=2: FallOut@2 = 1/3",
-    compute=compute, params=(NO_NONRELEVANT,), tie_average=True, needs_relevant=False)
+    compute=compute, params=(NO_NONRELEVANT,), tie_average=True, needs_relevant=False,
+    lower_is_better=True)

@@ -16,11 +16,28 @@ if TYPE_CHECKING:  # pragma: no cover
 FORMATS: tuple[str, ...] = ("table", "json", "csv", "markdown", "latex", "html")
 
 
-def render(comparison: "Comparison", fmt: str, *, width: int = 100) -> str:
-    """The report of ``comparison`` in ``fmt`` (one of :data:`FORMATS`); ``width`` is the table's line width."""
+def render(comparison: "Comparison", fmt: str, *, width: int = 100, style: str | None = None,
+           digits: int | None = None, ci: bool = False) -> str:
+    """The report of ``comparison`` in ``fmt`` (one of :data:`FORMATS`); ``width`` is the table's line width.
+
+    Markdown and LaTeX print the compact table a paper prints by default (``style="compact"``: one row
+    per system, the means in ``digits`` decimals, 3 unless given, the best of each metric in bold,
+    superscript marks for significant differences, ``ci=True`` adds each mean's interval);
+    ``style="full"`` gives every mean with its interval and every difference. These three options
+    apply to Markdown and LaTeX only; any other format refuses them.
+    """
+    from rankwise.report.options import table_options
+
+    options = table_options(fmt, style, digits, ci)
     if fmt == "table":
         from rankwise.report.text import render_table
         return render_table(comparison, width)
+    if fmt in ("markdown", "latex") and options.style == "compact":
+        if fmt == "latex":
+            from rankwise.report.latex_compact import render_latex_compact
+            return render_latex_compact(comparison, options)
+        from rankwise.report.markdown_compact import render_markdown_compact
+        return render_markdown_compact(comparison, options)
     return _renderer(fmt)(comparison)
 
 

@@ -1,4 +1,5 @@
-"""LaTeX: booktabs tables (``\\usepackage{booktabs}``) with daggers for significant differences.
+"""LaTeX, full style: booktabs tables (``\\usepackage{booktabs}``) of every mean with its interval and every
+difference, daggers for significant ones; the compact table a paper prints is :mod:`rankwise.report.latex_compact`.
 
 Every user string (names, metrics, notes) goes through :func:`rankwise.report.escape.latex`, so that a
 name such as ``\\input{/etc/passwd}`` is typeset as text and never run.
@@ -11,13 +12,13 @@ from typing import TYPE_CHECKING
 from rankwise.report import numbers as fmt
 from rankwise.report.escape import latex as esc
 from rankwise.report.footnote import facts, title
+from rankwise.report.method import sentence
 
 if TYPE_CHECKING:  # pragma: no cover
     from rankwise.comparison.result import Comparison
 
 DAGGER = r"$^\dagger$"
 _SIGN = re.compile(r"(?<![\w.])([+-])(?=\d)")  # a sign before a number: math mode, or it typesets as a hyphen
-LEGEND_FACTS = ("Test", "Correction", "Intervals", "Queries compared")
 
 
 def render_latex(c: "Comparison") -> str:
@@ -27,7 +28,7 @@ def render_latex(c: "Comparison") -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def _n(text: str) -> str:
+def tex_number(text: str) -> str:
     """A formatted number (ours, never a user string) with its sign in math mode."""
     return _SIGN.sub(r"$\1$", text)
 
@@ -40,10 +41,16 @@ def _provenance(c: "Comparison") -> str:
     return "\n".join(lines)
 
 
-def _legend(c: "Comparison") -> str:
-    shown = [f"{label}: {esc(text)}." for label, text in facts(c, DAGGER) if label in LEGEND_FACTS]
-    return (f"{{\\footnotesize {DAGGER} corrected $p < {c.alpha:g}$ ($\\alpha = {c.alpha:g}$). "
-            + " ".join(shown) + "\\par}")
+def tex_sentence(c: "Comparison") -> str:
+    """The method in words (:func:`rankwise.report.method.sentence`) with alpha typeset: ``$\\alpha = 0.05$``."""
+    return esc(sentence(c, alpha="ALPHA")).replace(f"ALPHA = {c.alpha:g}", f"$\\alpha = {c.alpha:g}$")
+
+
+def _legend(c: "Comparison", marked: bool) -> str:
+    """The method in words; the dagger explained only when the table shows one."""
+    method = tex_sentence(c)
+    mark = f"{DAGGER} corrected $p < {c.alpha:g}$. " if marked else ""
+    return f"{{\\footnotesize {mark}{method}\\par}}"
 
 
 def _tabular(spec: str, header: list[str], rows: list[list[str]]) -> list[str]:
@@ -52,8 +59,9 @@ def _tabular(spec: str, header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _table(caption: str, label: str, body: list[str], legend: str) -> str:
-    return "\n".join(["\\begin{table}[htbp]", "\\centering", "\\small", *body, "\\par\\smallskip", legend,
-                      f"\\caption{{{caption}}}", f"\\label{{{label}}}", "\\end{table}"])
+    # the caption above the tabular, where ACM, IEEE and Springer styles put a table's caption
+    return "\n".join(["\\begin{table}[htbp]", "\\centering", "\\small", f"\\caption{{{caption}}}",
+                      f"\\label{{{label}}}", *body, "\\par\\smallskip", legend, "\\end{table}"])
 
 
 def _means_table(c: "Comparison") -> str:
@@ -66,26 +74,27 @@ def _means_table(c: "Comparison") -> str:
     what = f"means [{fmt.level(c.alpha)} CI]".replace("%", r"\%")
     if c.baseline is not None:
         what += " and differences with the baseline"
-    return _table(f"{esc(title(c))}: {what}.", "tab:rankwise-means", body, _legend(c))
+    marked = any(r.significant for r in c.comparisons)
+    return _table(f"{esc(title(c))}: {what}.", "tab:rankwise-means", body, _legend(c, marked))
 
 
 def _cell(c: "Comparison", metric: str, system: str) -> str:
     summary = c.systems[system][metric]
-    text = _n(fmt.mean_ci(summary.mean, summary.ci))
+    text = tex_number(fmt.mean_ci(summary.mean, summary.ci))
     if c.baseline is None or system == c.baseline:
         return text
     r = c.comparison(metric, system)
-    return f"{text} ({_n(fmt.signed(r.delta))}){DAGGER if r.significant else ''}"
+    return f"{text} ({tex_number(fmt.signed(r.delta))}){DAGGER if r.significant else ''}"
 
 
 def _pairs_table(c: "Comparison") -> str:
-    rows = [[esc(p.metric), esc(p.a), esc(p.b), _n(fmt.signed(p.delta)) + (DAGGER if p.significant else ""),
-             _n(fmt.ratio(p.effect_size)), _n(fmt.pvalue(p.p_adjusted)).replace("<", "$<$")]
+    rows = [[esc(p.metric), esc(p.a), esc(p.b), tex_number(fmt.signed(p.delta)) + (DAGGER if p.significant else ""),
+             tex_number(fmt.ratio(p.effect_size)), tex_number(fmt.pvalue(p.p_adjusted)).replace("<", "$<$")]
             for p in c.all_pairs]
     body = _tabular("lllrrr", ["Metric", "a", "b", r"$\Delta$ (a $-$ b)", "ES", "$p$ adj."], rows)
     anova = [f"{esc(m)}: $F({a.df['systems']}, {a.df['residual']}) = {fmt.ratio(a.f)}$, "
              f"$p {fmt.p_relation(a.p)}$" for m, a in c.anova.items()]
-    legend = _legend(c)
+    legend = _legend(c, any(p.significant for p in c.all_pairs))
     if anova:
         legend = legend[:-len("\\par}")] + " Two-way ANOVA: " + "; ".join(anova) + ".\\par}"
     return _table(f"{esc(title(c))}: every pair of systems.", "tab:rankwise-pairs", body, legend)

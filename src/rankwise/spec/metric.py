@@ -67,6 +67,9 @@ class MetricDef:
     # the weighted mean is Σ numerators / Σ denominators); nrel: relevant documents, n: retrieved. None: the
     # metric has no micro-average
     micro_weight: MicroWeightFn | None = None
+    # True when a smaller value is the better ranking (FallOut): reports mark the lowest mean as the best and a
+    # significantly lower mean as the better one
+    lower_is_better: bool = False
 
     @property
     def all_params(self) -> tuple[Param, ...]:
