@@ -69,6 +69,11 @@ def register(sub) -> None:
                    help=f"seed of the Monte-Carlo draws (default {DEFAULT_SEED}); the same seed gives the same "
                         "p-values on any machine")
     p.add_argument("--format", "-f", choices=OUTPUT_FORMATS, default="table")
+    p.add_argument("--table-style", choices=("compact", "full"),
+                   help="markdown and latex: compact (default; one row per system, means, the best in bold, "
+                        "significance as superscript marks) or full (every interval and difference)")
+    p.add_argument("--digits", type=int, metavar="N", help="markdown and latex, compact: decimals (default 3)")
+    p.add_argument("--ci", action="store_true", help="markdown and latex, compact: each mean with its interval")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
     p.set_defaults(func=run)
 
@@ -141,7 +146,10 @@ def load_inputs(args):
 def run(args) -> int:
     from rankwise.comparison import compare_matrix
     from rankwise.report import render
+    from rankwise.report.options import table_options
 
+    table = {"style": args.table_style, "digits": args.digits, "ci": args.ci}
+    table_options(args.format, **table)  # a wrong option is said before the runs are read and compared
     matrix, said = load_inputs(args)
     comparison = compare_matrix(matrix, baseline=args.baseline, all_pairs=args.all_pairs, test=args.test,
                                 correction=args.correction, family=args.family, alpha=args.alpha,
@@ -150,7 +158,7 @@ def run(args) -> int:
     from rankwise.cli.output import terminal_width
 
     width = None if args.output else terminal_width()  # the terminal's, else the report's default
-    text = render(comparison, args.format, width=width) if width else render(comparison, args.format)
+    text = render(comparison, args.format, width=width, **table) if width else render(comparison, args.format, **table)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -24,7 +24,8 @@ class TableOptions:
 
 def table_options(fmt: str, style: str | None, digits: int | None, ci: bool) -> TableOptions:
     """The options for ``fmt``; an option given for a format or style that does not use it is refused."""
-    given = [name for name, value in (("style", style), ("digits", digits), ("ci", ci or None)) if value is not None]
+    given = [name for name, value in (("style (--table-style)", style), ("digits (--digits)", digits),
+                                      ("ci (--ci)", ci or None)) if value is not None]
     if fmt not in TABLE_FORMATS:
         if given:
             raise InvalidParameterError(f"{' and '.join(given)} shape the Markdown and LaTeX tables; the {fmt!r} "
@@ -36,7 +37,8 @@ def table_options(fmt: str, style: str | None, digits: int | None, ci: bool) -> 
         raise InvalidParameterError(f"unknown table style {style!r}; choose one of {', '.join(STYLES)}")
     if style == "full" and (digits is not None or ci):
         raise InvalidParameterError("the full style always shows each mean with its interval in three decimals; "
-                                    "digits and ci apply to the compact style (style='compact')")
+                                    "digits and ci apply to the compact style (style='compact', --table-style "
+                                    "compact)")
     if digits is None:
         digits = DIGITS
     if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= MAX_DIGITS:
