@@ -150,8 +150,8 @@ def _legend(c: "Comparison", t: CompactTable) -> str:
         syms = "/".join(sym for sym, _ in kinds)
         words = "/".join(word for _, word in kinds)
         return f"{syms}: significantly {words} than {esc(c.baseline)}. {method}"
-    return (f"Superscripts: the systems (a, b, \\dots{{}} in row order) each mean is significantly better than. "
-            f"{method}")
+    return (f"A superscript lists the systems (labelled a, b, \\dots{{}} by row) that the mean is significantly "
+            f"better than. {method}")
 
 
 def _provenance(c: "Comparison", t: CompactTable, fit: Fit) -> str:

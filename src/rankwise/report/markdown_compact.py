@@ -72,7 +72,8 @@ def _legend(c: "Comparison", t: CompactTable) -> str:
         kinds = [(sym, word) for sym, word, mark in ((UP, "better", BETTER), (DOWN, "worse", WORSE)) if mark in shown]
         return (f"{'/'.join(s for s, _ in kinds)}: significantly {'/'.join(w for _, w in kinds)} than "
                 f"{esc(c.baseline)}. {method}")
-    return f"Superscripts: the systems (a, b, … in row order) each mean is significantly better than. {method}"
+    return (f"A superscript lists the systems (labelled a, b, \u2026 by row) that the mean is significantly better "
+            f"than. {method}")
 
 
 def _provenance(c: "Comparison") -> str:
