@@ -186,3 +186,14 @@ def test_options_are_checked(baseline):
         with pytest.raises(InvalidParameterError, match=f"the '{fmt}' report has no such option"):
             render(baseline, fmt, style="compact")
     assert render(baseline, "json") == render(baseline, "json", ci=False)
+
+
+def test_more_systems_than_letters_is_a_clear_error():
+    systems = [f"s{i}" for i in range(53)]
+    values = np.random.default_rng(1).uniform(0, 1, size=(53, 4))
+    c = C.compare_matrix(C.PerQueryMatrix.from_long(
+        [s for s in systems for _ in range(4)], [f"q{j}" for j in range(4)] * 53, ["AP"] * 212,
+        values.ravel().tolist()), all_pairs=True, test="t")
+    with pytest.raises(InvalidParameterError, match="52 letters cannot label 53 systems; use style='full'"):
+        render(c, "latex")
+    assert "s52" in render(c, "markdown", style="full")
