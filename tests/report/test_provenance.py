@@ -183,3 +183,19 @@ def test_cli_values_report_names_the_values_files(files, tmp_path):
     report = json.loads(out.read_text())
     assert [(f["role"], f["path"], f["sha256"]) for f in report["inputs"]] == [
         ("values", p, _sha256(p)) for p in paths]
+
+
+def test_a_lower_fallout_is_coloured_as_the_better_one():
+    """FallOut is lower-is-better (its registry entry says so): a system with a lower FallOut is teal ("up")."""
+    import numpy as np
+
+    from rankwise.comparison import PerQueryMatrix, compare_matrix
+    from rankwise.report import render
+
+    rng = np.random.default_rng(3)
+    base = rng.uniform(0.2, 0.3, 40)
+    values = np.stack([base, base - 0.1, base + 0.1])[:, :, None]
+    m = PerQueryMatrix(("base", "lower", "higher"), ("FallOut@10",), np.arange(40).astype(str), values)
+    page = render(compare_matrix(m), "html")
+    assert '<span class="delta up sig">&#8722;0.100' in page or 'class="delta up sig">-0.100' in page
+    assert 'class="delta down sig">+0.100' in page

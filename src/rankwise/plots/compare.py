@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 import numpy as np
 
 from rankwise.errors import InvalidParameterError, require
+from rankwise.report.compact import lower_is_better
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -120,7 +121,8 @@ def _forest_panel(ax: "Axes", c: "Comparison", metric: str) -> None:
     if lo is not None and hi is not None:  # both set, or neither
         ax.hlines(y, lo, hi, color="0.35", lw=1.6)
     # filled: significant; the fill's colour is the direction, as in the per-query bars and the HTML tables
-    ax.scatter(delta[sig], y[sig], color=np.where(delta[sig] < 0, WORSE, BETTER), edgecolor="black", zorder=3,
+    better = -delta if lower_is_better(metric) else delta  # FallOut: a lower value is the better one
+    ax.scatter(delta[sig], y[sig], color=np.where(better[sig] < 0, WORSE, BETTER), edgecolor="black", zorder=3,
                label="significant")
     ax.scatter(delta[~sig], y[~sig], facecolor="white", edgecolor="black", zorder=3, label="not significant")
     ax.axvline(0, color="0.5", ls="--", lw=1)
@@ -155,21 +157,24 @@ def per_query_delta(comparison: "Comparison", metric: str, system: str | None = 
         fig, axes = _grid(plt, len(others), 1, (8.0, 2.8))
         for ax, s in zip(axes, others):
             d = x[systems.index(s), kept] - x[systems.index(ref), kept]
-            _delta_panel(ax, d, query_ids, f"{_label(metric)}: {_label(s)} \u2212 {_label(ref)}")
+            _delta_panel(ax, d, query_ids, f"{_label(metric)}: {_label(s)} \u2212 {_label(ref)}",
+                         -1.0 if lower_is_better(metric) else 1.0)
         fig.tight_layout()
     return fig
 
 
-def _delta_panel(ax: "Axes", d: np.ndarray, query_ids: np.ndarray, title: str) -> None:
+def _delta_panel(ax: "Axes", d: np.ndarray, query_ids: np.ndarray, title: str, sign: float = 1.0) -> None:
+    """``sign`` -1 for a metric where lower is better: the colours say better or worse, not up or down."""
     order = np.argsort(-d, kind="stable")
     d = d[order]
     pos = np.arange(d.size)
+    better = sign * d
     if d.size <= MAX_BARS:
-        colors = np.where(d > 0, BETTER, np.where(d < 0, WORSE, EVEN))
+        colors = np.where(better > 0, BETTER, np.where(better < 0, WORSE, EVEN))
         ax.bar(pos, d, color=colors, width=0.85)
     else:
-        ax.fill_between(pos, d, 0, where=d > 0, step="mid", color=BETTER, lw=0)
-        ax.fill_between(pos, d, 0, where=d < 0, step="mid", color=WORSE, lw=0)
+        ax.fill_between(pos, d, 0, where=better > 0, step="mid", color=BETTER, lw=0)
+        ax.fill_between(pos, d, 0, where=better < 0, step="mid", color=WORSE, lw=0)
     ax.axhline(0, color="0.3", lw=0.8)
     ax.axhline(d.mean(), color="black", ls=":", lw=1, label=f"mean {d.mean():+.3f}")
     if d.size <= MAX_QUERY_LABELS:

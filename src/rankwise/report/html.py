@@ -2,8 +2,9 @@
 
 The page loads nothing: styles are inline, figures are data URIs, and a Content-Security-Policy
 forbids every other source, scripts included. A difference is coloured by its direction (teal: the
-system scores higher, red: lower, as in the bar charts) and marked significant apart from that (bold
-and a dagger), so that a significant loss never reads like a significant gain. Every user string goes through
+system is better, higher or, for a metric where lower is better, lower; red: worse; as in the bar
+charts) and marked significant apart from that (bold and a dagger), so that a significant loss never
+reads like a significant gain. Every user string goes through
 :func:`rankwise.report.escape.html`; the only markup on the page is written here.
 """
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from rankwise.report import numbers as fmt
+from rankwise.report.compact import lower_is_better
 from rankwise.report.escape import html as esc
 from rankwise.report.figures import INSTALL_HINT, Embedded, figures
 from rankwise.report.footnote import facts, title
@@ -74,15 +76,17 @@ def _p(p: float, significant: bool) -> str:
     return f'<span class="num{" sig" if significant else ""}">{esc(fmt.pvalue(p))}{mark}</span>'
 
 
-def _direction(delta: float) -> str:
-    """The class of a difference's direction; the bar charts colour theirs the same way (plots/compare.py)."""
-    return "up" if delta > 0 else "down" if delta < 0 else "even"
+def _direction(delta: float, metric: str) -> str:
+    """The class of a difference's direction, better ("up") or worse ("down"): higher is better but for metrics
+    the registry marks lower-is-better (FallOut); the bar charts colour theirs the same way (plots/compare.py)."""
+    better = -delta if lower_is_better(metric) else delta
+    return "up" if better > 0 else "down" if better < 0 else "even"
 
 
-def _delta(delta: float, significant: bool, prefix: str = "") -> str:
+def _delta(delta: float, significant: bool, metric: str, prefix: str = "") -> str:
     """A difference: its colour says the direction, bold and a dagger say it is significant."""
     mark = f' <span class="mark">{MARK}</span>' if significant else ""
-    cls = f"delta {_direction(delta)}{' sig' if significant else ''}"
+    cls = f"delta {_direction(delta, metric)}{' sig' if significant else ''}"
     return f'<span class="{cls}">{prefix}{esc(fmt.signed(delta))}{mark}</span>'
 
 
@@ -90,8 +94,8 @@ def _delta(delta: float, significant: bool, prefix: str = "") -> str:
 def _lede(c: "Comparison") -> str:
     sig = f"<strong>bold</strong> and {MARK}: corrected p &lt; {c.alpha:g}"
     than = "the baseline" if c.baseline is not None else "b"
-    colours = (f'{DELTA} <span class="delta up">higher</span> or <span class="delta down">lower</span> '
-               f"than {than}")
+    colours = (f'{DELTA} <span class="delta up">better</span> or <span class="delta down">worse</span> '
+               f"than {than} (higher, or lower for a metric where lower is better)")
     return (f'<p class="lede">Test: {esc(c.test)}; correction: {esc(c.correction)}; {sig}; {colours}.</p>')
 
 
@@ -113,13 +117,13 @@ def _mean_cell(c: "Comparison", metric: str, system: str) -> str:
     if c.baseline is None or system == c.baseline:
         return cell
     r = c.comparison(metric, system)
-    return f"{cell}<br>{_delta(r.delta, r.significant, f'{DELTA} ')}"
+    return f"{cell}<br>{_delta(r.delta, r.significant, metric, f'{DELTA} ')}"
 
 
 def _comparisons_section(c: "Comparison") -> str:
     header = ["Metric", "System", DELTA, f"{fmt.level(c.alpha)} CI", "ES",
               esc(c.statistic_name), "p", "p adj.", "wins / ties / losses", "n"]
-    rows = [[esc(r.metric), f'<span class="name">{esc(r.system)}</span>', _delta(r.delta, r.significant),
+    rows = [[esc(r.metric), f'<span class="name">{esc(r.system)}</span>', _delta(r.delta, r.significant, r.metric),
              _num(fmt.signed_interval(r.ci)), _num(fmt.ratio(r.effect_size)), _num(fmt.ratio(r.statistic)),
              _num(fmt.pvalue(r.p)), _p(r.p_adjusted, r.significant), _num(f"{r.wins} / {r.ties} / {r.losses}"),
              _num(str(r.n))] for r in c.comparisons]
@@ -131,7 +135,7 @@ def _pairs_section(c: "Comparison") -> str:
     parts = []
     for m in c.metrics:
         rows = [[f'<span class="name">{esc(p.a)}</span>', f'<span class="name">{esc(p.b)}</span>',
-                 _delta(p.delta, p.significant), _num(fmt.ratio(p.effect_size)), _num(fmt.pvalue(p.p)),
+                 _delta(p.delta, p.significant, p.metric), _num(fmt.ratio(p.effect_size)), _num(fmt.pvalue(p.p)),
                  _p(p.p_adjusted, p.significant)] for p in c.all_pairs if p.metric == m]
         parts.append(f"<h3>{esc(m)}</h3>")
         parts.append(_table(["a", "b", f"{DELTA} (a \u2212 b)", "ES", "p", "p adj."], rows, "numbers",
