@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 import numpy as np
 
 from rankwise.errors import InvalidParameterError, require
-from rankwise.report.compact import lower_is_better
+from rankwise.spec.grammar import lower_is_better
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes

@@ -13,8 +13,9 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
 
-from rankwise.errors import InvalidParameterError, RankwiseError
+from rankwise.errors import InvalidParameterError
 from rankwise.report import numbers as fmt
+from rankwise.spec.grammar import lower_is_better
 
 if TYPE_CHECKING:  # pragma: no cover
     from rankwise.comparison.result import Comparison
@@ -39,17 +40,6 @@ class CompactTable:
     @property
     def marks_shown(self) -> set[str]:
         return set(self.marks.values())
-
-
-def lower_is_better(metric: str) -> bool:
-    """The metric's direction from the registry; a name it does not know (``--values`` files may hold any)
-    counts as higher-is-better, the direction of every effectiveness metric."""
-    from rankwise.spec.grammar import parse_metric
-
-    try:
-        return parse_metric(metric).definition.lower_is_better
-    except RankwiseError:
-        return False
 
 
 def compact_table(c: "Comparison", digits: int) -> CompactTable:

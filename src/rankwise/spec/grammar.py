@@ -104,3 +104,12 @@ def _parse_cutoff(raw: str, text: str) -> int:
     if k < 1:
         raise InvalidParameterError(f"cutoff in {text!r} must be a positive integer; got {raw!r}")
     return k
+
+
+def lower_is_better(metric: str) -> bool:
+    """The metric's direction from the registry; a name it does not know (``--values`` files may hold any)
+    counts as higher-is-better, the direction of every effectiveness metric."""
+    try:
+        return parse_metric(metric).definition.lower_is_better
+    except InvalidParameterError:
+        return False
