@@ -66,12 +66,12 @@ def test_ties_across_the_cutoff_are_counted_per_metric():
     # q2: relevant 'c' tied with unjudged 'z' at ranks 2-3; q3: a tie of two non-relevant documents
     qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1, "d": 1}, "q3": {"e": 1, "f": 0, "g": 0}}
     run = {"q1": {"a": 1.0, "b": 1.0}, "q2": {"d": 2.0, "c": 1.0, "z": 1.0}, "q3": {"e": 3.0, "f": 1.0, "g": 1.0}}
-    with pytest.warns(rw.RankwiseWarning, match=r"ordered by doc id, descending \(ties='docid_desc'\), and that order "
-                                                r"can change the values; .*: P@1 1, P@2 1, AP 2\. Pass "
-                                                r"ties='average'") as record:
-        res = rw.evaluate(qrels, run, ["P@1", "P@2", "P@3", "AP"])
+    with pytest.warns(rw.RankwiseWarning, match=r"^equal scores of documents of different grades were ordered by doc "
+                                                r"id, ascending \(ties='docid_asc'\) in P@1 1, P@2 1, AP 2 queries; "
+                                                r"pass ties='average' for the expectation over their orders$") as record:
+        res = rw.evaluate(qrels, run, ["P@1", "P@2", "P@3", "AP"], ties="docid_asc")
     assert res.info[TIES_KEY] == {"P@1": 1, "P@2": 1, "AP": 2}  # P@3: no tie crosses rank 3
-    assert len(rankwise_warnings(record)) == 1
+    assert len(rankwise_warnings(record)) == 1 and len(rankwise_warnings(record)[0]) < 200  # (was 430 characters)
     with pytest.warns(rw.RankwiseWarning, match=r"in input order \(ties='input'\).*P@1 1"):
         rw.evaluate(qrels, run, ["P@1"], ties="input")
     for policy in ("average", "optimistic", "pessimistic"):  # no arbitrary order: nothing to say
@@ -89,7 +89,7 @@ def test_ties_among_judged_documents_only_under_unjudged_removed():
         assert TIES_KEY not in rw.evaluate(qrels, run, ["P@1", "AP"], unjudged="removed").info
     run = {"q2": {"d": 1.0, "c": 1.0, "z": 2.0}}  # c and d tie at judged ranks 1-2
     with pytest.warns(rw.RankwiseWarning, match="P@1 1"):
-        res = rw.evaluate(qrels, run, ["P@1", "P@2"], unjudged="removed")
+        res = rw.evaluate(qrels, run, ["P@1", "P@2"], unjudged="removed", ties="docid_asc")
     assert res.info[TIES_KEY] == {"P@1": 1}
 
 
@@ -148,7 +148,7 @@ def test_once_per_call_one_warning_per_kind():
     qrels = {"q1": {"a": 1, "b": 0}, "q3": {"x": 1}}
     run = {"q1": {"a": 1.0, "b": 1.0}, "q9": {"a": 1.0}}
     with pytest.warns(rw.RankwiseWarning) as record:
-        rw.evaluate(qrels, run, ["P@1", "AP", "nDCG@1"])
+        rw.evaluate(qrels, run, ["P@1", "AP", "nDCG@1"], ties="docid_asc")
     said = rankwise_warnings(record)
     assert len(said) == 2  # set-aside (both reasons in one) and ties
     assert "missing_in_run" in said[0] and "missing_in_qrels" in said[0] and "P@1 1, AP 1, nDCG@1 1" in said[1]
@@ -161,12 +161,12 @@ def test_streaming_warns_once_for_the_whole_file(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     qrels = {f"q{i}": {"d1": 1, "d2": 0} for i in range(31)}  # q30: judged, not ranked
     with pytest.warns(rw.RankwiseWarning) as record:
-        res = evaluate_run_file(qrels, path, ["P@1"], block_bytes=200)
+        res = evaluate_run_file(qrels, path, ["P@1"], block_bytes=200, ties="input")
     assert res.info["blocks"] > 1
     said = rankwise_warnings(record)
     assert len(said) == 2 and said[0].startswith("1 of 31 judged queries") and "P@1 30" in said[1]
     with pytest.warns(rw.RankwiseWarning):
-        assert rw.evaluate(qrels, str(path), ["P@1"]).info[TIES_KEY] == res.info[TIES_KEY]
+        assert rw.evaluate(qrels, str(path), ["P@1"], ties="input").info[TIES_KEY] == res.info[TIES_KEY]
 
 
 def test_compare_speaks_through_evaluate():
@@ -187,7 +187,11 @@ def test_repr_and_summary_say_what_was_averaged_and_set_aside():
     assert "AP(no_relevant=nan)   0.5000  1  (1 without relevant documents left out" in s
     assert "set aside: 1 judged queries absent from the run (missing_in_run='skip'); e.g. q3" in s
     assert "set aside: 1 run queries without judgments (missing_in_qrels='skip'); e.g. q9" in s
-    assert "note: documents of different grades with equal scores" in s
+    # trec_eval's own order of ties (doc id, descending): no note, the count in info
+    assert "note: equal scores" not in s and res.info[TIES_KEY]["P@1"] == 1
+    with pytest.warns(rw.RankwiseWarning):
+        s = rw.evaluate(qrels, run, ["P@1"], ties="docid_asc").summary()
+    assert "note: equal scores of documents of different grades were ordered by doc id, ascending" in s
 
 
 def _cli(*args):
@@ -198,8 +202,8 @@ def _cli(*args):
 def test_cli_says_each_thing_once(tmp_path):
     (tmp_path / "q.qrels").write_text("q1 0 a 1\nq1 0 b 0\nq3 0 x 1\n")
     (tmp_path / "r.run").write_text("q1 Q0 a 1 1.0 t\nq1 Q0 b 2 1.0 t\n")
-    p = _cli("evaluate", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"), "-m", "P@1")
+    p = _cli("evaluate", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"), "-m", "P@1", "--ties", "docid_asc")
     assert p.returncode == 0, p.stderr
     assert "RankwiseWarning" not in p.stderr and "warnings.warn" not in p.stderr
     assert p.stderr.count("missing_in_run") == 1, p.stderr  # the CLI's own set-aside line only
-    assert p.stderr.count("ties='docid_desc'") == 1 and "rankwise: warning: documents of different grades" in p.stderr
+    assert p.stderr.count("ties='docid_asc'") == 1 and "rankwise: warning: equal scores of documents" in p.stderr

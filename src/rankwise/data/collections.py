@@ -18,7 +18,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from rankwise.data import idkeys
 from rankwise.data.duplicates import resolve_duplicates
-from rankwise.data.frames import canonical_ids, frame_columns, id_str
+from rankwise.data.frames import canonical_ids, id_str, read_frame
+from rankwise.data.rank_column import RANK_AGREEMENT, scores_rising
 from rankwise.data.vocabulary import Vocabulary, intern
 from rankwise.errors import DataError, InvalidParameterError, ParseError
 from rankwise.kernels.segments import segment_ids
@@ -34,6 +35,7 @@ _T = TypeVar("_T")
 # memo keys whose values depend on the ids and row order alone: shared by collections made by with_values
 ID_MEMOS = frozenset({"query_salt", "row_hash", "segment", "join_index"})
 _SAME_IDS = "same_ids_as"  # (a memo entry: the collection whose ids this one shares)
+COLUMNS = "columns"  # extra: {role: column} the collection was read from (a frame's or a file's), as found
 
 
 def _freeze(*arrays: np.ndarray) -> None:
@@ -183,14 +185,15 @@ class _Collection:
     @classmethod
     def _from_columns(cls: type[_C], query_ids: IdColumn, doc_ids: IdColumn, values: ArrayLike, *,
                       duplicates: str = "error", source: str | None = None, row_numbers: Any = None,
-                      query_id_type: str | None = None) -> _C:
+                      query_id_type: str | None = None, ranks: ArrayLike | None = None,
+                      extra: Mapping[str, object] | None = None) -> _C:
         # ids of any type as canonical strings: integral floats are the integers they hold, a missing
         # id is an error (string ids pass through untouched)
         query_ids, q_int = canonical_ids(query_ids, "query")
         doc_ids, _ = canonical_ids(doc_ids, "doc")
         return cls._build(query_ids, doc_ids, values, duplicates=duplicates, what=cls._WHAT, source=source,
                           row_numbers=row_numbers, value_name=cls._VALUE, sort_docs=cls._SORT_DOCS,
-                          query_id_type=query_id_type or ("int" if q_int else "str"))
+                          query_id_type=query_id_type or ("int" if q_int else "str"), ranks=ranks, extra=extra)
 
     @classmethod
     def from_dict(cls: type[_C], d: Mapping[Any, Mapping[Any, float]], **kw: Any) -> _C:
@@ -203,7 +206,8 @@ class _Collection:
     @classmethod
     def _build(cls: type[_C], query_ids: IdColumn, doc_ids: IdColumn, values: ArrayLike, *, duplicates: str,
                what: str, source: str | None = None, row_numbers: Any = None, value_name: str,
-               sort_docs: bool, query_id_type: str = "str") -> _C:
+               sort_docs: bool, query_id_type: str = "str", ranks: ArrayLike | None = None,
+               extra: Mapping[str, object] | None = None) -> _C:
         values = np.asarray(values, dtype=np.float64).ravel()
         # queries numbered by first appearance: a file listing each query's rows together (in
         # any query order) is stored as read, with no permutation of its rows
@@ -236,8 +240,10 @@ class _Collection:
         qsalt = _frozen(idkeys.id_salts(qvocab.ids))
         h = idkeys.mix(keys, qsalt, codes=qcodes)  # = row_hash(): kept below
         keep, dropped = resolve_duplicates(qcodes, keys, values, duplicates, what, row_numbers, source, describe, h)
+        rank_col = None if ranks is None else np.asarray(ranks, dtype=np.float64).ravel()
         if keep is not None:
             qcodes, keys, values, h = qcodes[keep], keys[keep], values[keep], h[keep]
+            rank_col = None if rank_col is None else rank_col[keep]
         counts = np.bincount(qcodes, minlength=len(qvocab))
         offsets = np.zeros(len(qvocab) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
@@ -249,12 +255,17 @@ class _Collection:
             order = np.argsort(qcodes, kind="stable")
         if order is not None:
             keys, values, h = keys[order], values[order], h[order]
+            rank_col = None if rank_col is None else rank_col[order]
         keys = np.ascontiguousarray(keys)
         _freeze(offsets, keys, values, h)
-        out = cls(qvocab, keys, dvocab, offsets, values, source, dropped, query_id_type=query_id_type)
+        segment = qcodes if order is None else qcodes[order]
+        more = dict(extra or {})
+        if rank_col is not None and rank_col.size == values.size:  # (the rank column is said, never used to rank)
+            more[RANK_AGREEMENT] = scores_rising(segment, offsets, values, rank_col)
+        out = cls(qvocab, keys, dvocab, offsets, values, source, dropped, more, query_id_type=query_id_type)
         out._memo["query_salt"] = qsalt
         out._memo["row_hash"] = h  # the duplicate check's hash is the join's probe: keep it
-        out._memo["segment"] = _frozen(qcodes if order is None else qcodes[order])  # rows' query codes
+        out._memo["segment"] = _frozen(segment)  # rows' query codes
         return out
 
 
@@ -287,8 +298,9 @@ class Qrels(_Collection):
         (grade 1), e.g. a recommender's test interactions. Ids may be of any type: integral floats
         equal the integers they hold, a missing id is an error naming its column and row."""
         names = _column_names(columns, query=query, doc=doc, relevance=relevance)
-        q, d, v, q_int = frame_columns(frame, "relevance", names)
+        q, d, v, q_int, found, _ = read_frame(frame, "relevance", names)
         kw.setdefault("query_id_type", "int" if q_int else "str")
+        kw.setdefault("extra", {COLUMNS: found})
         return cls.from_arrays(q, d, v, **kw)
 
     @classmethod
@@ -343,8 +355,10 @@ class Run(_Collection):
         rating), or named with ``columns={"query": ..., "doc": ..., "score": ...}``. A frame with no
         score but a ``rank`` column is a ranked list: rank 1 first (scores are ``-rank``)."""
         names = _column_names(columns, query=query, doc=doc, score=score, rank=rank)
-        q, d, v, q_int = frame_columns(frame, "score", names)
+        q, d, v, q_int, found, ranks = read_frame(frame, "score", names)
         kw.setdefault("query_id_type", "int" if q_int else "str")
+        kw.setdefault("extra", {COLUMNS: found})
+        kw.setdefault("ranks", ranks)
         return cls.from_arrays(q, d, v, **kw)
 
     @classmethod

@@ -90,7 +90,8 @@ def resolve_columns(header: Sequence[str], value_role: str, columns: Mapping[str
         out["relevance"] = guess_column(header, "relevance", columns.get("relevance"), required=False)
         return out
     score = guess_column(header, "score", columns.get("score"), required=False)
-    rank = None if score is not None else guess_column(header, "rank", columns.get("rank"), required=False)
+    # (beside a score, a rank column does not rank: it is read only to say when scores rise with it)
+    rank = guess_column(header, "rank", columns.get("rank"), required=False)
     if score is None and rank is None:
         raise ColumnError(f"cannot tell which column holds the score; the columns are {list(header)}",
                           f"one of {', '.join(CANDIDATES['score'])}, or a rank column (rank 1 first), "
@@ -261,6 +262,18 @@ def frame_columns(frame: Any, value_role: str, columns: Mapping[str, str | None]
 
     Qrels (``value_role`` "relevance") without a relevance column: every row is relevant, grade 1.
     A run without a score column uses its rank column (rank 1 first)."""
+    return read_frame(frame, value_role, columns)[:4]  # type: ignore[return-value]
+
+
+def found_columns(names: Mapping[str, str | None]) -> dict[str, str]:
+    """{role: column} of the roles a side was read from (a role without a column left out)."""
+    return {role: str(col) for role, col in names.items() if col is not None}
+
+
+def read_frame(frame: Any, value_role: str, columns: Mapping[str, str | None] | None = None
+               ) -> tuple[Any, Any, np.ndarray, bool, dict[str, str], np.ndarray | None]:
+    """``frame_columns``, with the columns read ({role: column}) and a run's rank column beside its scores
+    (None without one, or when it holds something else than numbers)."""
     kind = frame_kind(frame)
     if kind == "polars" and type(frame).__name__ == "LazyFrame":
         frame = frame.collect()
@@ -297,7 +310,13 @@ def frame_columns(frame: Any, value_role: str, columns: Mapping[str, str | None]
         v = num(names["score"])
     else:
         v = scores_from_ranks(num(names["rank"]), names["rank"])  # type: ignore[arg-type]
-    return q, d, v, q_int
+    ranks = None
+    if value_role == "score" and names["score"] is not None and names.get("rank") is not None:
+        try:
+            ranks = num(str(names["rank"]))
+        except (DataError, TypeError, ValueError):  # (ranks that are no numbers: not read, as trec_eval)
+            ranks = None
+    return q, d, v, q_int, found_columns(names), ranks
 
 
 def _numbers(col: Any, name: str) -> np.ndarray:

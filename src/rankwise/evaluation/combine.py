@@ -7,16 +7,35 @@ so every way of evaluating gives the same ``Results``, to the bit.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import numpy as np
 
-from rankwise.data.collections import Qrels, Run
+from rankwise.data.collections import COLUMNS, Qrels, Run
+from rankwise.data.rank_column import RANK_AGREEMENT
 from rankwise.data.run_filters import float32_overflow, fractional_count
 from rankwise.evaluation.aggregate import plan_queries, summarize
-from rankwise.evaluation.notices import FLOAT32_KEY, SCORED_EMPTY_KEY, TIES_KEY, TRUNCATED_KEY
-from rankwise.evaluation.partial import TIES, UNJUDGED_REMOVED, Count, Counts, Partial, merged_tally
+from rankwise.evaluation.notices import (
+    BELOW_REL_KEY,
+    COLUMNS_KEY,
+    FLOAT32_KEY,
+    RANK_KEY,
+    SCORED_EMPTY_KEY,
+    TIES_KEY,
+    TRUNCATED_KEY,
+    UNJUDGED_KEY,
+)
+from rankwise.evaluation.partial import (
+    TIES,
+    UNJUDGED_COUNTS,
+    UNJUDGED_RANKINGS,
+    UNJUDGED_REMOVED,
+    Count,
+    Counts,
+    Partial,
+    merged_tally,
+)
 from rankwise.evaluation.plan import Plan
 from rankwise.evaluation.results import Results
 
@@ -58,25 +77,61 @@ class InputCounts:
     fractional_grades: int = 0  # grades with a fraction (said when a metric truncates them)
     float32_overflow: int = 0  # finite scores beyond single precision (said when a metric compares float32)
     blocks: int | None = None  # a streamed file's blocks (said by the CLI's streaming)
+    # the run's rank column, when it has one beside its scores (data.rank_column): queries of two rows or
+    # more, and those whose scores rise with the ranks (said when they all do)
+    rank_queries: int = 0
+    rank_rising: int = 0
+    # the columns each side was read from, {role: column}, as the readers found them (None: a dict, arrays)
+    # judgments below the metrics' highest rel, under a preset whose library counts every test row relevant
+    below_rel: int = 0
+    rel: float = 0.0
+    qrels_columns: Mapping[str, str] | None = None
+    run_columns: Mapping[str, str] | None = None
 
     def plus_run(self, other: InputCounts) -> InputCounts:
         """These counts with another part's run counts added (blocks of one file)."""
-        return InputCounts(self.qrels_duplicates_dropped, self.run_duplicates_dropped + other.run_duplicates_dropped,
-                           self.fractional_grades, self.float32_overflow + other.float32_overflow, self.blocks)
+        return replace(self, run_duplicates_dropped=self.run_duplicates_dropped + other.run_duplicates_dropped,
+                       float32_overflow=self.float32_overflow + other.float32_overflow,
+                       rank_queries=self.rank_queries + other.rank_queries,
+                       rank_rising=self.rank_rising + other.rank_rising,
+                       run_columns=self.run_columns if self.run_columns is not None else other.run_columns)
 
 
 def qrels_counts(plan: Plan, qrels: Qrels) -> InputCounts:
     """The counts of the judgments (what the plan's metrics need counted)."""
     truncates = any(rm.params["fractional_grades"] == "truncated" for rm in plan.resolved.values())
+    rel = every_row_relevant_rel(plan)
     return InputCounts(qrels_duplicates_dropped=qrels.duplicates_dropped,
-                       fractional_grades=fractional_count(qrels) if truncates else 0)
+                       fractional_grades=fractional_count(qrels) if truncates else 0,
+                       below_rel=int(np.count_nonzero(qrels.values < rel)) if rel else 0, rel=rel or 0.0,
+                       qrels_columns=columns_read(qrels))
+
+
+def every_row_relevant_rel(plan: Plan) -> float | None:
+    """The highest ``rel`` threshold of the plan's metrics when its preset's library counts every test row
+    relevant (``conventions.library_habits``): judgments below it are non-relevant here, not there."""
+    from rankwise.conventions.library_habits import EVERY_TEST_ROW_RELEVANT
+    conv = plan.convention
+    if (conv.preset or conv.name) not in EVERY_TEST_ROW_RELEVANT:
+        return None
+    rels = [float(rm.params["rel"]) for rm in plan.resolved.values() if "rel" in rm.params]  # type: ignore[arg-type]
+    return max(rels) if rels and max(rels) > 0 else None
 
 
 def run_counts(plan: Plan, run: Run) -> InputCounts:
     """The counts of a run, or of a part of one that holds its own rows (a block of a file)."""
     float32 = any(rm.params["scores"] == "float32" for rm in plan.resolved.values())
+    ranks = run.extra.get(RANK_AGREEMENT, (0, 0))
     return InputCounts(run_duplicates_dropped=run.duplicates_dropped,
-                       float32_overflow=float32_overflow(run) if float32 else 0)
+                       float32_overflow=float32_overflow(run) if float32 else 0,
+                       rank_queries=int(ranks[0]), rank_rising=int(ranks[1]),  # type: ignore[index]
+                       run_columns=columns_read(run))
+
+
+def columns_read(side: Qrels | Run) -> Mapping[str, str] | None:
+    """{role: column} a side was read from (``COLUMNS``, set by the readers of frames and files), or None."""
+    found = side.extra.get(COLUMNS)
+    return found if isinstance(found, Mapping) else None
 
 
 def input_counts(plan: Plan, qrels: Qrels, run: Run) -> InputCounts:
@@ -129,6 +184,16 @@ def _info(plan: Plan, partials: list[Partial], queries: QueryPlan, counts: Input
         info[TIES_KEY] = {m: ties[m] for m in plan.metrics if m in ties}
     if counts.float32_overflow:
         info[FLOAT32_KEY] = counts.float32_overflow
+    unjudged = merged_tally(partials, UNJUDGED_RANKINGS, Counts()).by
+    if unjudged.get("none_judged"):  # (every key, in one order, whichever part found which)
+        info[UNJUDGED_KEY] = {k: int(unjudged.get(k, 0)) for k in UNJUDGED_COUNTS}
+    if counts.below_rel:
+        info[BELOW_REL_KEY] = {"rows": counts.below_rel, "rel": counts.rel}
+    if counts.rank_queries:
+        info[RANK_KEY] = {"queries": counts.rank_queries, "scores_rising": counts.rank_rising}
+    sides = {side: dict(c) for side, c in (("qrels", counts.qrels_columns), ("run", counts.run_columns)) if c}
+    if sides:
+        info[COLUMNS_KEY] = sides
     return info
 
 

@@ -26,7 +26,20 @@ TIES_KEY = "ties_decided_by_policy"  # {metric: queries where a tie of different
 FLOAT32_KEY = "scores_beyond_float32"  # scores that become +-inf when compared as float32
 TRUNCATED_KEY = "fractional_grades_truncated"  # qrels grades cut towards zero (fractional_grades='truncated')
 SCORED_EMPTY_KEY = "missing_in_run_scored_empty"  # judged queries without a ranking, scored (missing_in_run=zero)
-KINDS = ("set_aside", "duplicates", "ties", "scores", "grades")
+# {"ranked", "none_judged", "ranked_pooled", "pooled_none_judged"}: rankings none of whose documents is judged
+# (evaluation.partial.UNJUDGED_COUNTS), when there is one
+UNJUDGED_KEY = "rankings_without_judged"
+RANK_KEY = "rank_column"  # {"queries", "scores_rising"}: a run read with a rank column beside its scores
+COLUMNS_KEY = "columns"  # {"qrels": {role: column}, "run": {...}}: the columns each side was read from
+BELOW_REL_KEY = "test_rows_below_rel"  # {"rows", "rel"}: judgments below rel where the preset's library has none
+KINDS = ("set_aside", "duplicates", "ties", "scores", "grades", "judged", "ranks")
+# with judgments that record non-relevant documents (grade <= 0, as pooled TREC judgments do), a ranking
+# none of whose documents is judged was not judged at all: a run from the same collection has judged
+# documents in nearly every query (pooling judges the runs' top documents), so more than a quarter of the
+# queries without one means the run and the judgments do not match (another id scheme, another collection,
+# a subset of the queries converted differently). Judgments of relevant documents only (a recommender's test
+# interactions) are left out: there a ranking without a test item is a miss, for most users at k=10.
+UNJUDGED_SHARE = 0.25
 _TIE_WORDS = {"docid_desc": "by doc id, descending", "docid_asc": "by doc id, ascending",
               "docid_desc_numeric": "by doc id as a number, descending",
               "input": "in input order"}
@@ -100,25 +113,79 @@ def notices(res: Results, n_judged: int | None = None) -> list[tuple[str, str]]:
     if isinstance(ties, Mapping) and ties:
         by_policy: dict[str, list[str]] = {}
         for m, n in ties.items():
-            by_policy.setdefault(str(res.resolved[m].params["ties"]), []).append(f"{m} {n}")
+            if not own_tie_order(res, m):  # the library's own order: its value, nothing to say
+                by_policy.setdefault(str(res.resolved[m].params["ties"]), []).append(f"{m} {n}")
         for policy, parts in by_policy.items():
-            out.append(("ties", f"documents of different grades with equal scores were ordered "
-                                f"{_TIE_WORDS.get(policy, policy)} (ties={policy!r}), and that order can change "
-                                "the values; queries with such a tie across the cutoff (anywhere in the ranking, "
-                                f"for metrics without one): {', '.join(parts)}. Pass ties='average' for the "
-                                "expectation over every order of the tied documents (metrics linear in the gains: "
-                                "P, Recall, nDCG...), or 'optimistic'/'pessimistic' for the bounds"))
+            out.append(("ties", f"equal scores of documents of different grades were ordered "
+                                f"{_TIE_WORDS.get(policy, policy)} (ties={policy!r}) in {', '.join(parts)} "
+                                "queries; pass ties='average' for the expectation over their orders"))
     cut = res.info.get(TRUNCATED_KEY)
     if isinstance(cut, int) and cut > 0:
         out.append(("grades", f"{cut} grades with a fraction were truncated towards zero (2.7 is 2, 0.5 is 0), as "
                               "trec_eval reads grades (fractional_grades='truncated', the trec_eval and ranx presets' "
                               "choice); pass fractional_grades='kept' to use them as given"))
+    below = res.info.get(BELOW_REL_KEY)
+    if isinstance(below, Mapping) and below.get("rows"):
+        rel = below["rel"]
+        column = _columns_of(res, "qrels").get("relevance")
+        source = f"the grade column {column!r}" if column else "the grades"
+        out.append(("grades", f"{below['rows']} judgments of {source} are below rel={rel:g} and count as "
+                              f"non-relevant, where {_preset(res)} counts every test row relevant; pass rel=0 (CLI: "
+                              "--rel 0) to keep them relevant, or give the judgments without a grade column"))
+    unjudged = res.info.get(UNJUDGED_KEY)
+    if isinstance(unjudged, Mapping):
+        out.extend(_unjudged_notices(unjudged))
+    ranks = res.info.get(RANK_KEY)
+    if isinstance(ranks, Mapping) and ranks.get("queries") and ranks.get("scores_rising") == ranks["queries"]:
+        out.append(("ranks", f"scores rise with the rank column in every query ({ranks['queries']} queries): were "
+                             "ranks given as scores? rankwise ranks by score, highest first, so every list is "
+                             "reversed; write a score that falls with the rank (e.g. -rank)"))
     over = res.info.get(FLOAT32_KEY)
     if isinstance(over, int) and over > 0:
         out.append(("scores", f"{over} scores are beyond single precision (|score| > 3.4e38): compared as float32 "
                               "(scores='float32', trec_eval's precision) they become +-inf and tie with each other; "
                               "pass scores='float64', or rescale the scores"))
     return out
+
+
+def own_tie_order(res: Results, metric: str) -> bool:
+    """Whether ``metric``'s tie policy is the own order of ties of the library whose preset ``res`` is under
+    (``conventions.library_habits.OWN_TIE_ORDER``), not changed by an override."""
+    from rankwise.conventions.library_habits import OWN_TIE_ORDER
+    from rankwise.conventions.presets import PRESETS
+
+    name = _preset(res)
+    if name not in OWN_TIE_ORDER:
+        return False
+    preset, rm = PRESETS[name], res.resolved[metric]
+    own = preset.metric_defaults.get(rm.definition.name.lower(), {}).get("ties", preset.defaults.get("ties"))
+    return bool(rm.params["ties"] == own)
+
+
+def _preset(res: Results) -> str:
+    return str(res.convention.preset or res.convention.name)
+
+
+def _columns_of(res: Results, side: str) -> Mapping[str, str]:
+    sides = res.info.get(COLUMNS_KEY)
+    found = sides.get(side) if isinstance(sides, Mapping) else None
+    return found if isinstance(found, Mapping) else {}
+
+
+def _unjudged_notices(counts: Mapping[str, int]) -> list[tuple[str, str]]:
+    """The notice of rankings without a judged document: of every query, or of more than UNJUDGED_SHARE of
+    the queries whose judgments record non-relevant documents."""
+    ranked, none = counts.get("ranked", 0), counts.get("none_judged", 0)
+    pooled, pooled_none = counts.get("ranked_pooled", 0), counts.get("pooled_none_judged", 0)
+    fix = ("check that the run and the judgments use the same doc ids (the same collection, the same id "
+           "scheme)")
+    if ranked and none == ranked:
+        return [("judged", f"no retrieved document of any query is judged ({ranked} queries): every value is 0 "
+                           f"or undefined; {fix}")]
+    if pooled and pooled_none > UNJUDGED_SHARE * pooled:
+        return [("judged", f"{pooled_none} of {pooled} queries (more than {UNJUDGED_SHARE:.0%}) retrieved no "
+                           f"judged document, although their judgments record non-relevant ones; {fix}")]
+    return []
 
 
 def warn_about(res: Results, n_judged: int | None = None, *, stacklevel: int = 3) -> None:

@@ -18,7 +18,7 @@ from typing import Any, Mapping, Protocol, TypeVar
 
 import numpy as np
 
-from rankwise.data.align import align
+from rankwise.data.align import JudgedRankings, align
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.id_overlap import check_id_overlap
 from rankwise.data.ordering import numeric_doc_ids
@@ -66,6 +66,10 @@ class Counts:
 UNJUDGED_REMOVED = "unjudged_removed"  # Count: ranked rows taken out as unjudged (unjudged='removed')
 TIES = "ties_decided"  # Counts: {metric: queries whose value a deterministic tie policy decided}
 OBSERVED = "observed"  # Observed: the whole-collection facts as this part's rows give them
+UNJUDGED_RANKINGS = "unjudged_rankings"  # Counts: rankings none of whose documents is judged (UNJUDGED_COUNTS)
+# queries with a ranking; those of them none of whose ranked documents is judged; the same two counts over
+# the queries whose judgments hold a non-relevant document (grade <= 0), as pooled judgments do
+UNJUDGED_COUNTS = ("ranked", "none_judged", "ranked_pooled", "pooled_none_judged")
 
 
 @dataclass(frozen=True)
@@ -114,9 +118,27 @@ def evaluate_part(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, fac
         TIES: Counts(ties_decided(plan.resolved, {m: contexts[alignment_key(plan.resolved[m])].jr
                                                   for m in plan.metrics})),
     }
+    if contexts:
+        tallies[UNJUDGED_RANKINGS] = unjudged_rankings(next(iter(contexts.values())).jr, run)
     if facts.guessed and plan.needs_facts:  # (what the scheduler checks its guess against)
         tallies[OBSERVED] = _observed(plan, qrels, run, query_ids, contexts, facts)
     return Partial(query_ids, values, weights, tallies)
+
+
+def unjudged_rankings(jr: JudgedRankings, run: Run) -> Counts:
+    """The ``UNJUDGED_COUNTS`` of the aligned queries ``jr`` (judged as the first metric's alignment reads
+    the judgments): a query is ranked when ``run`` holds rows of it, judged-in when one of its ranked
+    documents is judged, pooled when its judgments hold a grade <= 0. Vectorised over the queries."""
+    nq = jr.query_ids.size
+    ranked = run.query_vocab.codes_of(jr.query_ids) >= 0
+    hit = np.bincount(jr.row_seg, minlength=nq)[:nq] > 0
+    sizes = np.diff(jr.ideal_offsets)
+    lowest = jr.ideal_labels[np.maximum(jr.ideal_offsets[1:] - 1, 0)] if jr.ideal_labels.size else np.zeros(nq)
+    pooled = (sizes > 0) & (lowest <= 0)  # (grades descending within a query: its last is its lowest)
+    none = ranked & ~hit
+    return Counts({"ranked": int(np.count_nonzero(ranked)), "none_judged": int(np.count_nonzero(none)),
+                   "ranked_pooled": int(np.count_nonzero(ranked & pooled)),
+                   "pooled_none_judged": int(np.count_nonzero(none & pooled))})
 
 
 def _observed(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, contexts: Mapping[AlignmentKey, EvalContext],

@@ -20,9 +20,17 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from rankwise.data.collections import Qrels, Run
+from rankwise.data.collections import COLUMNS, Qrels, Run
 from rankwise.data.duplicates import warn_if_not_grades
-from rankwise.data.frames import CANDIDATES, ROLE_NAMES, ColumnError, canonical_ids, resolve_columns, scores_from_ranks
+from rankwise.data.frames import (
+    CANDIDATES,
+    ROLE_NAMES,
+    ColumnError,
+    canonical_ids,
+    found_columns,
+    resolve_columns,
+    scores_from_ranks,
+)
 from rankwise.errors import DataError, InvalidParameterError, ParseError, require
 from rankwise.io.trec import decode_text, read_bytes, read_qrels, read_run, read_text
 
@@ -142,7 +150,10 @@ def _read_delimited(path, delimiter: str, columns, value_role):
     names = [roles["query"], roles["doc"], value_col]
     idx = [header.index(n) if n is not None else -1 for n in names]
     shown = ROLE_NAMES[value_role] if value_col == roles.get(value_role) else "rank"
+    rank_idx = header.index(roles["rank"]) if value_role == "score" and roles.get("rank") and value_col != roles["rank"] \
+        else -1  # a rank column beside the scores: read to say when the scores rise with it
     q, d, v, lines = [], [], [], []
+    ranks: list[str] = []
     for lineno, row in enumerate(rows, start=2 if has_header else 1):
         if not row or all(not c.strip() for c in row):
             continue
@@ -164,13 +175,25 @@ def _read_delimited(path, delimiter: str, columns, value_role):
         d.append(did)
         v.append(val)
         lines.append(lineno)
+        if rank_idx >= 0:
+            ranks.append(row[rank_idx])
     values = np.array(v, dtype=np.float64)
     if value_col is not None and value_col != roles.get(value_role):  # a rank column: rank 1 first
         values = scores_from_ranks(values, value_col)
     elif value_col is not None and value_role == "relevance":
         warn_if_not_grades(values, value_col, path_s)
     qa = np.array(q, dtype=str)
-    return qa, np.array(d, dtype=str), values, np.array(lines), _all_plain_integers(qa)
+    return qa, np.array(d, dtype=str), values, np.array(lines), _all_plain_integers(qa), roles, _numbers_or_none(ranks)
+
+
+def _numbers_or_none(cells: list[str]) -> np.ndarray | None:
+    """A rank column's cells as numbers, or None (no column, or a cell that is no number: then it is ignored)."""
+    if not cells:
+        return None
+    try:
+        return np.array(cells, dtype=np.float64)
+    except ValueError:
+        return None
 
 
 def _header_option(value: object) -> bool:
@@ -202,6 +225,12 @@ def _read_parquet(path, columns, value_role):
     q_int = pa.types.is_integer(table.schema.field(roles["query"]).type) or (
         pa.types.is_floating(table.schema.field(roles["query"]).type) and _all_plain_integers(np.asarray(q)))
     value_col = roles.get(value_role) or roles.get("rank")
+    ranks = None
+    if value_role == "score" and roles.get("rank") and value_col != roles["rank"]:
+        try:
+            ranks = np.asarray(table.column(roles["rank"]).to_numpy(zero_copy_only=False), dtype=np.float64)
+        except (TypeError, ValueError):
+            ranks = None
     if value_col is None:
         v = np.ones(table.num_rows)
     else:
@@ -210,7 +239,7 @@ def _read_parquet(path, columns, value_role):
             v = scores_from_ranks(v, value_col)
         elif value_role == "relevance":
             warn_if_not_grades(v, value_col, os.fspath(path))
-    return q, d, v, None, q_int
+    return q, d, v, None, q_int, roles, ranks
 
 
 def _read_json(path, value_role):
@@ -256,15 +285,16 @@ def _read_file(cls, trec_reader, path, fmt, columns, value_role, duplicates):
     if fmt == "json":
         return cls.from_dict(_read_json(path, value_role), duplicates=duplicates, source=os.fspath(path))
     if fmt in ("csv", "tsv"):
-        q, d, v, lines, q_int = _read_delimited(path, "," if fmt == "csv" else "\t", columns, value_role)
+        q, d, v, lines, q_int, roles, ranks = _read_delimited(path, "," if fmt == "csv" else "\t", columns, value_role)
     elif fmt == "parquet":
-        q, d, v, lines, q_int = _read_parquet(path, columns, value_role)
+        q, d, v, lines, q_int, roles, ranks = _read_parquet(path, columns, value_role)
     else:
         raise InvalidParameterError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     # a column of plain integers is read as integers, as pandas reads the same file: results are keyed by
     # ints in numeric order (the TREC formats stay text: trec_eval compares ids as strings, '007' is not '7')
+    more = {"ranks": ranks} if cls is Run else {}
     return cls.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines,
-                           query_id_type="int" if q_int else "str")
+                           query_id_type="int" if q_int else "str", extra={COLUMNS: found_columns(roles)}, **more)
 
 
 def _merge(columns, **named) -> dict:

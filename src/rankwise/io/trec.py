@@ -17,13 +17,16 @@ import zlib
 
 import numpy as np
 
-from rankwise.data.collections import Qrels, Run
+from rankwise.data.collections import COLUMNS, Qrels, Run
 from rankwise.data.duplicates import grade_doubt
 from rankwise.errors import ParseError, RankwiseWarning
 
 _NON_BLANK = re.compile(rb"[^ \t\r\n]")
 QRELS_LAYOUT = ("query", "iteration", "doc", "relevance")
 RUN_LAYOUT = ("query", "Q0", "doc", "rank", "score", "tag")
+# the columns a TREC file's sides are read from (Results.info["columns"]): its fields, counted from 1
+QRELS_COLUMNS = {"query": "field 1", "doc": "field 3", "relevance": "field 4"}
+RUN_COLUMNS = {"query": "field 1", "doc": "field 3", "score": "field 5", "rank": "field 4"}
 
 
 def read_bytes(path) -> bytes:
@@ -115,6 +118,8 @@ def _strict_parse(data: bytes, path: str, layout, value_col: int):
     """Line-by-line parser: the reference for what is valid, and the source of precise errors."""
     ncol = len(layout)
     qs, ds, vs, lines = [], [], [], []
+    rank_col = layout.index("rank") if "rank" in layout else None
+    rs: list[float] | None = [] if rank_col is not None else None
     for lineno, raw in enumerate(data.split(b"\n"), start=1):
         fields = raw.split()
         if not fields:
@@ -146,8 +151,13 @@ def _strict_parse(data: bytes, path: str, layout, value_col: int):
         ds.append(fields[2].decode())
         vs.append(v)
         lines.append(lineno)
+        if rs is not None:
+            try:
+                rs.append(float(fields[rank_col]))  # type: ignore[index]
+            except ValueError:  # a rank that is no number: the column is ignored, as trec_eval does
+                rs = None
     return (np.array(qs, dtype=str), np.array(ds, dtype=str), np.array(vs, dtype=np.float64),
-            np.array(lines, dtype=np.int64))
+            np.array(lines, dtype=np.int64), None if rs is None else np.array(rs, dtype=np.float64))
 
 
 class _LineNumbers:
@@ -212,6 +222,17 @@ def _fast_parse(data: bytes, layout, value_col: int):
 
 
 def _arrow_csv(data: bytes | memoryview, layout, value_col: int, delimiter: str):
+    """(query ids, doc ids, values, ranks) by pyarrow's CSV reader, or None when it refuses the data. ``ranks``:
+    a run's rank column as numbers, or None when some rank is not a number (trec_eval ignores the column:
+    then so does the reading, and only the notice of ranks given as scores is lost)."""
+    rank_col = layout.index("rank") if "rank" in layout else None
+    parsed = _arrow_columns(data, layout, value_col, delimiter, rank_col)
+    if parsed is None and rank_col is not None:
+        parsed = _arrow_columns(data, layout, value_col, delimiter, None)
+    return parsed
+
+
+def _arrow_columns(data: bytes | memoryview, layout, value_col: int, delimiter: str, rank_col: int | None):
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pacsv
@@ -219,6 +240,10 @@ def _arrow_csv(data: bytes | memoryview, layout, value_col: int, delimiter: str)
     names = [f"c{i}" for i in range(len(layout))]
     types = {n: pa.string() for n in names}
     types[names[value_col]] = pa.float64()
+    wanted = [names[0], names[2], names[value_col]]
+    if rank_col is not None:
+        types[names[rank_col]] = pa.int64()  # (integers: parsed faster than doubles; a TREC rank is one)
+        wanted.append(names[rank_col])
     try:
         table = pacsv.read_csv(
             pa.BufferReader(data),
@@ -227,8 +252,7 @@ def _arrow_csv(data: bytes | memoryview, layout, value_col: int, delimiter: str)
                                            use_threads=len(data) > (32 << 20)),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
                                              escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=[names[0], names[2],
-                                                                                      names[value_col]],
+            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=wanted,
                                                  strings_can_be_null=False, quoted_strings_can_be_null=False,
                                                  null_values=[], true_values=[], false_values=[]))
         # ConvertOptions.check_utf8 (on by default) has already validated the string columns
@@ -245,7 +269,9 @@ def _arrow_csv(data: bytes | memoryview, layout, value_col: int, delimiter: str)
     for col in (q, d):
         if len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
             return None
-    return q, d, np.ascontiguousarray(values, dtype=np.float64)
+    ranks = None if rank_col is None else np.ascontiguousarray(to_numpy(table.column(names[rank_col])),
+                                                               dtype=np.float64)
+    return q, d, np.ascontiguousarray(values, dtype=np.float64), ranks
 
 
 def _read(path, layout, value_col: int, kind: str):
@@ -254,17 +280,18 @@ def _read(path, layout, value_col: int, kind: str):
     data = _prepare(read_bytes(path_s) if data is None else data, path_s, kind)
     fast = _fast_parse(data, layout, value_col)
     if fast is not None:
-        q, d, v = fast
-        return q, d, v, _LineNumbers(data)
+        q, d, v, ranks = fast
+        return q, d, v, ranks, _LineNumbers(data)
     data = bytes(data)  # (no-op for bytes; the strict parser splits lines)
-    q, d, v, _ = _strict_parse(data, path_s, layout, value_col)
-    return q, d, v, _LineNumbers(data)
+    q, d, v, _, ranks = _strict_parse(data, path_s, layout, value_col)
+    return q, d, v, ranks, _LineNumbers(data)
 
 
 def read_qrels(path, *, duplicates: str = "error") -> Qrels:
     """Read a TREC qrels file: ``query iteration doc relevance`` per line."""
-    q, d, v, lines = _read(path, QRELS_LAYOUT, 3, "qrels")
-    qrels = Qrels.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
+    q, d, v, _, lines = _read(path, QRELS_LAYOUT, 3, "qrels")
+    qrels = Qrels.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines,
+                              extra={COLUMNS: QRELS_COLUMNS})
     doubt = grade_doubt(qrels.values)  # (with repeated pairs, the duplicates error says it instead)
     if doubt is not None:
         warnings.warn(f"{os.fspath(path)}: {doubt}", RankwiseWarning, stacklevel=2)
@@ -272,9 +299,11 @@ def read_qrels(path, *, duplicates: str = "error") -> Qrels:
 
 
 def read_run(path, *, duplicates: str = "error") -> Run:
-    """Read a TREC run file: ``query Q0 doc rank score tag`` per line. The rank column is ignored."""
-    q, d, v, lines = _read(path, RUN_LAYOUT, 4, "run")
-    return Run.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines)
+    """Read a TREC run file: ``query Q0 doc rank score tag`` per line. The rank column does not rank (as in
+    trec_eval): it is read only to say when the scores rise with it (ranks given as scores)."""
+    q, d, v, ranks, lines = _read(path, RUN_LAYOUT, 4, "run")
+    return Run.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines, ranks=ranks,
+                           extra={COLUMNS: RUN_COLUMNS})
 
 
 def write_run(run: Run, path, *, tag: str = "rankwise") -> None:

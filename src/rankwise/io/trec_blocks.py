@@ -18,9 +18,18 @@ import os
 import zlib
 from typing import Callable, Iterator
 
-from rankwise.data.collections import Run
+from rankwise.data.collections import COLUMNS, Run
 from rankwise.errors import ParseError
-from rankwise.io.trec import _NON_BLANK, RUN_LAYOUT, _arrow_csv, _fast_parse, _LineNumbers, _prepare, _strict_parse
+from rankwise.io.trec import (
+    _NON_BLANK,
+    RUN_COLUMNS,
+    RUN_LAYOUT,
+    _arrow_csv,
+    _fast_parse,
+    _LineNumbers,
+    _prepare,
+    _strict_parse,
+)
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -142,9 +151,9 @@ def parse_span(mm: mmap.mmap, start: int, end: int, path: str, duplicates: str) 
         fast = _arrow_csv(view, RUN_LAYOUT, 4, " ")
         _unmap(mm, start, end)
         if fast is not None:
-            q, d, v = fast
-            return Run.from_arrays(q, d, v, duplicates=duplicates, source=path,
-                                   row_numbers=_FileLines(_LineNumbers(view), first_line))
+            q, d, v, ranks = fast
+            return Run.from_arrays(q, d, v, duplicates=duplicates, source=path, ranks=ranks,
+                                   row_numbers=_FileLines(_LineNumbers(view), first_line), extra={COLUMNS: RUN_COLUMNS})
     return _parse_block(mm[start:end], path, first_line, duplicates)
 
 
@@ -194,10 +203,13 @@ def _parse_block(block: bytes, path: str, line_no: int | Callable[[], int], dupl
     try:
         data = _prepare(block, path, "run")
         fast = _fast_parse(data, RUN_LAYOUT, 4)
-        q, d, v = fast if fast is not None else _strict_parse(data, path, RUN_LAYOUT, 4)[:3]
+        if fast is not None:
+            q, d, v, ranks = fast
+        else:
+            q, d, v, _, ranks = _strict_parse(data, path, RUN_LAYOUT, 4)
     except ParseError as exc:  # a line of the block: counted from the start of the file
         if exc.line is None:
             raise
         raise _relined(exc, path, first) from None
-    return Run.from_arrays(q, d, v, duplicates=duplicates, source=path,
-                           row_numbers=_FileLines(_LineNumbers(data), first))
+    return Run.from_arrays(q, d, v, duplicates=duplicates, source=path, ranks=ranks,
+                           row_numbers=_FileLines(_LineNumbers(data), first), extra={COLUMNS: RUN_COLUMNS})
