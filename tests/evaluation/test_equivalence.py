@@ -107,3 +107,30 @@ def test_the_assertion_can_fail(tmp_path):
         assert_results_identical(res, dataclasses.replace(res, info=dict(reversed(list(res.info.items())))))
     with pytest.raises(AssertionError, match="query id types"):
         assert_results_identical(res, dataclasses.replace(res, query_ids=np.arange(res.query_ids.size)))
+
+
+def test_the_notices_counts_are_one_threads_in_every_way(tmp_path, monkeypatch):
+    """The counts of issue #28's notices (rankings without a judged document, scores rising with the rank
+    column, the columns read) are tallies and input counts: every way writes the same info."""
+    rng = np.random.default_rng(28)
+    qrels = "".join(f"q{i:03d} 0 {100 + j} {int(j < 2)}\n" for i in range(60) for j in range(5))
+    # ranks written as scores (rising with the rank field) in every query; a third of the queries retrieve
+    # only documents of another id scheme
+    run = "".join(f"q{i:03d} Q0 {'x' if i % 3 == 0 else ''}{100 + int(j)} {r + 1} {r + 1} t\n"
+                  for i in range(60) for r, j in enumerate(rng.choice(30, 8, replace=False)))
+    (tmp_path / "q.qrels").write_text(qrels)
+    (tmp_path / "r.run").write_text(run)
+    qp, rp = tmp_path / "q.qrels", tmp_path / "r.run"
+    conv, metrics = PRESETS["trec_eval"], ["nDCG@10", "P@5"]
+    reference = evaluate_collections(rw.read_qrels(qp), rw.read_run(rp), metrics, conv)
+    assert reference.info["rank_column"] == {"queries": 60, "scores_rising": 60}
+    assert reference.info["rankings_without_judged"]["none_judged"] >= 20
+    assert reference.info["columns"]["run"]["rank"] == "field 4"
+    for name, way in _ways(qp, rp, metrics, conv, monkeypatch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rw.RankwiseWarning)
+            got = way()
+        try:
+            assert_results_identical(reference, got, ignore_info=("blocks",))
+        except AssertionError as exc:
+            raise AssertionError(f"{name}: {exc}") from None

@@ -66,9 +66,9 @@ def test_ties_across_the_cutoff_are_counted_per_metric():
     # q2: relevant 'c' tied with unjudged 'z' at ranks 2-3; q3: a tie of two non-relevant documents
     qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1, "d": 1}, "q3": {"e": 1, "f": 0, "g": 0}}
     run = {"q1": {"a": 1.0, "b": 1.0}, "q2": {"d": 2.0, "c": 1.0, "z": 1.0}, "q3": {"e": 3.0, "f": 1.0, "g": 1.0}}
-    with pytest.warns(rw.RankwiseWarning, match=r"^equal scores of documents of different grades were ordered by doc "
-                                                r"id, ascending \(ties='docid_asc'\) in P@1 1, P@2 1, AP 2 queries; "
-                                                r"pass ties='average' for the expectation over their orders$") as record:
+    said = (r"^equal scores of documents of different grades were ordered by doc id, ascending \(ties='docid_asc'\) "
+            r"in P@1 1, P@2 1, AP 2 queries; pass ties='average' for the expectation over their orders$")
+    with pytest.warns(rw.RankwiseWarning, match=said) as record:
         res = rw.evaluate(qrels, run, ["P@1", "P@2", "P@3", "AP"], ties="docid_asc")
     assert res.info[TIES_KEY] == {"P@1": 1, "P@2": 1, "AP": 2}  # P@3: no tie crosses rank 3
     assert len(rankwise_warnings(record)) == 1 and len(rankwise_warnings(record)[0]) < 200  # (was 430 characters)

@@ -204,10 +204,16 @@ def set_aside_report(res: Results) -> str:
 
 def notice_lines(res: Results, label: str = "") -> list[str]:
     """The RankwiseWarnings the CLI's own reports do not already say (ties a deterministic policy
-    decided, scores out of float32's range), as stderr lines: the CLI silences the warnings of the
-    evaluations it runs and prints these, so nothing is said twice."""
+    decided, scores out of float32's range, rankings without a judged document, ranks given as
+    scores, test rows below rel under a preset that counts them all relevant), as stderr lines: the CLI
+    silences the warnings of the evaluations it runs and prints these, so nothing is said twice."""
     from rankwise.evaluation.notices import notices
-    return [f"rankwise: warning: {label}{text}" for kind, text in notices(res) if kind in ("ties", "scores")]
+    return [f"rankwise: warning: {label}{text}" for kind, text in notices(res) if kind in CLI_KINDS]
+
+
+# the notices no other report of the CLI says (the set-aside queries, duplicates and truncated grades are
+# set_aside_report's)
+CLI_KINDS = ("ties", "scores", "test_rows", "judged", "ranks")
 
 
 def render_many(results: dict[str, Results], fmt: str, per_query: bool, digits: int = 4,

@@ -31,6 +31,22 @@ def _said_by_spark(exc: Exception) -> RankwiseError | None:
     return ParseError(found.group(1)) if found else None
 
 
+def _with_file_columns(res: Any, args: Any, path: str) -> Any:
+    """``res`` with info["columns"] naming the files' columns (a TREC file's fields), as the local engine
+    names them, where the DataFrames read from the files renamed them."""
+    import dataclasses
+
+    from rankwise.spark.read import columns_read
+    files = {"qrels": columns_read(args.qrels, "relevance", args.qrels_format),
+             "run": columns_read(path, "score", args.run_format)}
+    found = res.info.get("columns")
+    if not isinstance(found, dict):
+        return res
+    info = dict(res.info)
+    info["columns"] = {side: files[side] or cols for side, cols in found.items()}
+    return dataclasses.replace(res, info=info)
+
+
 def evaluate_files(args: Any, named: dict[str, str]) -> dict[str, Any]:
     """{run name: Results} of the runs ``named`` against ``args.qrels``, evaluated on Spark."""
     from rankwise.cli.options import overrides_from
@@ -48,7 +64,7 @@ def evaluate_files(args: Any, named: dict[str, str]) -> dict[str, Any]:
             run = read(spark, path, "score", args.run_format, rcols)
             res = evaluate(qrels, run, args.metric, args.convention, partitions=args.partitions,
                            duplicates=args.duplicates, **overrides_from(args))
-            results[name] = res.results
+            results[name] = _with_file_columns(res.results, args, path)
             res.unpersist()
     except RankwiseError:
         raise

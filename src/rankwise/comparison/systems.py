@@ -52,14 +52,35 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: 
                   duplicates: str = "error", **overrides: Any) -> dict[str, Results]:
     """Every run of a comparison evaluated on the same qrels (read and indexed once) and metrics: {name:
     Results}, the runs named as :func:`compare` names them. ``rankwise compare`` evaluates its runs this way."""
+    import warnings
+
     from rankwise.api import as_qrels, evaluate
     from rankwise.conventions.presets import DEFAULT
+    from rankwise.errors import RankwiseWarning
+    from rankwise.evaluation.notices import user_stacklevel
 
     named = named_runs(runs)
     qrels = as_qrels(qrels, columns, duplicates=duplicates)
     metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
-    return {name: evaluate(qrels, run, metric_list, convention=convention or DEFAULT, columns=columns,
-                           workers=workers, duplicates=duplicates, **overrides) for name, run in named.items()}
+    results = {}
+    said: dict[str, list[str]] = {}  # a notice's text -> the systems it concerns, in the runs' order
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for name, run in named.items():
+            start = len(caught)
+            results[name] = evaluate(qrels, run, metric_list, convention=convention or DEFAULT, columns=columns,
+                                     workers=workers, duplicates=duplicates, **overrides)
+            for w in caught[start:]:
+                if issubclass(w.category, RankwiseWarning):
+                    said.setdefault(str(w.message), []).append(str(name))
+    level = user_stacklevel()
+    for w in caught:  # (what was not a notice of rankwise: as it was said, at the user's line)
+        if not issubclass(w.category, RankwiseWarning):
+            warnings.warn(w.message, w.category, stacklevel=level)
+    if said:  # one warning for the call, each notice once, with the systems it concerns
+        warnings.warn("; ".join(f"{', '.join(systems)}: {text}" for text, systems in said.items()), RankwiseWarning,
+                      stacklevel=level)
+    return results
 
 
 def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_pairs: bool = False,

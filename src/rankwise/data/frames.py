@@ -262,7 +262,8 @@ def frame_columns(frame: Any, value_role: str, columns: Mapping[str, str | None]
 
     Qrels (``value_role`` "relevance") without a relevance column: every row is relevant, grade 1.
     A run without a score column uses its rank column (rank 1 first)."""
-    return read_frame(frame, value_role, columns)[:4]  # type: ignore[return-value]
+    q, d, v, q_int, _, _ = read_frame(frame, value_role, columns)
+    return q, d, v, q_int
 
 
 def found_columns(names: Mapping[str, str | None]) -> dict[str, str]:

@@ -7,6 +7,8 @@ call), the CLI prints the sentences on stderr instead of letting the warning thr
 """
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from typing import TYPE_CHECKING, Mapping
 
@@ -32,7 +34,7 @@ UNJUDGED_KEY = "rankings_without_judged"
 RANK_KEY = "rank_column"  # {"queries", "scores_rising"}: a run read with a rank column beside its scores
 COLUMNS_KEY = "columns"  # {"qrels": {role: column}, "run": {...}}: the columns each side was read from
 BELOW_REL_KEY = "test_rows_below_rel"  # {"rows", "rel"}: judgments below rel where the preset's library has none
-KINDS = ("set_aside", "duplicates", "ties", "scores", "grades", "judged", "ranks")
+KINDS = ("set_aside", "duplicates", "ties", "scores", "grades", "test_rows", "judged", "ranks")
 # with judgments that record non-relevant documents (grade <= 0, as pooled TREC judgments do), a ranking
 # none of whose documents is judged was not judged at all: a run from the same collection has judged
 # documents in nearly every query (pooling judges the runs' top documents), so more than a quarter of the
@@ -129,9 +131,9 @@ def notices(res: Results, n_judged: int | None = None) -> list[tuple[str, str]]:
         rel = below["rel"]
         column = _columns_of(res, "qrels").get("relevance")
         source = f"the grade column {column!r}" if column else "the grades"
-        out.append(("grades", f"{below['rows']} judgments of {source} are below rel={rel:g} and count as "
-                              f"non-relevant, where {_preset(res)} counts every test row relevant; pass rel=0 (CLI: "
-                              "--rel 0) to keep them relevant, or give the judgments without a grade column"))
+        out.append(("test_rows", f"{below['rows']} judgments of {source} are below rel={rel:g} and count as "
+                                 f"non-relevant, where {_preset(res)} counts every test row relevant; pass rel=0 "
+                                 "(CLI: --rel 0) to keep them relevant, or give the judgments without a grade column"))
     unjudged = res.info.get(UNJUDGED_KEY)
     if isinstance(unjudged, Mapping):
         out.extend(_unjudged_notices(unjudged))
@@ -188,11 +190,27 @@ def _unjudged_notices(counts: Mapping[str, int]) -> list[tuple[str, str]]:
     return []
 
 
-def warn_about(res: Results, n_judged: int | None = None, *, stacklevel: int = 3) -> None:
-    """One RankwiseWarning per kind of notice of ``res`` (called once per evaluate() call)."""
+def warn_about(res: Results, n_judged: int | None = None, *, stacklevel: int | None = None) -> None:
+    """One RankwiseWarning per kind of notice of ``res`` (called once per evaluate() call), attributed to the
+    user's line (the first caller outside rankwise; ``stacklevel``: a level counted from here instead)."""
     by_kind: dict[str, list[str]] = {}
     for kind, text in notices(res, n_judged):
         by_kind.setdefault(kind, []).append(text)
+    level = user_stacklevel() if stacklevel is None else stacklevel
     for kind in KINDS:
         if kind in by_kind:
-            warnings.warn("; ".join(by_kind[kind]), RankwiseWarning, stacklevel=stacklevel)
+            warnings.warn("; ".join(by_kind[kind]), RankwiseWarning, stacklevel=level)
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../rankwise
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning issued by the caller point at the first frame outside
+    rankwise: the user's line, however deep in the package (api, execution, comparison) the warning is
+    said (Python 3.12's ``skip_file_prefixes``, by hand)."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -150,8 +150,9 @@ def _read_delimited(path, delimiter: str, columns, value_role):
     names = [roles["query"], roles["doc"], value_col]
     idx = [header.index(n) if n is not None else -1 for n in names]
     shown = ROLE_NAMES[value_role] if value_col == roles.get(value_role) else "rank"
-    rank_idx = header.index(roles["rank"]) if value_role == "score" and roles.get("rank") and value_col != roles["rank"] \
-        else -1  # a rank column beside the scores: read to say when the scores rise with it
+    beside = value_role == "score" and roles.get("rank") and value_col != roles["rank"]
+    rank_idx = header.index(roles["rank"]) if beside else -1  # a rank column beside the scores: read to say when
+    # the scores rise with it
     q, d, v, lines = [], [], [], []
     ranks: list[str] = []
     for lineno, row in enumerate(rows, start=2 if has_header else 1):

@@ -153,8 +153,8 @@ def _strict_parse(data: bytes, path: str, layout, value_col: int):
         lines.append(lineno)
         if rs is not None:
             try:
-                rs.append(float(fields[rank_col]))  # type: ignore[index]
-            except ValueError:  # a rank that is no number: the column is ignored, as trec_eval does
+                rs.append(float(int(fields[rank_col])))  # type: ignore[index]
+            except ValueError:  # a rank that is no integer: the column is ignored (as the fast parser's int64)
                 rs = None
     return (np.array(qs, dtype=str), np.array(ds, dtype=str), np.array(vs, dtype=np.float64),
             np.array(lines, dtype=np.int64), None if rs is None else np.array(rs, dtype=np.float64))

@@ -22,13 +22,13 @@ from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.id_overlap import check_query_overlap
 from rankwise.errors import InvalidParameterError, require
 from rankwise.evaluation.aggregate import plan_queries
-from rankwise.evaluation.combine import InputCounts, QueryPlan, combine
+from rankwise.evaluation.combine import InputCounts, QueryPlan, combine, every_row_relevant_rel
 from rankwise.evaluation.notices import warn_about
-from rankwise.evaluation.partial import TIES, UNJUDGED_REMOVED, Count, Counts, Partial
+from rankwise.evaluation.partial import TIES, UNJUDGED_RANKINGS, UNJUDGED_REMOVED, Count, Counts, Partial
 from rankwise.evaluation.plan import Observed, Plan, make_plan
 from rankwise.evaluation.results import Results
 from rankwise.spark import partition as part
-from rankwise.spark.frames import tagged_rows
+from rankwise.spark.frames import columns_found, tagged_rows
 from rankwise.spark.session import unbounded_arrow_bytes
 
 
@@ -118,7 +118,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
             task = _first_pass(rows, task)
         out = rows.mapInArrow(functools.partial(part.evaluate_partition, task), part.schema_ddl(task)).persist()
         try:
-            res = _gather(_to_arrow(out), task, plan)
+            res = _gather(_to_arrow(out), task, plan, columns_found(qrels, run, columns))
         except BaseException:  # a refused input: nothing stays cached on the cluster
             out.unpersist(blocking=True)
             raise
@@ -127,7 +127,8 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     return SparkResults(res, per_query, out)
 
 
-def _gather(table: Any, task: part.PartitionTask, plan: Plan) -> Results:
+def _gather(table: Any, task: part.PartitionTask, plan: Plan,
+            columns: Mapping[str, Mapping[str, str]] | None = None) -> Results:
     """The partitions' rows as one evaluation's Results (``combine``, as the local engine builds them)."""
     import pyarrow.compute as pc
 
@@ -157,11 +158,16 @@ def _gather(table: Any, task: part.PartitionTask, plan: Plan) -> Results:
     queries = QueryPlan(np.sort(ids), in_order,  # (the reasons in the local query plan's order)
                         scored_empty if scored_empty.size else None, task.query_type == "long")
     tallies = {UNJUDGED_REMOVED: Count(int(counts.get("unjudged_removed", 0))),
-               TIES: Counts({m: int(n) for m, n in counts.get("ties", {}).items()})}
+               TIES: Counts({m: int(n) for m, n in counts.get("ties", {}).items()}),
+               UNJUDGED_RANKINGS: Counts({k: int(n) for k, n in counts.get("unjudged", {}).items()})}
+    read = columns or {}
     inputs = InputCounts(int(counts.get("qrels_duplicates_dropped", 0)), int(counts.get("run_duplicates_dropped", 0)),
-                         int(counts.get("fractional_grades", 0)), int(counts.get("float32_overflow", 0)))
+                         int(counts.get("fractional_grades", 0)), int(counts.get("float32_overflow", 0)),
+                         rank_queries=int(counts.get("rank_queries", 0)), rank_rising=int(counts.get("rank_rising", 0)),
+                         below_rel=int(counts.get("below_rel", 0)), rel=every_row_relevant_rel(plan) or 0.0,
+                         qrels_columns=read.get("qrels"), run_columns=read.get("run"))
     res = combine(plan, [Partial(ids, values, weights, tallies)], queries, inputs)
-    warn_about(res, int(counts.get("n_judged", 0)), stacklevel=4)
+    warn_about(res, int(counts.get("n_judged", 0)))
     return res
 
 

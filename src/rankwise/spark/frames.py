@@ -58,6 +58,13 @@ def _types(df: Any) -> dict[str, str]:
     return {f.name: f.dataType.simpleString() for f in df.schema.fields}
 
 
+def columns_found(qrels: Any, run: Any, columns: Mapping[str, Any] | None) -> dict[str, dict[str, str]]:
+    """{"qrels": {role: column}, "run": {...}}: the columns each DataFrame is read from (Results.info)."""
+    from rankwise.data.frames import found_columns
+    return {"qrels": found_columns(side_columns(qrels, "relevance", columns, "qrels")),
+            "run": found_columns(side_columns(run, "score", columns, "run"))}
+
+
 def side_columns(df: Any, role: str, columns: Mapping[str, Any] | None, side: str) -> dict[str, str | None]:
     """{role: column} of one side, as ``rankwise.evaluate`` finds them in a local DataFrame."""
     from rankwise.api import side_columns as of_side
@@ -66,7 +73,9 @@ def side_columns(df: Any, role: str, columns: Mapping[str, Any] | None, side: st
 
 def tagged_rows(qrels: Any, run: Any, columns: Mapping[str, Any] | None = None, *,
                 ordered: bool = True) -> tuple[Any, str, str]:
-    """(rows ``q, d, v, s[, o]`` of both sides, the query ids' type, the qrels' query column name).
+    """(rows ``q, d, v, s[, o][, r]`` of both sides, the query ids' type, the qrels' query column name).
+    ``r``: a run's rank column beside its scores (null on the qrels' rows), read to say when the scores
+    rise with it (``rankwise.data.rank_column``), as locally.
 
     ``ordered``: whether to add ``o``, each row's position in its DataFrame (needed by the 'input' tie order
     and the duplicates policies 'first' and 'last'). Only then: measured at 12M rows on 2 cores,
@@ -85,11 +94,15 @@ def tagged_rows(qrels: Any, run: Any, columns: Mapping[str, Any] | None = None, 
         score = -F.col(str(rc["rank"])).cast("double")
     relevance = F.lit(1.0) if qc["relevance"] is None else F.col(str(qc["relevance"])).cast("double")
 
+    ranked = rc["score"] is not None and rc.get("rank") is not None
+
     def tag(df: Any, names: Mapping[str, str | None], types: Mapping[str, str], value: Any, side: int) -> Any:
         q, d = str(names["query"]), str(names["doc"])
         # the row's place in its DataFrame: the 'input' tie order and duplicates='first'/'last' read it;
         # monotonically increasing in the DataFrame's partition order (a file's order, as read)
         position = [F.monotonically_increasing_id().alias("o")] if ordered else []
+        if ranked:
+            position.append((F.col(str(names["rank"])) if side == SIDE_RUN else F.lit(None)).cast("double").alias("r"))
         return df.select(id_column(F.col(q), id_kind(types[q]), query_kind).alias("q"),
                          id_column(F.col(d), id_kind(types[d]), doc_kind).alias("d"),
                          value.alias("v"), F.lit(side).cast("tinyint").alias("s"), *position)

@@ -25,7 +25,15 @@ from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.errors import DataError, ParseError, RankwiseError
 from rankwise.evaluation.combine import input_counts, plan_of
-from rankwise.evaluation.partial import TIES, UNJUDGED_REMOVED, Count, Counts, evaluate_part, observe
+from rankwise.evaluation.partial import (
+    TIES,
+    UNJUDGED_RANKINGS,
+    UNJUDGED_REMOVED,
+    Count,
+    Counts,
+    evaluate_part,
+    observe,
+)
 from rankwise.evaluation.plan import Facts, Plan, make_plan
 
 SIDE_QRELS, SIDE_RUN = 0, 1
@@ -71,9 +79,12 @@ def sides(table: Any, duplicates: str) -> tuple[Qrels, Run]:
     out: list[Any] = []
     for which, cls in ((SIDE_QRELS, Qrels), (SIDE_RUN, Run)):
         idx = rows(which)
+        more = {}
+        if which == SIDE_RUN and "r" in table.column_names:  # a rank column beside the scores
+            more["ranks"] = table.column("r").take(idx).to_numpy(zero_copy_only=False)
         try:
             out.append(cls.from_arrays(table.column("q").take(idx), table.column("d").take(idx),
-                                       table.column("v").take(idx).to_numpy(), duplicates=duplicates))
+                                       table.column("v").take(idx).to_numpy(), duplicates=duplicates, **more))
         except ParseError as exc:  # a repeated (query, doc): lines and counts of one partition mean nothing
             first = str(exc).split("\n")[0].split(": ", 1)[-1]
             first = re.sub(r" already appeared on line \d+; \d+ duplicate row\(s\) in total", " appears more than once",
@@ -159,6 +170,8 @@ def _answer(task: PartitionTask, table: Any) -> list[Any]:
             "fractional_grades": counts.fractional_grades, "float32_overflow": counts.float32_overflow,
             "unjudged_removed": partial.tally(UNJUDGED_REMOVED, Count()).n,
             "ties": dict(partial.tally(TIES, Counts()).by),
+            "unjudged": dict(partial.tally(UNJUDGED_RANKINGS, Counts()).by),
+            "below_rel": counts.below_rel, "rank_queries": counts.rank_queries, "rank_rising": counts.rank_rising,
             "scored_empty": [] if queries.scored_empty is None else [str(q) for q in queries.scored_empty],
             "n_judged": qrels.n_queries, "n_ranked": run.n_queries, "n_shared": int(shared),
             "qrels_sample": [str(x) for x in qrels.query_ids[:5]], "run_sample": [str(x) for x in run.query_ids[:5]]}

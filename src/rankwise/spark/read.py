@@ -37,7 +37,9 @@ def _trec(spark: Any, path: str, role: str) -> Any:
     why = F.concat(F.lit(f"{path}: expected {len(layout)} fields '{' '.join(layout)}' with a numeric {role}; got "),
                    F.col("value"))
     checked = F.when(bad, F.raise_error(why)).otherwise(number)
-    return lines.select(fields.getItem(0).alias("query"), fields.getItem(2).alias("doc"), checked.alias(role))
+    # a run's rank field, as the local reader keeps it (integers; said only when the scores rise with it)
+    rank = [fields.getItem(3).cast("long").cast("double").alias("rank")] if role == "score" else []
+    return lines.select(fields.getItem(0).alias("query"), fields.getItem(2).alias("doc"), checked.alias(role), *rank)
 
 
 def _id_text(col: Any) -> Any:
@@ -64,10 +66,23 @@ def _delimited(spark: Any, path: str, sep: str, role: str, columns: Mapping[str,
         value = F.when(number.isNull(), F.raise_error(why)).otherwise(number)
         if value_col != roles.get(role):  # a rank column: rank 1 first
             value = -value
-    frame = raw.select(q.alias("query"), d.alias("doc"), value.alias(role))
+    beside = role == "score" and roles.get("rank") and value_col != roles["rank"]  # (read as locally)
+    rank = [_number(F.col(str(roles["rank"]))).alias("rank")] if beside else []
+    frame = raw.select(q.alias("query"), d.alias("doc"), value.alias(role), *rank)
     # a query column of plain integers gives integer ids, as the local reader decides (one aggregate)
     plain = frame.agg(F.min(F.col("query").rlike(_PLAIN).cast("int")).alias("p")).collect()[0]["p"]
     return frame.withColumn("query", F.col("query").cast("long")) if plain == 1 else frame
+
+
+def columns_read(path: str, role: str, fmt: str | None = None, columns: Mapping[str, Any] | None = None
+                 ) -> dict[str, str] | None:
+    """{role: column} the local reader reads the file's side from (Results.info["columns"]): a TREC file's
+    fields, the header's columns of a CSV/TSV file; None for Parquet (the DataFrame's own columns)."""
+    from rankwise.io.trec import QRELS_COLUMNS, RUN_COLUMNS
+    fmt = fmt or detect_format(path)
+    if fmt == "trec":
+        return dict(RUN_COLUMNS if role == "score" else QRELS_COLUMNS)
+    return None
 
 
 def read(spark: Any, path: str, role: str, fmt: str | None = None, columns: Mapping[str, Any] | None = None) -> Any:
