@@ -44,6 +44,14 @@ class PerQueryMatrix:
                                         f"got {v.shape}")
         if len(set(self.systems)) != len(self.systems):
             raise InvalidParameterError(f"system names must be unique; got {list(self.systems)}")
+        infinite = np.isinf(v)
+        if infinite.any():  # an infinite score is no measurement: every test would report p = 0 or NaN
+            i, j, k = (int(a[0]) for a in np.nonzero(infinite))
+            more = int(infinite.sum()) - 1
+            raise DataError(f"per-query value {v[i, j, k]} for system {self.systems[i]!r}, query "
+                            f"{str(self.query_ids[j])!r}, metric {self.metrics[k]!r}"
+                            f"{f' (and {more} more infinite values)' if more else ''}: values must be finite "
+                            "numbers, or NaN for a query without a value; fix or remove them")
         if not v.flags.writeable and v is self.values:
             return
         v = v.copy()
@@ -77,7 +85,10 @@ class PerQueryMatrix:
             if r.convention.name != first.convention.name:
                 raise InvalidParameterError(f"run {n!r} was evaluated under convention {r.convention.name!r}, "
                                             f"run {names[0]!r} under {first.convention.name!r}")
-        per_run = {n: (np.asarray(results[n].query_ids).astype(str),
+        # the ids keep their type: integer ids stay integers in numeric order (1, 2, 10), not '1', '10', '2'
+        kinds = {np.asarray(results[n].query_ids).dtype.kind in "iu" for n in names}
+        as_ids = (lambda q: np.asarray(q, dtype=np.int64)) if kinds == {True} else (lambda q: np.asarray(q).astype(str))
+        per_run = {n: (as_ids(results[n].query_ids),
                        np.stack([np.asarray(results[n].values[m], dtype=np.float64) for m in first.metrics],
                                 axis=-1) if first.metrics else np.zeros((results[n].query_ids.size, 0)))
                    for n in names}
@@ -153,7 +164,7 @@ class PerQueryMatrix:
         compared = np.sort(everywhere if everywhere is not None else np.array([], dtype=str))
         partial = union - set(compared.tolist())
         if partial:
-            set_aside.setdefault(partial_reason, set()).update(partial)
+            set_aside.setdefault(partial_reason, set()).update(map(str, partial))
         values = np.empty((len(system_runs), compared.size, len(metrics)))
         for i, runs in enumerate(system_runs.values()):
             stack = []
@@ -165,8 +176,14 @@ class PerQueryMatrix:
             # a system of several runs is the per-query mean of its runs
             values[i] = stack[0] if len(stack) == 1 else np.mean(stack, axis=0)
         return cls(tuple(system_runs), metrics, compared, values, convention=convention, resolved=dict(resolved),
-                   set_aside={k: tuple(sorted(v)) for k, v in set_aside.items() if v},
+                   set_aside={k: tuple(sorted(v, key=_natural)) for k, v in set_aside.items() if v},
                    runs_per_system={s: tuple(r) for s, r in system_runs.items()})
+
+
+def _natural(query_id: str) -> tuple[int, int, str]:
+    """Integer ids in numeric order (2 before 10), then the others as text."""
+    digits = query_id.isdigit() or (query_id[:1] == "-" and query_id[1:].isdigit())
+    return (0, int(query_id), "") if digits else (1, 0, query_id)
 
 
 def group_runs(names: Sequence[str], *, group_tags: bool = True,
