@@ -122,7 +122,12 @@ def test_nan_in_one_metric_only_excludes_from_that_metric():
     c = compare_matrix(PerQueryMatrix.from_long(*zip(*rows)), test="t")
     assert c.excluded == {"M2": ("q2",)}
     assert c.n_queries_per_metric == {"M1": 6, "M2": 5}
-    assert c.systems["a"]["M2"].n == 5 and c.systems["a"]["M1"].n == 6
+    # each system's mean over its own queries; the comparison over the queries both have
+    assert c.systems["a"]["M2"].n == 6 and c.systems["b"]["M2"].n == 5 and c.systems["a"]["M1"].n == 6
+    assert c.comparison("M2", "b").n == 5 and c.comparison("M1", "b").n == 6
+    # all pairs need a complete matrix: every system over the 5 queries
+    c = compare_matrix(PerQueryMatrix.from_long(*zip(*rows)), all_pairs=True, test="tukey")
+    assert c.systems["a"]["M2"].n == 5 and c.systems["b"]["M2"].n == 5
 
 
 # ---- SYSTEM@TAG and groups -------------------------------------------------------------------------
@@ -284,7 +289,9 @@ def test_baseline_and_modes():
     c = compare_matrix(m, test="tukey")
     assert any("all-pairs mode" in n for n in c.notes) and c.seed is None and c.permutations is None
     c = compare_matrix(m, test="t", all_pairs=False)
-    assert c.seed == 0  # the bootstrap CI is Monte Carlo
+    assert c.seed is None and math.isnan(c.comparisons[0].ci_bootstrap[0])  # no Monte Carlo unless asked
+    c = compare_matrix(m, test="t", all_pairs=False, bootstrap_ci=True)
+    assert c.seed == 0 and not math.isnan(c.comparisons[0].ci_bootstrap[0])  # the bootstrap CI is Monte Carlo
 
 
 # ---- degenerate data -------------------------------------------------------------------------------

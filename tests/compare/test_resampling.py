@@ -197,21 +197,28 @@ def test_bootstrap_recomputed_plainly(n, B):
                                                          rows, n)
                              for b, _, rows in resampling.blocks(B, n)])
     assert counts.shape == (B, n) and (counts.sum(axis=1) == n).all()
-    means = counts @ d / n
-    np.testing.assert_allclose(lo, np.quantile(means, 0.025, axis=0), rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(hi, np.quantile(means, 0.975, axis=0), rtol=1e-12, atol=1e-15)
     mu = d.mean(axis=0)
-    t_obs = np.abs(mu / (d.std(axis=0, ddof=1) / math.sqrt(n)))
+    se = d.std(axis=0, ddof=1) / math.sqrt(n)
+    t_obs = np.abs(mu / se)
     want = []
     for j in range(d.shape[1]):
         hits = 0
         z = d[:, j] - mu[j]
+        t_star = []
         for w in counts:
             sample = np.repeat(z, w.astype(int))
             sd = sample.std(ddof=1)
             t = abs(sample.mean()) / (sd / math.sqrt(n)) if sd > 0 else (0.0 if sample.mean() == 0 else math.inf)
             hits += t >= t_obs[j]
+            t_star.append(t)
         want.append((hits + 1) / (B + 1))
+        # the symmetric bootstrap-t interval: mean -/+ c se, c the (h+1)-th largest |t*| for the largest count h
+        # of resamples at least as extreme that the test still calls significant, (h + 1) / (B + 1) < 0.05
+        h = max(h for h in range(B) if (h + 1) / (B + 1) < 0.05)
+        c = sorted(t_star, reverse=True)[h]
+        assert lo[j] == pytest.approx(mu[j] - c * se[j], rel=1e-9, abs=1e-12)
+        assert hi[j] == pytest.approx(mu[j] + c * se[j], rel=1e-9, abs=1e-12)
+        assert (lo[j] > 0 or hi[j] < 0) == (want[-1] < 0.05)
     np.testing.assert_array_equal(p, want)
     # only the p-value is optional
     lo2, hi2, none = resampling.bootstrap(d, B, seed, 0.05, with_p=False)
@@ -278,7 +285,7 @@ def test_randomized_tukey_roughly_approaches_paired_tukey_on_sakais_data():
     """Different nulls (permutation vs normal theory), so only roughly: 0.30/0.10/0.89 vs 0.257/0.096/0.855."""
     x = sakai_array()
     p_rt = resampling.randomized_tukey_p(x, 20000, seed=0)
-    p_t = tukey_p(x, anova(x))
+    p_t, _ = tukey_p(x, anova(x))
     for i, j in [(0, 1), (0, 2), (1, 2)]:
         assert abs(p_rt[i, j] - p_t[i, j]) < 0.06, (i, j, p_rt[i, j], p_t[i, j])
     c = compare_matrix(sakai_matrix(), test="randomized-tukey", permutations=20000)
@@ -309,7 +316,7 @@ def _p_values(c):
 @pytest.mark.parametrize("test", ["randomization", "bootstrap", "randomized-tukey"])
 def test_repeated_calls_are_identical(test):
     m = _mixed_matrix()
-    runs = [compare_matrix(m, test=test, permutations=1500, seed=5) for _ in range(3)]
+    runs = [compare_matrix(m, test=test, permutations=1500, seed=5, bootstrap_ci=True) for _ in range(3)]
     assert _p_values(runs[0]) == _p_values(runs[1]) == _p_values(runs[2])
     assert all(0 < p <= 1 for p in _p_values(runs[0]))
     if test != "randomized-tukey":

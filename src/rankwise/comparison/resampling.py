@@ -123,21 +123,37 @@ def _resample_counts(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
     return np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n).astype(np.float64)
 
 
+def significant_hits(alpha: float, resamples: int) -> int:
+    """The most resamples at least as extreme as the observed statistic that still give p = (h + 1) / (B + 1)
+    < alpha (-1 when no count does: B too small for alpha). Decided by the same float comparison as the test."""
+    h = int(math.floor(alpha * (resamples + 1))) + 1
+    while h >= 0 and not (h + 1) / (resamples + 1) < alpha:
+        h -= 1
+    return h
+
+
 def bootstrap(d: np.ndarray, resamples: int, seed: int, alpha: float,
               with_p: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Percentile bootstrap CI of mean(d) per column, and the shifted (studentized) bootstrap p-value.
+    """The symmetric bootstrap-t interval of mean(d) per column, and the shifted (studentized) bootstrap p-value.
 
-    The p-value resamples d - mean(d) (the null shifted to zero mean) and counts |t*| >= |t| with
-    t = mean / (sd / sqrt(n)), as in Sakai's paired bootstrap test; p = (b + 1) / (B + 1).
+    Both read one distribution: t* = mean(z*) / (sd(z*) / sqrt(n)) over B resamples z* of z = d - mean(d),
+    the studentized pivot of Efron & Tibshirani (1993, ch. 12) and Sakai's paired bootstrap test
+    (2006). The test counts |t*| >= |t| with t = mean / (sd / sqrt(n)): p = (b + 1) / (B + 1). The interval
+    is mean -/+ c * sd / sqrt(n), c the (h + 1)-th largest |t*| for the largest count h that the test calls
+    significant, so the interval excludes 0 exactly when p < alpha: it is the test inverted. (The
+    percentile interval it replaces under-covers at small n, 0.927 for 0.95 at 50 queries, and could
+    exclude 0 while p >= alpha.)
     """
     n, c = d.shape
-    means = np.empty((resamples, c))
+    t_star = np.empty((resamples, c))
     hits = np.zeros(c, dtype=np.int64)
     mu = d.mean(axis=0)
     z = d - mu
     z2 = z * z
+    both = np.ascontiguousarray(np.column_stack([z, z2]))
+    se = np.sqrt(z2.sum(axis=0) / (n - 1) / n)
     with np.errstate(divide="ignore", invalid="ignore"):  # constant columns: t undefined, p taken as a limit
-        t_obs = np.abs(mu / np.sqrt(z2.sum(axis=0) / (n - 1) / n))
+        t_obs = np.abs(mu / se)
         threshold = t_obs - 1e-9 * (1 + t_obs)
         band = 1e-10 * (1 + t_obs)
 
@@ -149,18 +165,26 @@ def bootstrap(d: np.ndarray, resamples: int, seed: int, alpha: float,
 
     for b, start, rows in blocks(resamples, n):
         w = _resample_counts(generator(seed, BOOTSTRAP, b), rows, n)
-        sums = w @ d
-        means[start:start + rows] = sums / n
+        sums = w @ both  # one product: the resampled sums of z and of z^2
+        t_fast = t_of(sums[:, :c], sums[:, c:])
+        t_star[start:start + rows] = t_fast
         if with_p:
-            s2 = w @ z2
-
             def again(r, cc, w=w):
                 wr = w[r]
                 return t_of(left_to_right_sum(wr * z[:, cc].T, axis=1), left_to_right_sum(wr * z2[:, cc].T, axis=1))
-            hits += count_at_least(t_of(sums - n * mu, s2), threshold, band, again)
-    lo, hi = np.quantile(means, [alpha / 2, 1 - alpha / 2], axis=0)
+            hits += count_at_least(t_fast, threshold, band, again)
+    h = significant_hits(alpha, resamples)
+    if h < 0:  # no p-value below alpha is possible with B resamples: the interval is the whole line
+        crit = np.full(c, np.inf)
+    else:
+        crit = np.partition(t_star, resamples - 1 - h, axis=0)[resamples - 1 - h]
     p = (hits + 1) / (resamples + 1) if with_p else None
-    return lo, hi, p
+    if p is not None:
+        # |t| within rounding of c is a tie, which the test counts as at least as extreme: widen to |t| there
+        crit = np.where(p >= alpha, np.maximum(crit, np.where(np.isfinite(t_obs), t_obs, 0.0)), crit)
+    with np.errstate(invalid="ignore"):
+        half = np.where(se == 0, 0.0, crit * se)
+    return mu - half, mu + half, p
 
 
 # ---- randomised Tukey HSD -----------------------------------------------------------------------

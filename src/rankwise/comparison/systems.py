@@ -1,6 +1,7 @@
 """compare(): systems evaluated on the same queries, tested in pairs against a baseline or all at once."""
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -9,10 +10,17 @@ import numpy as np
 from scipy import stats
 
 from rankwise.comparison import options as opt
-from rankwise.comparison.allpairs import all_pairs_p, anova, effect_sizes
+from rankwise.comparison.allpairs import all_pairs_p, anova, effect_sizes, spread_note
 from rankwise.comparison.corrections import adjust
 from rankwise.comparison.matrix import PerQueryMatrix
-from rankwise.comparison.paired import PairedStats, paired
+from rankwise.comparison.paired import (
+    WILCOXON_ENUMERATED,
+    WILCOXON_EXACT,
+    WILCOXON_NORMAL,
+    PairedStats,
+    paired,
+    take,
+)
 from rankwise.comparison.provenance import run_inputs, run_notices
 from rankwise.comparison.result import AnovaTable, Comparison, PairedResult, PairwiseResult, SystemSummary
 from rankwise.errors import DataError, InvalidParameterError
@@ -86,7 +94,7 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: 
 def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_pairs: bool = False,
                    test: str | None = None, correction: str | None = None, family: str | None = None,
                    alpha: float | None = None, permutations: int | None = None,
-                   seed: int | None = None) -> Comparison:
+                   seed: int | None = None, bootstrap_ci: bool = False) -> Comparison:
     """Compare the systems of a per-query matrix.
 
     Baseline mode (default; the first system unless ``baseline`` names one): every other system
@@ -94,17 +102,21 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
     p-values corrected (Holm by default) within each ``family`` ("metric", or "all" metrics at
     once). All-pairs mode (``all_pairs=True`` or a Tukey test): every pair of systems, by the
     randomised Tukey HSD (default), the paired Tukey HSD of the two-way ANOVA, or a paired test
-    corrected over the family. Every comparison reports the mean difference with its t and
-    bootstrap CIs, the effect size, wins/ties/losses, the statistic and p.
+    corrected over the family. Every comparison reports the mean difference with its t-interval, the
+    effect size, wins/ties/losses, the statistic and p; the bootstrap-t interval comes with the
+    bootstrap test, or next to another test with ``bootstrap_ci=True`` (it costs B x n random draws).
+
+    A query without a value (NaN) for some system is left out of that system's comparisons only: each
+    comparison with the baseline uses the queries both systems have, so adding a system never changes
+    another comparison. All-pairs mode needs a complete matrix (the ANOVA, the Tukey tests): there a
+    query counts only when every system has a value, and a note says so.
     """
     notes: list[str] = []
     alpha = opt.DEFAULT_ALPHA if alpha is None else float(alpha)
     if not 0 < alpha < 1:
         raise InvalidParameterError(f"alpha must be between 0 and 1; got {alpha}")
-    permutations = opt.DEFAULT_PERMUTATIONS if permutations is None else int(permutations)
-    if permutations < 1:
-        raise InvalidParameterError(f"permutations must be a positive number; got {permutations}")
-    seed = opt.DEFAULT_SEED if seed is None else int(seed)
+    permutations = opt.DEFAULT_PERMUTATIONS if permutations is None else opt.check_permutations(permutations)
+    seed = opt.DEFAULT_SEED if seed is None else opt.check_seed(seed)
     family = opt.check_choice(family or opt.DEFAULT_FAMILY, opt.FAMILIES, "family")
     if test is not None:
         opt.check_choice(test, opt.TESTS, "test")
@@ -131,18 +143,18 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
     elif baseline is not None:
         notes.append(f"baseline {baseline!r} is only the first row of the tables in all-pairs mode")
 
-    valid, excluded, summaries = _query_masks(matrix, alpha)
-    # baseline mode always bootstraps the interval of each difference
-    monte_carlo = test in ("randomization", "bootstrap", "randomized-tukey") or not all_pairs
+    valid, excluded, summaries = _query_masks(matrix, alpha, all_pairs)
+    monte_carlo = test in ("randomization", "bootstrap", "randomized-tukey") or (bootstrap_ci and not all_pairs)
     comparisons: list[PairedResult] = []
     pairwise: list[PairwiseResult] = []
     anovas: dict[str, AnovaTable] = {}
+    stats_by_metric: dict[str, PairedStats] = {}
     if not all_pairs:
         baseline = baseline or systems[0]  # (already defaulted above; restated for the type checker)
         base = systems.index(baseline)
         cols = {m: [(systems[i], baseline, i, base) for i in range(len(systems)) if i != base]
                 for m in matrix.metrics}
-        stats_by_metric = _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed, True)
+        stats_by_metric = _paired_by_mask(matrix, None, cols, test, alpha, permutations, seed, bootstrap_ci)
         adjusted = _corrected(stats_by_metric, correction, family)
         for m in matrix.metrics:
             st, p_adj = stats_by_metric[m], adjusted[m]
@@ -158,7 +170,9 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
         if test in opt.ALL_PAIRS_TESTS:
             for m in matrix.metrics:
                 x = matrix.metric_values(m)[:, valid[m]].T
-                p = all_pairs_p(x, test, permutations, seed)
+                p, p_notes = all_pairs_p(x, test, permutations, seed)
+                spread = spread_note(x, alpha, test)
+                notes.extend(f"{m}: {note}" for note in p_notes + ([spread] if spread else []))
                 es = effect_sizes(x, anovas[m])
                 means = x.mean(axis=0)
                 for i, j in pairs:
@@ -178,7 +192,9 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
                                                    bool(adjusted[m][c] < alpha)))
     if test == "randomization":
         notes.append(_exact_note(stats_by_metric, permutations))
-    notes[:0] = _data_notes(matrix, excluded)
+    if test == "wilcoxon":
+        notes.append(_wilcoxon_note(stats_by_metric))
+    notes[:0] = _data_notes(matrix, excluded, all_pairs)
     return Comparison(matrix=matrix, test=test, statistic_name=opt.STATISTIC_NAMES[test], correction=correction,
                       family=family, alpha=alpha, baseline=None if all_pairs else baseline,
                       seed=seed if monte_carlo else None, permutations=permutations if monte_carlo else None,
@@ -187,8 +203,10 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
                       excluded=excluded, notes=tuple(notes), versions=_versions())
 
 
-def _query_masks(matrix: PerQueryMatrix, alpha: float):
-    """Per metric: the queries every system has a value for, those left out, and each system's mean and CI."""
+def _query_masks(matrix: PerQueryMatrix, alpha: float, all_pairs: bool):
+    """Per metric: the queries every system has a value for, those some system lacks, and each system's
+    mean and CI: over the queries every system has in all-pairs mode (the tests there need a complete
+    matrix), over the system's own queries in baseline mode (where each comparison pairs its own)."""
     valid, excluded = {}, {}
     summaries: dict[str, dict[str, SystemSummary]] = {s: {} for s in matrix.systems}
     if matrix.query_ids.size < 2:
@@ -204,39 +222,42 @@ def _query_masks(matrix: PerQueryMatrix, alpha: float):
         if (~ok).any():
             excluded[m] = tuple(str(q) for q in matrix.query_ids[~ok])
         n = int(ok.sum())
-        if n < 2:
-            raise DataError(f"{m}: {n} quer{'y' if n == 1 else 'ies'} with a value for every system; a paired "
-                            f"comparison needs at least 2 ({matrix.query_ids.size} queries in common, "
-                            f"{int((~ok).sum())} without a value for some system)")
-        xs = x[:, ok]
-        means = xs.mean(axis=1)
-        half = stats.t.ppf(1 - alpha / 2, n - 1) * xs.std(axis=1, ddof=1) / np.sqrt(n)
+        if all_pairs and n < 2:
+            raise DataError(f"{m}: {n} quer{'y' if n == 1 else 'ies'} with a value for every system; comparing all "
+                            f"pairs needs at least 2 ({matrix.query_ids.size} queries in common, "
+                            f"{int((~ok).sum())} without a value for some system). Compare with a baseline: each "
+                            "comparison there uses the queries both systems have")
         for i, s in enumerate(matrix.systems):
-            summaries[s][m] = SystemSummary(float(means[i]), (float(means[i] - half[i]), float(means[i] + half[i])), n)
+            xs = x[i, ok] if all_pairs else x[i, ~np.isnan(x[i])]
+            k = xs.size
+            mean = float(xs.mean()) if k else math.nan
+            with np.errstate(invalid="ignore", divide="ignore"):
+                half = float(stats.t.ppf(1 - alpha / 2, k - 1) * xs.std(ddof=1) / np.sqrt(k)) if k > 1 else math.nan
+            summaries[s][m] = SystemSummary(mean, (mean - half, mean + half), k)
     return valid, excluded, summaries
 
 
 def _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed,
                     bootstrap_ci: bool) -> dict[str, PairedStats]:
-    """Paired statistics per metric; metrics with the same compared queries share one resampling pass."""
-    groups: dict[bytes, list[str]] = {}
+    """Paired statistics per metric. ``valid`` (metric -> mask) fixes the compared queries of a metric; None
+    lets each comparison use the queries both of its systems have. Comparisons with the same compared
+    queries share one resampling pass, and a comparison's draws depend only on its own queries and the seed."""
+    groups: dict[bytes, tuple[np.ndarray, list[tuple[str, int, np.ndarray]]]] = {}
     for m in matrix.metrics:
-        groups.setdefault(valid[m].tobytes(), []).append(m)
-    out = {}
-    for ms in groups.values():
-        ok = valid[ms[0]]
-        parts = [matrix.metric_values(m)[:, ok] for m in ms]
-        d = np.column_stack([x[i] - x[j] for m, x in zip(ms, parts) for (_, _, i, j) in cols[m]])
-        st = paired(d, test, alpha, permutations, seed, bootstrap_ci)
-        start = 0
-        for m in ms:
-            sl = slice(start, start + len(cols[m]))
-            out[m] = PairedStats(st.delta[sl], (st.ci_t[0][sl], st.ci_t[1][sl]),
-                                 (st.ci_bootstrap[0][sl], st.ci_bootstrap[1][sl]), st.effect_size[sl],
-                                 st.statistic[sl], st.p[sl], st.wins[sl], st.ties[sl], st.losses[sl],
-                                 st.constant[sl], st.exact[sl])
-            start = sl.stop
-    return out
+        x = matrix.metric_values(m)
+        for c, (a, b, i, j) in enumerate(cols[m]):
+            ok = valid[m] if valid is not None else ~(np.isnan(x[i]) | np.isnan(x[j]))
+            if ok.sum() < 2:
+                raise DataError(f"{m}, {a} vs {b}: {int(ok.sum())} quer{'y' if ok.sum() == 1 else 'ies'} where both "
+                                f"systems have a value; a paired comparison needs at least 2 "
+                                f"({matrix.query_ids.size} queries, NaN = no value)")
+            groups.setdefault(ok.tobytes(), (ok, []))[1].append((m, c, x[i, ok] - x[j, ok]))
+    where: dict[tuple[str, int], tuple[PairedStats, int]] = {}
+    for _, members in groups.values():
+        st = paired(np.column_stack([d for _, _, d in members]), test, alpha, permutations, seed, bootstrap_ci)
+        for k, (m, c, _) in enumerate(members):
+            where[(m, c)] = (st, k)
+    return {m: take([where[(m, c)] for c in range(len(cols[m]))]) for m in matrix.metrics}
 
 
 def _corrected(stats_by_metric: Mapping[str, PairedStats], correction: str, family: str) -> dict[str, np.ndarray]:
@@ -284,7 +305,18 @@ def _exact_note(stats_by_metric: Mapping[str, PairedStats], permutations: int) -
     return f"randomization: {exact} of {total} p-values are exact, {rule}; the others are {monte_carlo}"
 
 
-def _data_notes(matrix: PerQueryMatrix, excluded: Mapping[str, tuple[str, ...]]) -> list[str]:
+def _wilcoxon_note(stats_by_metric: Mapping[str, PairedStats]) -> str:
+    methods = np.concatenate([st.method for st in stats_by_metric.values()])
+    counts = {how: int((methods == how).sum()) for how in (WILCOXON_EXACT, WILCOXON_ENUMERATED, WILCOXON_NORMAL)}
+    said = {WILCOXON_EXACT: "exact (no ties, at most 50 non-zero differences)",
+            WILCOXON_ENUMERATED: "exact over every sign vector (ties, at most 50 non-zero differences)",
+            WILCOXON_NORMAL: "from the normal approximation with the tie and continuity corrections"}
+    parts = [f"{n} of {methods.size} p-values {said[how]}" for how, n in counts.items() if n]
+    return ("wilcoxon: a test of the median of the differences (a symmetric shift), not of the mean; zero "
+            f"differences dropped (Wilcoxon's method, zero_method='wilcox'); {'; '.join(parts)}")
+
+
+def _data_notes(matrix: PerQueryMatrix, excluded: Mapping[str, tuple[str, ...]], all_pairs: bool) -> list[str]:
     notes = list(matrix.notes)
     for s, runs in matrix.runs_per_system.items():
         if len(runs) > 1:
@@ -296,8 +328,14 @@ def _data_notes(matrix: PerQueryMatrix, excluded: Mapping[str, tuple[str, ...]])
         shown = ", ".join(ids[:3]) + (", ..." if len(ids) > 3 else "")
         notes.append(f"set aside for every system: {len(ids)} {what} ({reason}): {shown}")
     for m, ids in excluded.items():
-        notes.append(f"{m}: {len(ids)} queries without a value for some system (no relevant document, "
-                     "no_relevant=nan) are left out of this metric")
+        what = f"{m}: {len(ids)} queries without a value for some system (NaN: e.g. no relevant document under " \
+               "no_relevant=nan)"
+        if all_pairs:
+            notes.append(f"{what} are left out of this metric: the all-pairs tests and the ANOVA need every "
+                         "system's value")
+        else:
+            notes.append(f"{what}: each comparison uses the queries both its systems have, and each system's mean "
+                         "its own queries")
     return notes
 
 
