@@ -51,7 +51,8 @@ def register(sub) -> None:
         description="Compare systems on the same queries. Baseline mode (default: the first run is the baseline) "
                     "tests every other system against it and corrects the p-values (Holm) within each metric; "
                     "--all-pairs tests every pair (randomised Tukey HSD). Every comparison reports the mean "
-                    "difference with t and bootstrap 95% CIs, the effect size d_z, wins/ties/losses and p.")
+                    "difference with its t-interval (bootstrap-t with --test bootstrap or --bootstrap-ci), the "
+                    "effect size d_z, wins/ties/losses and p.")
     add_input_options(p)
     p.add_argument("--baseline", metavar="NAME", help="the system every other is compared with (default: the first)")
     p.add_argument("--all-pairs", action="store_true", help="compare every pair of systems")
@@ -62,10 +63,13 @@ def register(sub) -> None:
     p.add_argument("--family", choices=list(FAMILIES),
                    help="which comparisons are corrected together: each metric's (default) or all")
     p.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help=f"significance level (default {DEFAULT_ALPHA})")
-    p.add_argument("--permutations", "-B", type=int, default=DEFAULT_PERMUTATIONS,
+    p.add_argument("--bootstrap-ci", action="store_true",
+                   help="also report the bootstrap-t interval of each difference next to another test (B resamples "
+                        "of the queries; always given with --test bootstrap)")
+    p.add_argument("--permutations", "-B", type=_number, default=DEFAULT_PERMUTATIONS,
                    help=f"Monte-Carlo draws for randomization, bootstrap and randomised Tukey "
                         f"(default {DEFAULT_PERMUTATIONS})")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED,
+    p.add_argument("--seed", type=_number, default=DEFAULT_SEED,
                    help=f"seed of the Monte-Carlo draws (default {DEFAULT_SEED}); the same seed gives the same "
                         "p-values on any machine")
     p.add_argument("--format", "-f", choices=OUTPUT_FORMATS, default="table")
@@ -76,6 +80,17 @@ def register(sub) -> None:
     p.add_argument("--ci", action="store_true", help="markdown and latex, compact: each mean with its interval")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
     p.set_defaults(func=run)
+
+
+def _number(text: str) -> int | float | str:
+    """-B 1e5 and --seed 7 as numbers; compare_matrix's checks say what is wrong with any other value, in one line."""
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
 
 
 def load_matrix(args):
@@ -145,15 +160,18 @@ def load_inputs(args):
 
 def run(args) -> int:
     from rankwise.comparison import compare_matrix
+    from rankwise.comparison.options import check_permutations, check_seed
     from rankwise.report import render
     from rankwise.report.options import table_options
 
     table = {"style": args.table_style, "digits": args.digits, "ci": args.ci}
     table_options(args.format, **table)  # a wrong option is said before the runs are read and compared
+    check_permutations(args.permutations)  # before the runs are evaluated: a wrong value is said at once
+    check_seed(args.seed)
     matrix, said = load_inputs(args)
     comparison = compare_matrix(matrix, baseline=args.baseline, all_pairs=args.all_pairs, test=args.test,
                                 correction=args.correction, family=args.family, alpha=args.alpha,
-                                permutations=args.permutations, seed=args.seed)
+                                permutations=args.permutations, seed=args.seed, bootstrap_ci=args.bootstrap_ci)
     comparison = replace(comparison, inputs=_input_files(args), command_line=_command_line(args), notices=said)
     from rankwise.cli.output import terminal_width
 
