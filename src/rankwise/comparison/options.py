@@ -16,8 +16,9 @@ PAIRED_TESTS = MappingProxyType({
     "randomization": "paired randomization test: random sign flips of the differences (Fisher; Smucker et al. "
                      "2007), exact over every sign vector when few differences are non-zero",
     "bootstrap": "shifted paired bootstrap test on the studentized mean (Sakai 2006; Efron & Tibshirani)",
-    "wilcoxon": "Wilcoxon signed-rank test (scipy.stats.wilcoxon; zero differences dropped)",
-    "sign": "sign test: wins against losses, ties dropped (exact binomial)",
+    "wilcoxon": "Wilcoxon signed-rank test of the median difference, not the mean (zero differences dropped; "
+                "exact up to 50 non-zero differences)",
+    "sign": "sign test of the median difference, not the mean: wins against losses, ties dropped (exact binomial)",
 })
 ALL_PAIRS_TESTS = MappingProxyType({
     "randomized-tukey": "randomised Tukey HSD: systems permuted within each query, the range of the means as "
