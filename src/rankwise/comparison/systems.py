@@ -31,8 +31,8 @@ from rankwise.run_names import named_runs
 def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str], *,
             baseline: str | None = None, all_pairs: bool = False, test: str | None = None,
             correction: str | None = None, family: str | None = None, alpha: float | None = None,
-            permutations: int | None = None, seed: int | None = None, convention: Any = None,
-            group_tags: bool = True, groups: Mapping[str, Sequence[str]] | None = None,
+            permutations: int | None = None, seed: int | None = None, bootstrap_ci: bool = False,
+            convention: Any = None, group_tags: bool = True, groups: Mapping[str, Sequence[str]] | None = None,
             columns: Mapping[str, Any] | None = None, workers: int | None = None, duplicates: str = "error",
             **overrides: Any) -> Comparison:
     """Evaluate every run on the same qrels and metrics, then compare the systems.
@@ -50,7 +50,8 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
                             duplicates=duplicates, **overrides)
     matrix = PerQueryMatrix.from_results(results, group_tags=group_tags, groups=groups)
     cmp = compare_matrix(matrix, baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,
-                         family=family, alpha=alpha, permutations=permutations, seed=seed)
+                         family=family, alpha=alpha, permutations=permutations, seed=seed,
+                         bootstrap_ci=bootstrap_ci)
     # the report names the files compared and carries what their evaluation said
     return replace(cmp, inputs=run_inputs(qrels, runs), notices=run_notices(results))
 
