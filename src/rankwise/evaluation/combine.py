@@ -81,10 +81,10 @@ class InputCounts:
     # more, and those whose scores rise with the ranks (said when they all do)
     rank_queries: int = 0
     rank_rising: int = 0
-    # the columns each side was read from, {role: column}, as the readers found them (None: a dict, arrays)
     # judgments below the metrics' highest rel, under a preset whose library counts every test row relevant
     below_rel: int = 0
     rel: float = 0.0
+    # the columns each side was read from, {role: column}, as the readers found them (None: a dict, arrays)
     qrels_columns: Mapping[str, str] | None = None
     run_columns: Mapping[str, str] | None = None
 
