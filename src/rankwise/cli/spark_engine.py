@@ -13,15 +13,10 @@ from rankwise.errors import ParseError, RankwiseError, require
 
 def session(master: str | None) -> Any:
     """A SparkSession: a Spark Connect server for ``sc://`` URLs, else a classic session on ``master``
-    (default ``local[*]``: every core of this machine)."""
-    sql = require("pyspark.sql", "spark", "rankwise evaluate --engine spark")
-    builder = sql.SparkSession.builder.appName("rankwise")
-    if master and master.startswith("sc://"):
-        return builder.remote(master).getOrCreate()
-    spark = (builder.master(master or "local[*]").config("spark.ui.showConsoleProgress", "false")
-             .getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")  # the CLI says what matters; Spark's INFO/WARN lines are noise here
-    return spark
+    (default ``local[*]``: every core of this machine); see ``rankwise.spark.session.create_session``."""
+    require("pyspark.sql", "spark", "rankwise evaluate --engine spark")
+    from rankwise.spark.session import create_session
+    return create_session(master)
 
 
 def _said_by_spark(exc: Exception) -> RankwiseError | None:

@@ -30,6 +30,8 @@ from rankwise.evaluation.results import Results
 from rankwise.spark import partition as part
 from rankwise.spark.frames import columns_found, tagged_rows
 from rankwise.spark.session import unbounded_arrow_bytes
+from rankwise.spark.shuffle import by_query, coalescing_caches
+from rankwise.spark.workers import check_workers, explained
 
 
 @dataclass(frozen=True)
@@ -86,8 +88,10 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
 
     Columns are found by name, or named with ``columns`` (as in ``rankwise.evaluate``); ids may be
     strings or integers (integers on both sides key the results by ints). Qrels without a relevance
-    column: every row is relevant. ``partitions``: the number of query partitions (default: Spark's
-    adaptive choice). ``duplicates``: the policy for a repeated (query, doc) row of either side
+    column: every row is relevant. ``partitions``: the number of query partitions (default: sized by
+    Spark's adaptive execution, about one per core for a small input and 64 MB each for a large one, or
+    from the rows' count when adaptive execution is off: ``rankwise.spark.shuffle``). ``duplicates``: the
+    policy for a repeated (query, doc) row of either side
     ('error', 'first', 'last', 'max'; 'first' and 'last' in the DataFrame's row order). Under
     ``ties='input'`` (the ranx, MLlib and recommender-library presets), tied documents keep the run
     DataFrame's row order, as read (``monotonically_increasing_id``): give such runs a deterministic order
@@ -108,12 +112,15 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     # the rows' order matters to the 'input' tie order and to duplicates='first'/'last' alone
     ordered = duplicates in ("first", "last") or any(rm.params["ties"] == "input" for rm in resolved.values())
     rows, query_type, query_name = tagged_rows(qrels, run, columns, ordered=ordered)
-    rows = rows.repartition(int(partitions), "q") if partitions else rows.repartition("q")
+    session = rows.sparkSession
+    check_workers(session)  # once per session: a worker without rankwise is said here, not in a Java log
     # query policies that raise are decided on the driver, over every partition's queries (the counts of
     # the message are the whole input's)
     lenient = conv.derive(**{p: "skip" for p in ("missing_in_run", "missing_in_qrels") if getattr(conv, p) == "error"})
     task = part.PartitionTask(tuple(written), lenient, duplicates, query_type)
-    with unbounded_arrow_bytes(rows.sparkSession):  # (the hand-off to Python, 4x faster: see spark.session)
+    # (the hand-off to Python, 4x faster: see spark.session; the shuffle's size: see spark.shuffle)
+    with unbounded_arrow_bytes(session), coalescing_caches(session) as coalesced, explained(session):
+        rows = by_query(rows, partitions, coalesced)
         if plan.needs_facts:
             task = _first_pass(rows, task)
         out = rows.mapInArrow(functools.partial(part.evaluate_partition, task), part.schema_ddl(task)).persist()

@@ -1,6 +1,17 @@
-"""The one Spark setting rankwise changes for its own jobs, and why.
+"""The Spark settings rankwise changes, and why: the session the CLI creates, and one setting of a user's
+session lifted while rankwise's own jobs run.
 
-Spark 4 bounds each Arrow batch it hands to Python by bytes as well as by rows
+**The session ``rankwise evaluate --engine spark`` creates** (``create_session``) is rankwise's own, so it
+sets what a short command-line job needs on a local master: its Python workers run this interpreter
+(``PYSPARK_PYTHON`` set to ``sys.executable`` when it is unset: Spark's default is ``python3`` from PATH,
+which has no rankwise when the CLI runs from a virtual environment that is not activated), Python workers
+are reused across tasks (``spark.python.worker.reuse``, Spark's default, set explicitly), and no web UI is
+started (the command ends before anyone could open it). On other masters (a cluster, ``sc://``) the
+cluster's settings are left as they are: the driver's interpreter path need not exist on the executors.
+Sessions that users create are never changed, except for the settings below, while rankwise's jobs run
+(and ``spark.shuffle``'s ``coalescing_caches``).
+
+**Arrow batches.** Spark 4 bounds each Arrow batch it hands to Python by bytes as well as by rows
 (``spark.sql.execution.arrow.maxBytesPerBatch``, 64 MB by default), and enforces the byte bound by
 measuring the batch after every row it writes: measured at 100k queries (12M already-shuffled rows of
 ids, values and a side tag, ``local[2]``), handing them to a Python function took 5.7-6.9 s with that
@@ -18,7 +29,9 @@ the session's, not the job's: while ``rankwise.spark.evaluate`` runs, other jobs
 from __future__ import annotations
 
 import contextlib
+import os
 import re
+import sys
 from typing import Any, Iterator
 
 ARROW_BATCH_BYTES = "spark.sql.execution.arrow.maxBytesPerBatch"
@@ -67,3 +80,28 @@ def unbounded_arrow_bytes(session: Any) -> Iterator[None]:
                 session.conf.unset(ARROW_BATCH_BYTES)
             except Exception:  # noqa: BLE001 - never hide the block's own outcome behind the restore
                 pass
+
+
+def is_local(master: str) -> bool:
+    """Whether a master URL runs the executors in this machine's processes (local, local[N], local-cluster)."""
+    return master == "local" or master.startswith(("local[", "local-cluster["))
+
+
+def create_session(master: str | None, app_name: str = "rankwise") -> Any:
+    """A SparkSession for the CLI: a Spark Connect server for ``sc://`` URLs, else a classic session on
+    ``master`` (default ``local[*]``: every core of this machine), with the settings of the module notes
+    on a local master. An already running session of this process is reused, as ``getOrCreate`` does."""
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName(app_name)
+    if master and master.startswith("sc://"):
+        return builder.remote(master).getOrCreate()
+    master = master or "local[*]"
+    builder = builder.master(master).config("spark.ui.showConsoleProgress", "false")
+    if is_local(master):
+        # read by pyspark when the SparkContext starts: the workers then import what this process imports
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        builder = builder.config("spark.python.worker.reuse", "true").config("spark.ui.enabled", "false")
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")  # the CLI says what matters; Spark's INFO/WARN lines are noise here
+    return spark

@@ -1,0 +1,148 @@
+"""Spark's Python workers without rankwise: one clear error naming their interpreter, before any heavy job
+(issue #28: a virtualenv's script, not activated, failed in a 400-line Java log), and the CLI's own
+session gives its workers its own interpreter."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from rankwise.errors import MissingDependencyError, RankwiseError
+from rankwise.spark.session import is_local
+from rankwise.spark.workers import WorkerPythonError, advice, explained, probe_function
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def test_the_probe_reports_this_interpreter_when_it_can_import_rankwise():
+    answer = json.loads(probe_function()(0))
+    assert answer == {"executable": sys.executable, "version": sys.version.split()[0], "missing": None,
+                      "error": None}
+
+
+def test_the_probe_is_sent_by_value():
+    """A worker that cannot import rankwise can still load the probe: cloudpickle sends its code, not a
+    reference to a rankwise module."""
+    cloudpickle = pytest.importorskip("pyspark.cloudpickle")
+    blob = cloudpickle.dumps(probe_function())
+    assert b"rankwise.spark.workers" not in blob
+    code = ("import pickle, sys, builtins; real = builtins.__import__\n"
+            "def no_rankwise(name, *a, **k):\n"
+            "    if name.split('.')[0] == 'rankwise':  # as Python says it when the package is absent\n"
+            "        raise ModuleNotFoundError(\"No module named 'rankwise'\", name='rankwise')\n"
+            "    return real(name, *a, **k)\n"
+            "builtins.__import__ = no_rankwise\n"
+            "print(pickle.loads(sys.stdin.buffer.read())(0))")
+    out = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, timeout=60)
+    assert out.returncode == 0, out.stderr.decode()[-2000:]
+    answer = json.loads(out.stdout)
+    assert answer["missing"] == "rankwise" and "No module named 'rankwise'" in answer["error"]
+
+
+def test_the_advice_names_the_interpreters_and_the_ways_out():
+    text = advice("/usr/bin/python3 (Python 3.11.2)", "No module named 'rankwise'")
+    assert "/usr/bin/python3 (Python 3.11.2)" in text and sys.executable in text
+    for way in ("PYSPARK_PYTHON", "spark.pyspark.python", "addPyFile", "--py-files", "install rankwise"):
+        assert way in text
+
+
+def _spark_error(message: str) -> Exception:
+    """An exception of the kind pyspark raises for a failed job (its class lives in a pyspark module)."""
+    cls = type("PythonException", (Exception,), {"__module__": "pyspark.errors.exceptions.captured"})
+    return cls(message)
+
+
+class NoContext:
+    @property
+    def sparkContext(self):
+        raise RuntimeError("Spark Connect")
+
+
+def test_a_job_failing_on_a_missing_module_is_explained(monkeypatch):
+    monkeypatch.setenv("PYSPARK_PYTHON", "/opt/py/bin/python")
+    failure = _spark_error("An exception was thrown from the Python worker.\n  File \"worker.py\"...\n"
+                           "ModuleNotFoundError: No module named 'rankwise'\n\tat org.apache.spark...")
+    with pytest.raises(WorkerPythonError) as caught, explained(NoContext()):
+        raise failure
+    assert caught.value.__cause__ is failure
+    assert isinstance(caught.value, (MissingDependencyError, RankwiseError, ImportError))
+    text = str(caught.value)
+    assert "/opt/py/bin/python" in text and "No module named 'rankwise'" in text and "org.apache" not in text
+
+
+@pytest.mark.parametrize("failure", [_spark_error("Job aborted: java.lang.OutOfMemoryError"),
+                                     ModuleNotFoundError("No module named 'rankwise.extra'"),  # the driver's own
+                                     RankwiseError("a refused input: No module named 'x' in the message")])
+def test_other_failures_pass_unchanged(failure):
+    with pytest.raises(type(failure)) as caught, explained(NoContext()):
+        raise failure
+    assert caught.value is failure
+
+
+def test_local_masters():
+    assert all(map(is_local, ["local", "local[2]", "local[*]", "local[4,2]", "local-cluster[2,1,1024]"]))
+    assert not any(map(is_local, ["yarn", "spark://host:7077", "k8s://https://h", "sc://h:15002", "localhost"]))
+
+
+def _bare_python(tmp_path: Path) -> Path:
+    """A virtual environment without pip or packages: its python cannot import numpy (nor rankwise, except
+    through PYTHONPATH, which Spark passes on to its workers)."""
+    venv = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python3"
+    check = subprocess.run([str(python), "-c", "import numpy"], capture_output=True, text=True,
+                           env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    if check.returncode == 0:  # (site-packages leaking into the venv: the test would prove nothing)
+        pytest.skip("a venv created here still imports numpy")
+    return python
+
+
+@pytest.mark.slow  # two JVMs in processes of their own: about 40 s on the 2-core machine
+def test_workers_of_a_python_without_rankwise(tmp_path):
+    """The script of the issue: ``python3`` on PATH is an environment without rankwise's dependencies and
+    PYSPARK_PYTHON is unset. A session the script creates gets one RankwiseError naming the workers'
+    interpreter, and no Java log; ``rankwise evaluate --engine spark`` (its own session) just works."""
+    pytest.importorskip("pyspark")
+    python3 = _bare_python(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
+    env["PATH"] = f"{python3.parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC), env.get("PYTHONPATH", "")])
+    script = textwrap.dedent("""
+        import json
+        from pyspark.sql import SparkSession
+        import rankwise.spark as rs
+        from rankwise.errors import RankwiseError
+        spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+        q = spark.createDataFrame([("a", "x", 1.0)], "query string, doc string, relevance double")
+        r = spark.createDataFrame([("a", "x", 1.0)], "query string, doc string, score double")
+        try:
+            rs.evaluate(q, r, ["AP"])
+            print(json.dumps({"raised": None}))
+        except Exception as exc:
+            print(json.dumps({"raised": type(exc).__name__, "rankwise": isinstance(exc, RankwiseError),
+                              "message": str(exc)}))
+        spark.stop()
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    answer = json.loads(out.stdout.strip().splitlines()[-1])
+    assert answer["raised"] == "WorkerPythonError" and answer["rankwise"], answer
+    message = answer["message"]
+    assert f"they run {python3} (Python " in message and "No module named 'numpy'" in message, message
+    assert "PYSPARK_PYTHON" in message and "at org.apache" not in message
+    assert "at org.apache" not in out.stderr  # no task failed: the probe answered, no Java stack trace logged
+
+    (tmp_path / "qrels.txt").write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n")
+    (tmp_path / "run.txt").write_text("1 Q0 d1 1 2.0 s\n1 Q0 d2 2 1.0 s\n2 Q0 d3 1 1.0 s\n")
+    cli = [sys.executable, "-m", "rankwise", "evaluate", "qrels.txt", "run.txt", "-m", "AP", "--format", "json"]
+    remote = subprocess.run([*cli, "--engine", "spark", "--master", "local[1]"], capture_output=True, text=True,
+                            env=env, timeout=300, cwd=tmp_path)
+    local = subprocess.run(cli, capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    assert remote.returncode == 0, remote.stderr[-3000:]
+    assert remote.stdout == local.stdout
