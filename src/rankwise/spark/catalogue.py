@@ -37,6 +37,7 @@ from rankwise.catalogue.workflow import IdIndex
 from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.errors import DataError, InvalidParameterError, require
+from rankwise.spark.workers import check_workers
 
 SIDE_FACTORS, SIDE_HELDOUT, SIDE_TRAIN = 0, 1, 2
 OUTPUT = ("user", "item", "rank", "n_candidates")
@@ -257,6 +258,7 @@ def catalogue_ranks(user_factors: Any, item_factors: Any, heldout: Any, train: A
     if check:
         _check(tagged, items, F)
 
+    check_workers(user_factors.sparkSession)  # (once per session: workers without rankwise, said clearly)
     task = RankTask(items, factors.astype(dtype), ties, other_relevant, conv, dtype, block_size,
                     None if seed is None else int(seed), backend, user_type, item_type)
     shuffled = tagged.repartition("u") if num_partitions is None else tagged.repartition(int(num_partitions), "u")

@@ -6,10 +6,12 @@ sets what a short command-line job needs on a local master: its Python workers r
 (``PYSPARK_PYTHON`` set to ``sys.executable`` when it is unset: Spark's default is ``python3`` from PATH,
 which has no rankwise when the CLI runs from a virtual environment that is not activated), Python workers
 are reused across tasks (``spark.python.worker.reuse``, Spark's default, set explicitly), and no web UI is
-started (the command ends before anyone could open it). On other masters (a cluster, ``sc://``) the
+started (the command ends before anyone could open it). On any classic master, pyspark's DataFrame
+debugging (``spark.python.sql.dataFrameDebugging.enabled``: a stack inspection and a JVM call per
+DataFrame call, to name call sites in Spark's errors) is off. On other masters (a cluster, ``sc://``) the
 cluster's settings are left as they are: the driver's interpreter path need not exist on the executors.
-Sessions that users create are never changed, except for the settings below, while rankwise's jobs run
-(and ``spark.shuffle``'s ``coalescing_caches``).
+Sessions that users create are never changed, except for the setting below and the one of
+``rankwise.spark.shuffle.coalescing_caches``, while rankwise's jobs run.
 
 **Arrow batches.** Spark 4 bounds each Arrow batch it hands to Python by bytes as well as by rows
 (``spark.sql.execution.arrow.maxBytesPerBatch``, 64 MB by default), and enforces the byte bound by
@@ -97,7 +99,10 @@ def create_session(master: str | None, app_name: str = "rankwise") -> Any:
     if master and master.startswith("sc://"):
         return builder.remote(master).getOrCreate()
     master = master or "local[*]"
-    builder = builder.master(master).config("spark.ui.showConsoleProgress", "false")
+    # (DataFrame call sites for error messages: pyspark inspects the stack and asks the JVM a setting at every
+    # DataFrame and Column call; the CLI shows rankwise's messages, not Spark's)
+    builder = (builder.master(master).config("spark.ui.showConsoleProgress", "false")
+               .config("spark.python.sql.dataFrameDebugging.enabled", "false"))
     if is_local(master):
         # read by pyspark when the SparkContext starts: the workers then import what this process imports
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
