@@ -60,7 +60,7 @@ def register(sub) -> None:
     p.add_argument("--master", metavar="URL",
                    help="--engine spark: the Spark master (default local[*]; sc://HOST:PORT for Spark Connect)")
     p.add_argument("--partitions", type=int, metavar="N",
-                   help="--engine spark: query partitions (default: sized to the input and the cores)")
+                   help="--engine spark: query partitions (default: Spark's adaptive choice)")
     add_convention_options(p)
     p.set_defaults(func=run)
 
