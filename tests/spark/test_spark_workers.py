@@ -146,3 +146,27 @@ def test_workers_of_a_python_without_rankwise(tmp_path):
     local = subprocess.run(cli, capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
     assert remote.returncode == 0, remote.stderr[-3000:]
     assert remote.stdout == local.stdout
+
+
+def test_the_cli_s_own_interpreter_needs_no_probe(monkeypatch, tmp_path):
+    """A local session whose workers run this interpreter (the CLI sets PYSPARK_PYTHON to it) is not probed;
+    any other interpreter, a Connect session, or rankwise found through the working directory only, is."""
+    import types
+
+    from rankwise.spark import workers
+
+    class Session:  # (hashable and weakly referable, as SparkSession is)
+        def __init__(self, exe):
+            self.sparkContext = types.SimpleNamespace(pythonExec=exe)
+
+    session = Session
+
+    monkeypatch.chdir(tmp_path)  # (rankwise is found through PYTHONPATH or site-packages, not from here)
+    mine = session(sys.executable)
+    assert workers.trust_own_interpreter(mine) and mine in workers._checked
+    assert not workers.trust_own_interpreter(session("/opt/other/bin/python3"))
+    assert not workers.trust_own_interpreter(NoContext())
+    import rankwise
+    monkeypatch.chdir(Path(rankwise.__file__).resolve().parents[1])  # found as if through the directory only
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p and Path(p).resolve() != Path.cwd()] + [""])
+    assert not workers.trust_own_interpreter(session(sys.executable))

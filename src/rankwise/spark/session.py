@@ -4,7 +4,8 @@ session lifted while rankwise's own jobs run.
 **The session ``rankwise evaluate --engine spark`` creates** (``create_session``) is rankwise's own, so it
 sets what a short command-line job needs on a local master: its Python workers run this interpreter
 (``PYSPARK_PYTHON`` set to ``sys.executable`` when it is unset: Spark's default is ``python3`` from PATH,
-which has no rankwise when the CLI runs from a virtual environment that is not activated), Python workers
+which has no rankwise when the CLI runs from a virtual environment that is not activated; the probe of
+``rankwise.spark.workers`` is then skipped, as the workers run this interpreter), Python workers
 are reused across tasks (``spark.python.worker.reuse``, Spark's default, set explicitly), and no web UI is
 started (the command ends before anyone could open it). On any classic master, pyspark's DataFrame
 debugging (``spark.python.sql.dataFrameDebugging.enabled``: a stack inspection and a JVM call per
@@ -109,4 +110,7 @@ def create_session(master: str | None, app_name: str = "rankwise") -> Any:
         builder = builder.config("spark.python.worker.reuse", "true").config("spark.ui.enabled", "false")
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")  # the CLI says what matters; Spark's INFO/WARN lines are noise here
+    if is_local(master):  # workers of this interpreter need no probe job (a job failing on a module is still said)
+        from rankwise.spark.workers import trust_own_interpreter
+        trust_own_interpreter(spark)
     return spark
