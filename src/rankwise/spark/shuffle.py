@@ -1,10 +1,11 @@
 """How many partitions the shuffle by query gets: sized to the input and the cores, never Spark's 200 by default.
 
-Why: every partition of the shuffle is one task of a Python worker, and a task costs about 0.1 s whatever
-it holds (scheduling, the hand-off of Arrow batches, the task's pickled function), while a partition
-evaluates about 6M rows a second. Spark's default of 200 shuffle partitions (``spark.sql.shuffle.partitions``)
-therefore made 20k queries 200 tasks of 100 queries each: 42-96 s on ``local[2]`` where 4 partitions take
-a few seconds (issue #28).
+Why: every partition of the shuffle is one task of a Python worker, and a task has a fixed cost whatever
+it holds (scheduling, the hand-off of Arrow batches, the task's pickled function): on the shared 2-core VM,
+200 tasks that only counted their rows took 16-28 s on ``local[2]``, while a partition evaluates about 6M
+rows a second. Spark's default of 200 shuffle partitions (``spark.sql.shuffle.partitions``) made 20k
+queries 200 tasks of 100 queries each (issue #28); measured with benchmarks/bench_spark_cold.py, the
+warm evaluation of those 20k queries went from 18.8 s to 4.9 s with the shuffle sized here.
 
 Three ways, in this order:
 
@@ -29,7 +30,7 @@ ADAPTIVE = "spark.sql.adaptive.enabled"
 COALESCE = "spark.sql.adaptive.coalescePartitions.enabled"
 CACHED_PLAN_COALESCES = "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning"
 TASKS_PER_CORE = 2  # a second task per core evens out partitions of unequal sizes
-# below this many rows a task's fixed cost (~0.1 s) is more than its evaluation (~6M rows/s): fewer tasks
+# below this many rows a task's fixed cost (0.1-0.3 s) is more than its evaluation (~6M rows/s): fewer tasks
 MIN_ROWS_PER_TASK = 500_000
 # above it a worker's memory grows past ~0.35 GB (about 85 bytes a row at peak: docs/spark.md); AQE's 64 MB
 # partitions hold about this many rows of (query, doc, value, side) after Spark's compression
