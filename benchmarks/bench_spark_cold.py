@@ -64,7 +64,7 @@ def movielens_frames(path: Path):
     position = r.groupby("userId").cumcount().to_numpy()
     count = r.groupby("userId").userId.transform("size").to_numpy()
     test = position >= count - np.maximum(1, count // 5)
-    train, held = r[~test], r[test]
+    held = r[test]
     qrels = pd.DataFrame({"user": held.userId, "item": held.movieId, "relevance": (held.rating >= 4).astype(int)})
     items, item_row = np.unique(r.movieId.to_numpy(), return_inverse=True)
     users, user_row = np.unique(r.userId.to_numpy(), return_inverse=True)
