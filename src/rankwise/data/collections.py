@@ -240,7 +240,7 @@ class _Collection:
         qsalt = _frozen(idkeys.id_salts(qvocab.ids))
         h = idkeys.mix(keys, qsalt, codes=qcodes)  # = row_hash(): kept below
         keep, dropped = resolve_duplicates(qcodes, keys, values, duplicates, what, row_numbers, source, describe, h)
-        rank_col = None if ranks is None else np.asarray(ranks, dtype=np.float64).ravel()
+        rank_col = None if ranks is None else np.asarray(ranks).ravel()  # (ints stay ints: no float copy)
         if keep is not None:
             qcodes, keys, values, h = qcodes[keep], keys[keep], values[keep], h[keep]
             rank_col = None if rank_col is None else rank_col[keep]

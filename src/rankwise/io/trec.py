@@ -269,8 +269,8 @@ def _arrow_columns(data: bytes | memoryview, layout, value_col: int, delimiter: 
     for col in (q, d):
         if len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
             return None
-    ranks = None if rank_col is None else np.ascontiguousarray(to_numpy(table.column(names[rank_col])),
-                                                               dtype=np.float64)
+    # (kept as the integers they are: a float copy of 10M ranks would cost 80 MB at the peak of the read)
+    ranks = None if rank_col is None else to_numpy(table.column(names[rank_col]))
     return q, d, np.ascontiguousarray(values, dtype=np.float64), ranks
 
 
