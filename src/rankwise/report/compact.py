@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from rankwise.errors import InvalidParameterError
 from rankwise.report import numbers as fmt
@@ -85,3 +85,18 @@ def _pair_marks(c: "Comparison", lower: Mapping[str, bool], letters: Mapping[str
     order = {s: i for i, s in enumerate(c.system_names)}
     return {key: "".join(letters[s] for s in sorted(losers, key=order.__getitem__))
             for key, losers in beaten.items()}
+
+
+def caption(c: "Comparison", t: CompactTable, ci: bool, esc: Callable[[str], str], percent: str = "%") -> str:
+    """The compact table's caption in words, one sentence for every format: ``esc`` escapes the names for the
+    format, ``percent`` is how it writes a percent sign (``\\%`` in LaTeX)."""
+    n_systems, q = len(c.system_names), c.n_queries
+    what = f"Mean and {fmt.level(c.alpha).replace('%', percent)} confidence interval" if ci else "Mean"
+    text = f"{what} of {n_systems} systems over {q} quer{'y' if q == 1 else 'ies'}"
+    if c.baseline is not None:
+        text += f" (baseline: {esc(c.baseline)})"
+    text += "; the best mean of each metric in bold"
+    lower = [m for m in c.metrics if t.lower_is_better[m]]
+    if lower:
+        text += f" (the lowest for {', '.join(esc(m) for m in lower)}, where lower is better)"
+    return text + "."

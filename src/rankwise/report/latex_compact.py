@@ -14,12 +14,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rankwise.report import tex_widths as tw
-from rankwise.report.compact import BETTER, WORSE, CompactTable, compact_table
+from rankwise.report.compact import BETTER, WORSE, CompactTable, caption, compact_table
 from rankwise.report.escape import latex as esc
 from rankwise.report.footnote import facts, title
 from rankwise.report.latex import tex_number, tex_sentence
-from rankwise.report.numbers import interval, level
+from rankwise.report.numbers import interval
 from rankwise.report.options import TableOptions
+
+PERCENT = r"\%"  # a percent sign in TeX (a bare one starts a comment)
 
 if TYPE_CHECKING:  # pragma: no cover
     from rankwise.comparison.result import Comparison
@@ -51,7 +53,7 @@ def render_latex_compact(c: "Comparison", options: TableOptions) -> str:
     spacing = [f"\\setlength{{\\tabcolsep}}{{{fit.tabcolsep:g}pt}}"] if fit.tabcolsep is not None else []
     place = "tbp" if fit.float_env == "table" else "tp"  # a table* has no place at the bottom of a page
     lines = [_provenance(c, t, fit), f"\\begin{{{fit.float_env}}}[{place}]", "\\centering", "\\small",
-             f"\\caption{{{_caption(c, t, options)}}}", f"\\label{{{LABEL}}}", *spacing, *body,
+             f"\\caption{{{caption(c, t, options.ci, esc, PERCENT)}}}", f"\\label{{{LABEL}}}", *spacing, *body,
              "\\par\\smallskip", f"{{\\footnotesize {_legend(c, t)}\\par}}", f"\\end{{{fit.float_env}}}"]
     return "\n".join(lines) + "\n"
 
@@ -123,19 +125,6 @@ def _tabcolsep_to_fit(columns: list[float], target: float) -> float | None:
     room = (target - sum(columns)) / (2 * len(columns))
     sep = int(room * 2) / 2
     return sep if tw.TIGHT_TABCOLSEP <= sep < tw.TABCOLSEP else None
-
-
-def _caption(c: "Comparison", t: CompactTable, options: TableOptions) -> str:
-    n_systems, q = len(c.system_names), c.n_queries
-    what = f"Mean and {level(c.alpha)} confidence interval".replace("%", r"\%") if options.ci else "Mean"
-    text = f"{what} of {n_systems} systems over {q} quer{'y' if q == 1 else 'ies'}"
-    if c.baseline is not None:
-        text += f" (baseline: {esc(c.baseline)})"
-    text += "; the best mean of each metric in bold"
-    lower = [m for m in c.metrics if t.lower_is_better[m]]
-    if lower:
-        text += f" (the lowest for {', '.join(esc(m) for m in lower)}, where lower is better)"
-    return text + "."
 
 
 def _legend(c: "Comparison", t: CompactTable) -> str:

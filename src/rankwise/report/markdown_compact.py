@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rankwise.report.compact import BETTER, WORSE, CompactTable, compact_table
+from rankwise.report.compact import BETTER, WORSE, CompactTable, caption, compact_table
 from rankwise.report.escape import markdown as esc
 from rankwise.report.footnote import facts
 from rankwise.report.method import sentence
-from rankwise.report.numbers import interval, level
+from rankwise.report.numbers import interval
 from rankwise.report.options import TableOptions
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,7 +27,7 @@ def render_markdown_compact(c: "Comparison", options: TableOptions) -> str:
     header = ["System"] + [esc(m) for m in c.metrics]
     rows = [[_name(t, s)] + [_cell(c, t, s, m, options.ci) for m in c.metrics] for s in c.system_names]
     table = "\n".join([_row(header), "|:--|" + "--:|" * len(c.metrics), *(_row(r) for r in rows)])
-    return "\n\n".join([_caption(c, t, options), table, _legend(c, t), _provenance(c)]) + "\n"
+    return "\n\n".join([caption(c, t, options.ci, esc), table, _legend(c, t), _provenance(c)]) + "\n"
 
 
 def _row(cells: list[str]) -> str:
@@ -48,19 +48,6 @@ def _cell(c: "Comparison", t: CompactTable, system: str, metric: str, ci: bool) 
     if ci:
         text += f" {esc(interval(c.systems[system][metric].ci, t.digits))}"
     return text
-
-
-def _caption(c: "Comparison", t: CompactTable, options: TableOptions) -> str:
-    q = c.n_queries
-    what = f"Mean and {level(c.alpha)} confidence interval" if options.ci else "Mean"
-    text = f"{what} of {len(c.system_names)} systems over {q} quer{'y' if q == 1 else 'ies'}"
-    if c.baseline is not None:
-        text += f" (baseline: {esc(c.baseline)})"
-    text += "; the best mean of each metric in bold"
-    lower = [m for m in c.metrics if t.lower_is_better[m]]
-    if lower:
-        text += f" (the lowest for {', '.join(esc(m) for m in lower)}, where lower is better)"
-    return text + "."
 
 
 def _legend(c: "Comparison", t: CompactTable) -> str:
