@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Hashable, Mapping, Sequence, TypeAlias, TypeVar
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from rankwise.data import idkeys
 from rankwise.data.duplicates import resolve_duplicates
-from rankwise.data.frames import canonical_ids, id_str, read_frame
+from rankwise.data.frames import canonical_ids, read_frame
+from rankwise.data.mappings import flatten_dict, flatten_ranked_lists
 from rankwise.data.rank_column import RANK_AGREEMENT, scores_rising
 from rankwise.data.vocabulary import Vocabulary, intern
 from rankwise.errors import DataError, InvalidParameterError, ParseError
@@ -199,7 +200,7 @@ class _Collection:
     def from_dict(cls: type[_C], d: Mapping[Any, Mapping[Any, float]], **kw: Any) -> _C:
         """From ``{query: {doc: value}}``. Ids may be strings or numbers (``10.0`` is ``10``); with
         integer query ids, results keep them as integers."""
-        q, docs, v, q_int = _flatten_dict(d, cls._VALUE)
+        q, docs, v, q_int = flatten_dict(d, cls._VALUE)
         kw.setdefault("query_id_type", "int" if q_int else "str")
         return cls._from_columns(q, docs, v, **kw)
 
@@ -332,19 +333,9 @@ class Run(_Collection):
     def from_ranked_lists(cls, lists: Mapping[Any, Sequence[Any]], **kw: Any) -> "Run":
         """From ``{qid: [doc, doc, ...]}`` in rank order (scores n, n-1, ..., 1): a ranked list without
         scores, e.g. a recommender's ``{user: [item, ...]}``."""
-        q: list[str] = []
-        doc: list[str] = []
-        v: list[float] = []
-        q_int = True
-        for i, (qid, docs) in enumerate(lists.items()):
-            key, is_int = id_str(qid, "query", i)
-            q_int &= is_int
-            n = len(docs)
-            q.extend([key] * n)
-            doc.extend(id_str(x, "doc", j)[0] for j, x in enumerate(docs))
-            v.extend(range(n, 0, -1))
-        kw.setdefault("query_id_type", "int" if q_int and q else "str")
-        return cls.from_arrays(np.array(q, dtype=str), np.array(doc, dtype=str), np.array(v, float), **kw)
+        q, doc, v, q_int = flatten_ranked_lists(lists)
+        kw.setdefault("query_id_type", "int" if q_int else "str")
+        return cls.from_arrays(q, doc, v, **kw)
 
     @classmethod
     def from_frame(cls, frame: Any, *, columns: Mapping[str, str] | None = None, query: str | None = None,
@@ -378,37 +369,3 @@ def _column_names(columns: Mapping[str, str] | None, **named: str | None) -> dic
                 raise InvalidParameterError(f"the {role} column is named twice: {out[role]!r} and {name!r}")
             out[role] = name
     return out
-
-
-def _flatten_dict(d: object, value_name: str) -> tuple[np.ndarray, np.ndarray, NDArray[np.float64], bool]:
-    if not isinstance(d, Mapping):
-        raise InvalidParameterError(f"expected a mapping {{query: {{doc: {value_name}}}}}, got {type(d).__name__}")
-    q: list[str] = []
-    doc: list[str] = []
-    v: list[float] = []
-    q_int = bool(d)
-    for i, (qid, inner) in enumerate(d.items()):
-        if not isinstance(inner, Mapping):
-            raise InvalidParameterError(
-                f"query {qid!r}: expected a mapping {{doc: {value_name}}}, got {type(inner).__name__}")
-        n = len(inner)
-        key, is_int = id_str(qid, "query", i)
-        q_int &= is_int
-        q.extend([key] * n)
-        doc.extend(id_str(k, "doc", j)[0] for j, k in enumerate(inner.keys()))
-        try:
-            v.extend(float(x) for x in inner.values())
-        except (TypeError, ValueError):
-            bad = next(x for x in inner.values() if not _is_number(x))
-            raise DataError(f"query {qid!r}: {value_name} {bad!r} is not a number") from None
-    return (np.array(q, dtype=str) if q else np.zeros(0, dtype="U1"),
-            np.array(doc, dtype=str) if doc else np.zeros(0, dtype="U1"),
-            np.array(v, dtype=np.float64), q_int)
-
-
-def _is_number(x: Any) -> bool:  # x: any value of a user's mapping; float() decides
-    try:
-        float(x)
-        return True
-    except (TypeError, ValueError):
-        return False
