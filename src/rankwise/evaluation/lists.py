@@ -48,8 +48,8 @@ def list_values(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, side:
         if key not in ordered:
             ordered[key] = top_lists(side, qrels, run, query_ids, ties=key[0], scores=key[1])
         lists = ordered[key]
-        if form.tally is not None:
-            tallies[LIST_TALLY + m] = form.tally(lists, rm.params, rm.k)
+        if form.weights is not None:
+            tallies[LIST_TALLY + m] = form.weights(lists, rm.params, rm.k).tally(side.n_items)
             values[m] = np.full(query_ids.size, np.nan)
         else:
             assert form.per_user is not None
@@ -57,6 +57,13 @@ def list_values(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, side:
             values[m] = v
             if rm.params["aggregate"] == "micro":
                 weights[m] = w if w is not None else np.ones(query_ids.size)
+
+
+def empty_tally(side: ItemSide) -> ItemTally:
+    """The tally of no user (an evaluation whose query plan is empty)."""
+    zeros = np.zeros(side.n_items)
+    return ItemTally({"lists": zeros, "exposure": zeros, "user_share": zeros, "cosine": zeros},
+                     {LISTS_SEEN: 0.0, "users": 0.0})
 
 
 def whole_run_values(plan: Plan, tallies: Mapping[str, ItemTally], side: ItemSide | None
@@ -69,7 +76,10 @@ def whole_run_values(plan: Plan, tallies: Mapping[str, ItemTally], side: ItemSid
         if form.value is None:
             continue
         rm = plan.resolved[m]
-        tally = tallies.get(LIST_TALLY + m, ItemTally())
-        means[m] = float(form.value(tally, require_side(side), rm.params, rm.k))
+        side = require_side(side)
+        tally = tallies.get(LIST_TALLY + m)
+        if tally is None or not tally.arrays:
+            tally = empty_tally(side)
+        means[m] = float(form.value(tally, side, rm.params, rm.k))
         users[m] = int(tally.sums.get(LISTS_SEEN, 0))
     return means, users

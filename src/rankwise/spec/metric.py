@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from rankwise.data.item_side import ItemSide
-    from rankwise.data.item_tally import ItemTally
+    from rankwise.data.item_tally import ItemTally, UserWeights
     from rankwise.data.top_lists import TopLists
     from rankwise.spec.ranking_context import ComputeFn, Cutoff, MicroWeightFn, Params
 
@@ -40,17 +40,18 @@ class ListForm:
 
     A per-user metric has ``per_user(lists, params, k)``: one value per user (NaN: no value, left out of the
     mean and counted) and, for aggregate=micro, each user's weight (else None). A whole-run metric (coverage, a
-    Gini index) has ``tally(lists, params, k)``, what a part adds to the whole (an ``ItemTally``: counts over
-    the item vocabulary, summed over the parts), and ``value(tally, side, params, k)``, the one number of the
-    whole. ``needs(params)``: the inputs beyond the run it reads ('train', 'items', 'features')."""
+    Gini index) has ``weights(lists, params, k)``, each user's share of the whole (``UserWeights``: weights of
+    items and numbers, summed over the users into an ``ItemTally``), and ``value(tally, side, params, k)``, the
+    figure of a tally (of a tally's rows: one per bootstrap replicate, over the last axis of its arrays).
+    ``needs(params)``: the inputs beyond the run it reads ('train', 'items', 'features')."""
     needs: Callable[["Params"], tuple[str, ...]]
     per_user: Callable[["TopLists", "Params", "Cutoff"], "tuple[np.ndarray, np.ndarray | None]"] | None = None
-    tally: Callable[["TopLists", "Params", "Cutoff"], "ItemTally"] | None = None
-    value: Callable[["ItemTally", "ItemSide", "Params", "Cutoff"], float] | None = None
+    weights: Callable[["TopLists", "Params", "Cutoff"], "UserWeights"] | None = None
+    value: Callable[["ItemTally", "ItemSide", "Params", "Cutoff"], "np.ndarray | float"] | None = None
 
     @property
     def whole_run(self) -> bool:
-        return self.tally is not None
+        return self.weights is not None
 
 
 # MetricDef.rank_form: (params, k) -> the metric's RankForm, or a sentence saying why these parameters have none

@@ -4,15 +4,16 @@ vocabulary; the figure is computed once from the merged tally."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from rankwise.data.item_side import ItemSide
-from rankwise.data.item_tally import ItemTally
+from rankwise.data.item_tally import ItemTally, UserWeights
 from rankwise.data.top_lists import TopLists
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.metrics.beyond.common import no_ranking_form, nothing
-from rankwise.metrics.beyond.coverage import LISTS_SEEN
+from rankwise.metrics.beyond.coverage import LISTS_SEEN, list_weights
 from rankwise.spec.beyond_params import (
     DIRECTION,
     ENTROPY_NORMALISE,
@@ -28,13 +29,10 @@ from rankwise.spec.metric import ListForm, MetricDef
 from rankwise.spec.ranking_context import Cutoff, Params, param_float, param_str
 
 
-def _gini_tally(lists: TopLists, p: Params, k: Cutoff) -> ItemTally:
+def _gini_weights(lists: TopLists, p: Params, k: Cutoff) -> UserWeights:
     cut = lists.top(k)
-    w = None
-    if param_str(p, "weight") == "exposure":
-        w = param_float(p, "patience") ** (cut.ranks - 1).astype(np.float64)
-    return ItemTally({"weight": np.bincount(cut.items, weights=w, minlength=lists.side.n_items).astype(np.float64)},
-                     {LISTS_SEEN: float(np.count_nonzero(cut.lengths))})
+    exposure = param_float(p, "patience") ** (cut.ranks - 1).astype(np.float64)
+    return list_weights(cut, exposure=exposure)
 
 
 def _gini_needs(p: Params) -> tuple[str, ...]:
@@ -42,24 +40,27 @@ def _gini_needs(p: Params) -> tuple[str, ...]:
         param_str(p, "over"), ())
 
 
-def gini_index(x: np.ndarray, n: int, denominator: str) -> float:
-    """G = Σ_j (2j - n - 1)·x_(j) / (D·Σx) over the weights sorted ascending, j = 1..n, where the n - x.size
-    items not in ``x`` weigh 0 (they sit first); D = n or n - 1."""
-    x = np.sort(x)
-    total = float(x.sum())
+def gini_index(x: np.ndarray, n: np.ndarray | int, denominator: str) -> np.ndarray:
+    """G = Σ_j (2j - n - 1)·x_(j) / (D·Σx) over the n items' weights sorted ascending, j = 1..n, D = n or n - 1,
+    for each row of ``x`` (the last axis: its M weights, the largest n of which are the items counted; with
+    n > M, the n - M items not in ``x`` weigh 0 and sit first). NaN where Σx = 0 or D <= 0."""
+    x = np.sort(x, axis=-1)
+    m = x.shape[-1]
+    n = np.asarray(n, dtype=np.float64)
     d = n if denominator == "n" else n - 1
-    if total == 0 or d <= 0:
-        return float("nan")
-    j = np.arange(n - x.size + 1, n + 1, dtype=np.float64)
-    return float(np.sum((2 * j - n - 1) * x) / (d * total))
+    j = np.arange(1, m + 1, dtype=np.float64) + (n - m)[..., None]
+    total = x.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g = np.sum((2 * j - n[..., None] - 1) * x, axis=-1) / (d * total)
+    return np.where((total > 0) & (d > 0), g, np.nan)
 
 
-def _gini_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> float:
-    weight = t.arrays.get("weight", np.zeros(side.n_items))
+def _gini_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarray:
+    weight = t.arrays["exposure" if param_str(p, "weight") == "exposure" else "lists"]
     over = param_str(p, "over")
     shown = weight > 0
     if over == "recommended":
-        x, n = weight[shown], int(np.count_nonzero(shown))
+        x, n = weight, np.count_nonzero(shown, axis=-1)
     else:
         if over == "train_items":
             assert side.train is not None
@@ -69,13 +70,14 @@ def _gini_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> float:
             members, what = side.declared, "declared catalogue (items=)"
         outside = shown & ~members
         if outside.any():
-            item = str(side.vocab.ids[np.argmax(outside)])
-            raise DataError(f"Gini(over={over}): {int(np.count_nonzero(outside))} recommended item(s) are not in the "
-                            f"{what}, e.g. {item!r}; a Gini index over those items is not defined (LensKit raises, "
-                            "Elliot goes out of [0, 1]). Use over=recommended, or add them to the catalogue")
-        n = int(np.count_nonzero(members)) + (1 if over == "declared_plus_padding" else 0)
-        x = weight[members]
-    g = max(gini_index(x, n, param_str(p, "denominator")), 0.0)  # (clamped at 0, as LensKit does)
+            item = str(side.vocab.ids[np.argmax(outside.reshape(-1, outside.shape[-1]).any(axis=0))])
+            raise DataError(f"Gini(over={over}): {int(np.count_nonzero(outside.reshape(-1, outside.shape[-1])[0]))} "
+                            f"recommended item(s) are not in the {what}, e.g. {item!r}; a Gini index over those items "
+                            "is not defined (LensKit raises, Elliot goes out of [0, 1]). Use over=recommended, or add "
+                            "them to the catalogue")
+        x = weight[..., members]
+        n = np.full(x.shape[:-1], x.shape[-1] + (1 if over == "declared_plus_padding" else 0))
+    g = np.maximum(gini_index(x, n, param_str(p, "denominator")), 0.0)  # (clamped at 0, as LensKit does)
     return 1.0 - g if param_str(p, "direction") == "equality" else g
 
 
@@ -91,31 +93,29 @@ GINI = MetricDef(
     compute=no_ranking_form("Gini"),
     params=(GINI_OVER, GINI_WEIGHT, PATIENCE, GINI_DENOMINATOR, DIRECTION), needs_relevant=False,
     implied={"ExposureGini": {"weight": "exposure"}},
-    lists=ListForm(_gini_needs, tally=_gini_tally, value=_gini_value))
+    lists=ListForm(_gini_needs, weights=_gini_weights, value=_gini_value))
 
 
-def _entropy_tally(lists: TopLists, p: Params, k: Cutoff) -> ItemTally:
+def _entropy_weights(lists: TopLists, p: Params, k: Cutoff) -> UserWeights:
     cut = lists.top(k)
-    n = lists.side.n_items
-    share = 1.0 / np.maximum(cut.lengths, 1)[cut.seg]
-    return ItemTally({"rows": np.bincount(cut.items, minlength=n).astype(np.float64),
-                      "user_share": np.bincount(cut.items, weights=share, minlength=n)},
-                     {LISTS_SEEN: float(np.count_nonzero(cut.lengths)), "users": float(lists.n)})
+    w = list_weights(cut, user_share=1.0 / np.maximum(cut.lengths, 1)[cut.seg])
+    return replace(w, users={**w.users, "users": np.ones(cut.n)})
 
 
-def _entropy_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> float:
-    rows = t.arrays.get("rows", np.zeros(side.n_items))
-    total = float(rows.sum())
-    if total == 0:
-        return float("nan")
+def _entropy_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarray:
+    rows = t.arrays["lists"]
+    total = rows.sum(axis=-1)
     shown = rows > 0
-    prob = rows[shown] / total
-    info = -np.log(prob) / math.log(param_float(p, "log"))
-    if param_str(p, "weighting") == "user_share":
-        h = float(np.sum(t.arrays["user_share"][shown] * info) / t.sums["users"])
-    else:
-        h = float(np.sum(prob * info))
-    return h / np.count_nonzero(shown) if param_str(p, "normalise") == "distinct_items" else h
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prob = rows / total[..., None]
+        info = np.where(shown, -np.log(np.where(shown, prob, 1.0)), 0.0) / math.log(param_float(p, "log"))
+        if param_str(p, "weighting") == "user_share":
+            h = np.sum(t.arrays["user_share"] * info, axis=-1) / np.asarray(t.sums["users"])
+        else:
+            h = np.sum(prob * info, axis=-1)
+        if param_str(p, "normalise") == "distinct_items":
+            h = h / np.count_nonzero(shown, axis=-1)
+    return np.where(total > 0, h, np.nan)
 
 
 ENTROPY = MetricDef(
@@ -128,30 +128,25 @@ ENTROPY = MetricDef(
               "(design/beyond-accuracy-research.md §4)",
     example="counts [1,1,2,2,3] of 9 rows: H_2 = 2.197160 bits (log=2), 1.522955 nats / 5 items = 0.304591 (RecBole)",
     compute=no_ranking_form("Entropy"), params=(LOG, ENTROPY_NORMALISE, ENTROPY_WEIGHTING), needs_relevant=False,
-    order_free="whole_list", lists=ListForm(nothing, tally=_entropy_tally, value=_entropy_value))
+    order_free="whole_list", lists=ListForm(nothing, weights=_entropy_weights, value=_entropy_value))
 
 
-def _personalization_tally(lists: TopLists, p: Params, k: Cutoff) -> ItemTally:
+def _personalization_weights(lists: TopLists, p: Params, k: Cutoff) -> UserWeights:
     cut = lists.top(k)
-    n = lists.side.n_items
-    root = 1.0 / np.sqrt(np.maximum(cut.lengths, 1))[cut.seg]
-    return ItemTally({"lists": np.bincount(cut.items, minlength=n).astype(np.float64),
-                      "cosine": np.bincount(cut.items, weights=root, minlength=n)},
-                     {LISTS_SEEN: float(np.count_nonzero(cut.lengths))})
+    return list_weights(cut, cosine=1.0 / np.sqrt(np.maximum(cut.lengths, 1))[cut.seg])
 
 
-def _personalization_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> float:
-    u = t.sums.get(LISTS_SEEN, 0.0)
-    if u < 2:
-        return float("nan")
+def _personalization_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarray:
+    u = np.asarray(t.sums[LISTS_SEEN], dtype=np.float64)
     if param_str(p, "list_length") == "k":
         if k is None:
             raise InvalidParameterError("Personalization(list_length=k) divides by k: give a cutoff, e.g. "
                                         "Personalization@10")
-        sq = float(np.sum(t.arrays["lists"] ** 2))
-        return 1.0 - (sq - u * k) / (k * u * (u - 1))
-    sq = float(np.sum(t.arrays["cosine"] ** 2))
-    return 1.0 - (sq - u) / (u * (u - 1))
+        overlap = (np.sum(t.arrays["lists"] ** 2, axis=-1) - u * k) / k
+    else:
+        overlap = np.sum(t.arrays["cosine"] ** 2, axis=-1) - u
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(u >= 2, 1.0 - overlap / (u * (u - 1)), np.nan)
 
 
 PERSONALIZATION = MetricDef(
@@ -162,6 +157,6 @@ PERSONALIZATION = MetricDef(
     reference="Evidently PersonalizationMetric (design/beyond-accuracy-research.md §9)",
     example="lists [3,4,5], [2,5,4], [1,3,5] at k=3: Σ c² = 19, 1 - (19 - 9) / (3·3·2) = 0.444444",
     compute=no_ranking_form("Personalization"), params=(PERSONALIZATION_LENGTH,), needs_relevant=False,
-    order_free="whole_list", lists=ListForm(nothing, tally=_personalization_tally, value=_personalization_value))
+    order_free="whole_list", lists=ListForm(nothing, weights=_personalization_weights, value=_personalization_value))
 
 DEFINITIONS = (GINI, ENTROPY, PERSONALIZATION)

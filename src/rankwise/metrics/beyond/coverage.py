@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from rankwise.data.item_side import ItemSide
-from rankwise.data.item_tally import ItemTally
-from rankwise.data.top_lists import TopLists
+from rankwise.data.item_tally import ItemTally, UserWeights
+from rankwise.data.top_lists import Cut, TopLists
 from rankwise.errors import DataError
 from rankwise.metrics.beyond.common import no_ranking_form, nothing
 from rankwise.spec.beyond_params import CATALOGUE, COVERAGE_NUMERATOR, MIN_LENGTH
@@ -15,11 +15,15 @@ from rankwise.spec.ranking_context import Cutoff, Params, param_str
 LISTS_SEEN = "lists_seen"  # (evaluation.lists.LISTS_SEEN: the users whose cut list is not empty)
 
 
-def recommended_tally(lists: TopLists, p: Params, k: Cutoff) -> ItemTally:
-    """How many lists hold each item at rank <= k, and how many lists are not empty."""
-    cut = lists.top(k)
-    return ItemTally({"lists": np.bincount(cut.items, minlength=lists.side.n_items).astype(np.float64)},
-                     {LISTS_SEEN: float(np.count_nonzero(cut.lengths))})
+def list_weights(cut: Cut, **rows: np.ndarray) -> UserWeights:
+    """The users' shares of a whole-run figure of ``cut``: ``lists`` (each row counts 1: the lists holding each
+    item), the named ``rows`` weights, and whether each user's list is not empty (``LISTS_SEEN``)."""
+    return UserWeights(cut.n, cut.seg, cut.items, {"lists": np.ones(cut.items.size), **rows},
+                       {LISTS_SEEN: (cut.lengths > 0).astype(np.float64)})
+
+
+def _weights(lists: TopLists, p: Params, k: Cutoff) -> UserWeights:
+    return list_weights(lists.top(k))
 
 
 def _needs(p: Params) -> tuple[str, ...]:
@@ -28,16 +32,16 @@ def _needs(p: Params) -> tuple[str, ...]:
     return tuple(dict.fromkeys(need.get(param_str(p, "catalogue"), ()) + extra))
 
 
-def _value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> float:
-    counts = t.arrays.get("lists", np.zeros(side.n_items))
-    shown = counts > 0
+def _value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarray:
+    shown = t.arrays["lists"] > 0
     if param_str(p, "numerator") == "recommended_in_train":
         assert side.train is not None
         shown &= side.train.in_train
-    n = float(np.count_nonzero(shown))
+    n = np.count_nonzero(shown, axis=-1).astype(np.float64)
     how = param_str(p, "catalogue")
     if how == "none":
         return n
+    den: float
     if how == "train_items":
         assert side.train is not None
         den = float(np.count_nonzero(side.train.in_train))
@@ -59,7 +63,7 @@ COVERAGE = MetricDef(
     example="lists [3,4,5], [2,5,4], [1,3,5]; catalogue {1..5}; training items {1,2,3,4}: 5 (none), 5/5 = 1 "
             "(declared), 5/6 (declared_plus_padding), 5/4 = 1.25 (train_items), 4/4 (recommended_in_train)",
     compute=no_ranking_form("Coverage"), params=(COVERAGE_NUMERATOR, CATALOGUE), needs_relevant=False,
-    order_free="whole_list", lists=ListForm(_needs, tally=recommended_tally, value=_value))
+    order_free="whole_list", lists=ListForm(_needs, weights=_weights, value=_value))
 
 
 def _covered(lists: TopLists, p: Params, k: Cutoff) -> tuple[np.ndarray, None]:
