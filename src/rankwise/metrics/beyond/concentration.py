@@ -77,7 +77,7 @@ def _gini_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarra
                             "them to the catalogue")
         x = weight[..., members]
         n = np.full(x.shape[:-1], x.shape[-1] + (1 if over == "declared_plus_padding" else 0))
-    g = np.maximum(gini_index(x, n, param_str(p, "denominator")), 0.0)  # (clamped at 0, as LensKit does)
+    g: np.ndarray = np.maximum(gini_index(x, n, param_str(p, "denominator")), 0.0)  # (clamped at 0, as LensKit)
     return 1.0 - g if param_str(p, "direction") == "equality" else g
 
 

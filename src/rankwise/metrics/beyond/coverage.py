@@ -37,7 +37,7 @@ def _value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarray:
     if param_str(p, "numerator") == "recommended_in_train":
         assert side.train is not None
         shown &= side.train.in_train
-    n = np.count_nonzero(shown, axis=-1).astype(np.float64)
+    n: np.ndarray = np.asarray(np.count_nonzero(shown, axis=-1), dtype=np.float64)
     how = param_str(p, "catalogue")
     if how == "none":
         return n
@@ -49,7 +49,8 @@ def _value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarray:
         den = side.n_declared + (1.0 if how == "declared_plus_padding" else 0.0)
     if den == 0:
         raise DataError(f"Coverage(catalogue={how}): the catalogue it divides by is empty")
-    return n / den
+    share: np.ndarray = n / den
+    return share
 
 
 COVERAGE = MetricDef(
