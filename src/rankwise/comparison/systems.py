@@ -23,7 +23,7 @@ from rankwise.comparison.paired import (
 )
 from rankwise.comparison.provenance import run_inputs, run_notices
 from rankwise.comparison.result import AnovaTable, Comparison, PairedResult, PairwiseResult, SystemSummary
-from rankwise.comparison.whole_run import DEFAULT_DRAWS, WholeRun, whole_run_figures
+from rankwise.comparison.whole_run import WholeRun, whole_run_figures
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.evaluation.results import Results
 from rankwise.run_names import named_runs
@@ -50,28 +50,15 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
     Beyond-accuracy metrics read ``train``, ``items`` and ``item_features`` (as :func:`rankwise.evaluate`).
     A per-user one (novelty, diversity) is tested paired like any metric; a whole-run one (coverage, Gini,
     entropy, personalization) has no per-user value, and is compared by a paired bootstrap over the users
-    (``comparison.whole_run``: ``permutations`` draws, 1000 by default), in baseline mode.
+    (``comparison.whole_run``: ``permutations`` samples), in baseline mode.
     """
     item_inputs = {"train": train, "items": items, "item_features": item_features}
     results = evaluate_runs(qrels, runs, metrics, convention=convention, columns=columns, workers=workers,
                             duplicates=duplicates, **item_inputs, **overrides)
     matrix = PerQueryMatrix.from_results(results, group_tags=group_tags, groups=groups)
-    whole = _whole_run_metrics(results)
-    figures = None
-    if whole:
-        if all_pairs or (test or "") in opt.ALL_PAIRS_TESTS:
-            raise InvalidParameterError(f"{', '.join(whole)}: whole-run figures are compared with a baseline, by a "
-                                        "paired bootstrap over the users; all-pairs mode needs per-user values. "
-                                        "Compare them in baseline mode, or leave them out of this comparison")
-        if any(len(r) > 1 for r in matrix.runs_per_system.values()):
-            raise InvalidParameterError(f"{', '.join(whole)}: a whole-run figure of several runs of one system is "
-                                        "not a per-user mean; compare one run per system (group_tags=False)")
-        first = next(iter(results.values()))
-        named = named_runs(runs)
-        figures = whole_run_figures(qrels, {s: named[r[0]] for s, r in matrix.runs_per_system.items()}, whole,
-                                    first.convention, matrix.query_ids, draws=permutations or DEFAULT_DRAWS,
-                                    seed=opt.DEFAULT_SEED if seed is None else seed, columns=columns,
-                                    duplicates=duplicates, **item_inputs)
+    figures = whole_run_for(qrels, named_runs(runs), matrix, convention=next(iter(results.values())).convention,
+                            columns=columns, duplicates=duplicates, all_pairs=all_pairs, test=test,
+                            permutations=permutations, seed=seed, **item_inputs)
     cmp = compare_matrix(matrix, baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,
                          family=family, alpha=alpha, permutations=permutations, seed=seed,
                          bootstrap_ci=bootstrap_ci, whole_run=figures)
@@ -79,11 +66,33 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
     return replace(cmp, inputs=run_inputs(qrels, runs), notices=run_notices(results))
 
 
-def _whole_run_metrics(results: Mapping[str, Results]) -> list[str]:
-    """The metrics of the evaluations that are whole-run figures (no per-user value)."""
-    first = next(iter(results.values()))
-    return [m for m in first.metrics
-            if (form := first.resolved[m].definition.lists) is not None and form.whole_run]
+def whole_run_for(qrels: Any, runs: Mapping[str, Any], matrix: PerQueryMatrix, *, convention: Any,
+                  columns: Mapping[str, Any] | None = None, duplicates: str = "error", all_pairs: bool = False,
+                  test: str | None = None, permutations: int | None = None, seed: int | None = None,
+                  overrides: Mapping[str, Any] | None = None, train: Any = None, items: Any = None,
+                  item_features: Any = None) -> dict[str, WholeRun] | None:
+    """The bootstrap figures of the matrix's whole-run metrics (coverage, Gini, entropy, personalization: no
+    per-user value) for ``runs`` (named as the matrix's runs), or None when it has none."""
+    from rankwise.conventions.presets import DEFAULT, get_convention
+    from rankwise.spec.grammar import parse_metric
+
+    whole = [m for m in matrix.metrics if (form := parse_metric(m).definition.lists) is not None and form.whole_run]
+    if not whole:
+        return None
+    if all_pairs or (test or "") in opt.ALL_PAIRS_TESTS:
+        raise InvalidParameterError(f"{', '.join(whole)}: whole-run figures are compared with a baseline, by a "
+                                    "paired bootstrap over the users; all-pairs mode needs per-user values. "
+                                    "Compare them in baseline mode, or leave them out of this comparison")
+    if any(len(r) > 1 for r in matrix.runs_per_system.values()):
+        raise InvalidParameterError(f"{', '.join(whole)}: a whole-run figure of several runs of one system is not a "
+                                    "per-user mean; compare one run per system (group_tags=False, --no-group)")
+    conv = get_convention(convention or DEFAULT)
+    if overrides:
+        conv = conv.derive(**overrides)
+    return whole_run_figures(qrels, {s: runs[r[0]] for s, r in matrix.runs_per_system.items()}, whole, conv,
+                             matrix.query_ids, draws=permutations or opt.DEFAULT_PERMUTATIONS,
+                             seed=opt.DEFAULT_SEED if seed is None else seed, columns=columns, duplicates=duplicates,
+                             train=train, items=items, item_features=item_features)
 
 
 def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str], *,

@@ -17,7 +17,6 @@ import numpy as np
 
 from rankwise.errors import InvalidParameterError
 
-DEFAULT_DRAWS = 1000  # bootstrap samples of the users, when the comparison names no number of draws
 BLOCK_BYTES = 1 << 26  # the draws of a block of replicates (replicates × users) stay under 64 MB
 
 
