@@ -104,3 +104,22 @@ def test_the_command_line_compares_whole_run_figures(tmp_path, capsys):
                      permutations=200)
     gini = next(c for c in out["comparisons"] if c["metric"] == "Gini@5")
     assert gini["p"] == pytest.approx(api.comparisons[0].p) and gini["ci"] == list(api.comparisons[0].ci)
+
+
+def test_a_gini_index_is_lower_is_better_unless_it_is_elliots_equality():
+    from rankwise.spec.grammar import lower_is_better
+    assert lower_is_better("Gini@10") and lower_is_better("ARP@10") and not lower_is_better("Novelty@10")
+    assert not lower_is_better("Gini(direction=equality)@10")
+    resolved = str(rw.get_convention("elliot").resolve(rw.parse_metric("Gini@10")))
+    assert not lower_is_better("Gini@10", resolved)  # Elliot's Gini is 1 - G: higher is more equal
+
+
+def test_the_html_report_draws_accuracy_against_beyond_accuracy(tmp_path):
+    pytest.importorskip("matplotlib")
+    from rankwise.report import render
+    train, test, a, b, items = _data(6)
+    c = rw.compare(test, {"a": a, "b": b}, ["R@5", "Coverage@5", "Novelty@5"], train=train, items=items,
+                   permutations=100)
+    html = render(c, "html")
+    assert "R@5 against each beyond-accuracy metric" in html
+    assert "Novelty@5: per-query differences" in html and "Coverage@5: per-query differences" not in html

@@ -121,7 +121,7 @@ def _forest_panel(ax: "Axes", c: "Comparison", metric: str) -> None:
     if lo is not None and hi is not None:  # both set, or neither
         ax.hlines(y, lo, hi, color="0.35", lw=1.6)
     # filled: significant; the fill's colour is the direction, as in the per-query bars and the HTML tables
-    better = -delta if lower_is_better(metric) else delta  # FallOut: a lower value is the better one
+    better = -delta if lower_is_better(metric, c.matrix.resolved.get(metric)) else delta  # FallOut: lower is better
     ax.scatter(delta[sig], y[sig], color=np.where(better[sig] < 0, WORSE, BETTER), edgecolor="black", zorder=3,
                label="significant")
     ax.scatter(delta[~sig], y[~sig], facecolor="white", edgecolor="black", zorder=3, label="not significant")
@@ -158,7 +158,7 @@ def per_query_delta(comparison: "Comparison", metric: str, system: str | None = 
         for ax, s in zip(axes, others):
             d = x[systems.index(s), kept] - x[systems.index(ref), kept]
             _delta_panel(ax, d, query_ids, f"{_label(metric)}: {_label(s)} \u2212 {_label(ref)}",
-                         -1.0 if lower_is_better(metric) else 1.0)
+                         -1.0 if lower_is_better(metric, comparison.matrix.resolved.get(metric)) else 1.0)
         fig.tight_layout()
     return fig
 
@@ -230,3 +230,45 @@ def _cutoff_panel(ax: "Axes", c: "Comparison", family: str, items: list[tuple[in
     legend = ax.legend(fontsize=7, frameon=False)
     for text in legend.get_texts():
         text.set_parse_math(False)
+
+
+# ---- accuracy against beyond accuracy ----------------------------------------------------------
+def beyond_metrics(metrics: Sequence[str]) -> list[str]:
+    """The metrics read off the recommendation lists (coverage, novelty, diversity...: beyond accuracy)."""
+    from rankwise.spec.grammar import parse_metric
+    return [m for m in metrics if parse_metric(m).definition.lists is not None]
+
+
+def whole_run_metrics(metrics: Sequence[str]) -> list[str]:
+    """The beyond-accuracy metrics that are one figure of the whole run (no per-query value)."""
+    from rankwise.spec.grammar import parse_metric
+    return [m for m in metrics if (form := parse_metric(m).definition.lists) is not None and form.whole_run]
+
+
+def tradeoff(comparison: "Comparison", accuracy: str | None = None) -> "Figure":
+    """Each system's mean on an accuracy metric (``accuracy``: the first of the comparison's by default) against
+    its value on each beyond-accuracy metric (coverage, novelty, diversity...), one panel per beyond metric,
+    with both intervals as error bars: where each system sits between accuracy and the rest."""
+    plt = _pyplot()
+    beyond = beyond_metrics(comparison.metrics)
+    others = [m for m in comparison.metrics if m not in beyond]
+    if not beyond or not others:
+        raise InvalidParameterError("the trade-off figure needs an accuracy metric and a beyond-accuracy one "
+                                    "(coverage, novelty, diversity, ...); the comparison has "
+                                    f"{', '.join(comparison.metrics)}")
+    accuracy = accuracy or others[0]
+    _check_metric(comparison, accuracy)
+    with _plain_text(plt):
+        fig, axes = _grid(plt, len(beyond), 3, (3.6, 3.2))
+        for ax, m in zip(axes, beyond):
+            for s in comparison.system_names:
+                x, y = comparison.systems[s][m], comparison.systems[s][accuracy]
+                ax.errorbar(x.mean, y.mean, xerr=[[max(x.mean - x.ci[0], 0)], [max(x.ci[1] - x.mean, 0)]],
+                            yerr=[[max(y.mean - y.ci[0], 0)], [max(y.ci[1] - y.mean, 0)]], fmt="o", capsize=2,
+                            color=EVEN if s == comparison.baseline else BETTER)
+                ax.annotate(_label(s, 16), (x.mean, y.mean), textcoords="offset points", xytext=(4, 4), fontsize=8)
+            ax.set_xlabel(_label(m))
+            ax.set_ylabel(_label(accuracy))
+            ax.grid(alpha=0.3)
+        fig.tight_layout()
+    return fig

@@ -43,7 +43,7 @@ class CompactTable:
 
 
 def compact_table(c: "Comparison", digits: int) -> CompactTable:
-    lower = {m: lower_is_better(m) for m in c.metrics}
+    lower = {m: lower_is_better(m, c.matrix.resolved.get(m)) for m in c.metrics}
     best = {m: _best(c, m, digits, lower[m]) for m in c.metrics}
     if c.baseline is not None:
         return CompactTable(digits, lower, best, _baseline_marks(c, lower), {})

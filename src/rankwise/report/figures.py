@@ -26,7 +26,7 @@ INSTALL_HINT = "Figures need matplotlib: pip install 'rankwise[plots]'"
 class Embedded:
     """One figure of the report: where it goes, its caption (plain text) and its PNG as a data URI."""
 
-    section: str  # "forest", "per_query" or "cutoff"
+    section: str  # "forest", "tradeoff", "per_query" or "cutoff"
     caption: str
     uri: str
 
@@ -37,11 +37,27 @@ def figures(c: "Comparison") -> list[Embedded] | None:
         plt = require("matplotlib.pyplot", "plots", "rankwise.report html figures")
     except MissingDependencyError:
         return None
-    from rankwise.plots.compare import cutoff_families, forest, metric_vs_cutoff, per_query_delta
+    from rankwise.plots.compare import (
+        beyond_metrics,
+        cutoff_families,
+        forest,
+        metric_vs_cutoff,
+        per_query_delta,
+        tradeoff,
+        whole_run_metrics,
+    )
 
     ref = c.baseline or c.system_names[0]
     out = [Embedded("forest", _forest_caption(c), _png(plt, lambda: forest(c)))]
+    beyond = beyond_metrics(c.metrics)
+    if beyond and len(beyond) < len(c.metrics):
+        first = next(m for m in c.metrics if m not in beyond)
+        out.append(Embedded("tradeoff", f"{first} against each beyond-accuracy metric, per system, with intervals",
+                            _png(plt, lambda: tradeoff(c))))
+    whole = whole_run_metrics(c.metrics)
     for m in c.metrics:
+        if m in whole:  # (a whole-run figure has no per-query differences)
+            continue
         def draw_delta(m: str = m):
             return per_query_delta(c, m)
 

@@ -76,17 +76,17 @@ def _p(p: float, significant: bool) -> str:
     return f'<span class="num{" sig" if significant else ""}">{esc(fmt.pvalue(p))}{mark}</span>'
 
 
-def _direction(delta: float, metric: str) -> str:
+def _direction(delta: float, metric: str, resolved: str | None = None) -> str:
     """The class of a difference's direction, better ("up") or worse ("down"): higher is better but for metrics
     the registry marks lower-is-better (FallOut); the bar charts colour theirs the same way (plots/compare.py)."""
-    better = -delta if lower_is_better(metric) else delta
+    better = -delta if lower_is_better(metric, resolved) else delta
     return "up" if better > 0 else "down" if better < 0 else "even"
 
 
-def _delta(delta: float, significant: bool, metric: str, prefix: str = "") -> str:
+def _delta(delta: float, significant: bool, metric: str, prefix: str = "", resolved: str | None = None) -> str:
     """A difference: its colour says the direction, bold and a dagger say it is significant."""
     mark = f' <span class="mark">{MARK}</span>' if significant else ""
-    cls = f"delta {_direction(delta, metric)}{' sig' if significant else ''}"
+    cls = f"delta {_direction(delta, metric, resolved)}{' sig' if significant else ''}"
     return f'<span class="{cls}">{prefix}{esc(fmt.signed(delta))}{mark}</span>'
 
 
@@ -117,13 +117,14 @@ def _mean_cell(c: "Comparison", metric: str, system: str) -> str:
     if c.baseline is None or system == c.baseline:
         return cell
     r = c.comparison(metric, system)
-    return f"{cell}<br>{_delta(r.delta, r.significant, metric, f'{DELTA} ')}"
+    return f"{cell}<br>{_delta(r.delta, r.significant, metric, f'{DELTA} ', c.matrix.resolved.get(metric))}"
 
 
 def _comparisons_section(c: "Comparison") -> str:
     header = ["Metric", "System", DELTA, f"{fmt.level(c.alpha)} CI", "ES",
               esc(c.statistic_name), "p", "p adj.", "wins / ties / losses", "n"]
-    rows = [[esc(r.metric), f'<span class="name">{esc(r.system)}</span>', _delta(r.delta, r.significant, r.metric),
+    rows = [[esc(r.metric), f'<span class="name">{esc(r.system)}</span>',
+             _delta(r.delta, r.significant, r.metric, "", c.matrix.resolved.get(r.metric)),
              _num(fmt.signed_interval(r.ci)), _num(fmt.ratio(r.effect_size)), _num(fmt.ratio(r.statistic)),
              _num(fmt.pvalue(r.p)), _p(r.p_adjusted, r.significant), _num(f"{r.wins} / {r.ties} / {r.losses}"),
              _num(str(r.n))] for r in c.comparisons]
@@ -135,7 +136,8 @@ def _pairs_section(c: "Comparison") -> str:
     parts = []
     for m in c.metrics:
         rows = [[f'<span class="name">{esc(p.a)}</span>', f'<span class="name">{esc(p.b)}</span>',
-                 _delta(p.delta, p.significant, p.metric), _num(fmt.ratio(p.effect_size)), _num(fmt.pvalue(p.p)),
+                 _delta(p.delta, p.significant, p.metric, "", c.matrix.resolved.get(p.metric)),
+                 _num(fmt.ratio(p.effect_size)), _num(fmt.pvalue(p.p)),
                  _p(p.p_adjusted, p.significant)] for p in c.all_pairs if p.metric == m]
         parts.append(f"<h3>{esc(m)}</h3>")
         parts.append(_table(["a", "b", f"{DELTA} (a \u2212 b)", "ES", "p", "p adj."], rows, "numbers",

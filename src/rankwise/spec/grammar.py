@@ -106,10 +106,17 @@ def _parse_cutoff(raw: str, text: str) -> int:
     return k
 
 
-def lower_is_better(metric: str) -> bool:
+def lower_is_better(metric: str, resolved: str | None = None) -> bool:
     """The metric's direction from the registry; a name it does not know (``--values`` files may hold any)
-    counts as higher-is-better, the direction of every effectiveness metric."""
+    counts as higher-is-better, the direction of every effectiveness metric. ``resolved``: the metric with
+    every parameter spelt out (``str(ResolvedMetric)``), for a metric whose direction is a parameter (a Gini
+    index with direction=equality is higher-is-better); without it, a parameter not written takes the value
+    that ``MetricDef.lower_when`` names."""
     try:
-        return parse_metric(metric).definition.lower_is_better
+        spec = parse_metric(resolved or metric)
     except InvalidParameterError:
         return False
+    d = spec.definition
+    if d.lower_when:
+        return all(str(spec.params.get(k, v)) == v for k, v in d.lower_when.items())
+    return d.lower_is_better

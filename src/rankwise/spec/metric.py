@@ -94,6 +94,9 @@ class MetricDef:
     # True when a smaller value is the better ranking (FallOut): reports mark the lowest mean as the best and a
     # significantly lower mean as the better one
     lower_is_better: bool = False
+    # {parameter: value}: a smaller value is better exactly when the parameters have these values (a Gini index
+    # of inequality, not its complement); empty: lower_is_better says
+    lower_when: Mapping[str, str] = field(default_factory=dict)
     # a beyond-accuracy metric (rankwise.metrics.beyond): read off the recommendation lists, not the judged
     # rows; None for every accuracy metric
     lists: ListForm | None = None

@@ -90,7 +90,7 @@ GINI = MetricDef(
     reference="LensKit ListGini / ExposureGini; RecBole GiniIndex; Elliot Gini; Evidently PopularityBias gini "
               "(design/beyond-accuracy-research.md §3)",
     example="counts [1,1,2,2,3] over 5 items, D = n: (−4·1 − 2·1 + 0·2 + 2·2 + 4·3) / (5·9) = 10/45 = 0.2222",
-    compute=no_ranking_form("Gini"),
+    compute=no_ranking_form("Gini"), lower_when={"direction": "inequality"},
     params=(GINI_OVER, GINI_WEIGHT, PATIENCE, GINI_DENOMINATOR, DIRECTION), needs_relevant=False,
     implied={"ExposureGini": {"weight": "exposure"}},
     lists=ListForm(_gini_needs, weights=_gini_weights, value=_gini_value))
