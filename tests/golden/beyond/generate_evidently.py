@@ -115,19 +115,30 @@ def labelled(series: pd.Series, k: int) -> float:
 
 
 def run_case(case: dict[str, Any]) -> list[dict[str, Any]]:
-    from evidently.legacy.metrics import (DiversityMetric, FBetaTopKMetric, HitRateKMetric, MAPKMetric,
-                                          MARKMetric, MRRKMetric, NDCGKMetric, NoveltyMetric,
-                                          PersonalizationMetric, PopularityBias, PrecisionTopKMetric,
-                                          RecallTopKMetric, SerendipityMetric)
+    from evidently.legacy.metrics import (
+        DiversityMetric,
+        FBetaTopKMetric,
+        HitRateKMetric,
+        MAPKMetric,
+        MARKMetric,
+        MRRKMetric,
+        NDCGKMetric,
+        NoveltyMetric,
+        PersonalizationMetric,
+        PopularityBias,
+        PrecisionTopKMetric,
+        RecallTopKMetric,
+        SerendipityMetric,
+    )
 
     feats = case["features"]
     fmap = {row[0]: row[1:] for row in case["item_features"]}
     current = pd.DataFrame(case["rows"], columns=["user", "item", "score", "target"])
     for n, f in enumerate(feats):
-        current[f] = current["item"].map(lambda i: fmap[i][n])
+        current[f] = current["item"].map(lambda i, n=n: fmap[i][n])
     train = pd.DataFrame(case["train"], columns=["user", "item"])
     for n, f in enumerate(feats):
-        train[f] = train["item"].map(lambda i: fmap[i][n])
+        train[f] = train["item"].map(lambda i, n=n: fmap[i][n])
     out: list[dict[str, Any]] = []
 
     def put(lib: str, k: int, metric: str, value: Any, needs_test: bool) -> None:
@@ -171,9 +182,9 @@ def run_case(case: dict[str, Any]) -> list[dict[str, Any]]:
         put_or_raise("MAPKMetric", k, f"MAP@{k}", one(MAPKMetric(k=k)), tv, True)
         put_or_raise("MARKMetric", k, f"MAR@{k}", one(MARKMetric(k=k)), tv, True)
         put_or_raise("NDCGKMetric", k, f"NDCG@{k}", one(NDCGKMetric(k=k)), tv, True)
-        put_or_raise("MRRKMetric", k, f"MRR@{k}", one(MRRKMetric(k=k)), lambda r: labelled(r.current, k), True)
+        put_or_raise("MRRKMetric", k, f"MRR@{k}", one(MRRKMetric(k=k)), lambda r, k=k: labelled(r.current, k), True)
         put_or_raise("HitRateKMetric", k, f"HitRate@{k}", one(HitRateKMetric(k=k)),
-                     lambda r: labelled(r.current, k), True)
+                     lambda r, k=k: labelled(r.current, k), True)
     return out
 
 

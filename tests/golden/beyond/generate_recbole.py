@@ -19,7 +19,8 @@ How the values are produced (nothing of RecBole is re-typed):
   and ``data.count_items`` (a Counter of training rows, repeats kept) come from RecBole's Collector;
 - a model whose ``full_sort_predict`` returns fixed scores (the case's lists, best first) is evaluated
   by RecBole's ``Trainer.evaluate`` after ``trainer.eval_collector.data_collect(train_data)``, the
-  call ``Trainer.fit`` makes first (trainer.py:431; there is nothing to fit) (full sort, ``[PAD]`` and history items at -inf, topk on scores).
+  call ``Trainer.fit`` makes first (trainer.py:431; there is nothing to fit): full sort, ``[PAD]`` and
+  history items at -inf, topk on scores.
   The top-k matrix RecBole collected is read back and checked equal to the case's lists.
   One RecBole 1.2.1 bug is worked around: ``Collector.get_data_struct`` calls ``.cpu()`` on the int
   ``data.num_items`` and the Counter ``data.count_items`` and crashes (RecBole issues #2131 and #2194,
@@ -127,12 +128,12 @@ def write_atomic(root: Path, name: str, case: dict[str, Any]) -> None:
 
 
 def run_case(name: str, case: dict[str, Any], decimal_place: int) -> dict[str, Any]:
+    import recbole.evaluator.metrics as rbm
     from recbole.config import Config
     from recbole.data import create_dataset, data_preparation
     from recbole.model.abstract_recommender import GeneralRecommender
     from recbole.trainer import Trainer
     from recbole.utils import InputType
-    import recbole.evaluator.metrics as rbm
 
     root = Path(tempfile.mkdtemp(prefix="rb-golden-"))
     write_atomic(root, name, case)
@@ -180,6 +181,8 @@ def run_case(name: str, case: dict[str, Any], decimal_place: int) -> dict[str, A
     dataset = create_dataset(config)
     train_data, _valid_data, test_data = data_preparation(config, dataset)
     model = FixedScores(config, train_data.dataset)
+    cwd = os.getcwd()
+    os.chdir(root)  # the Trainer writes its tensorboard/log folders under the cwd
     trainer = Trainer(config, model)
     trainer.eval_collector.data_collect(train_data)  # what Trainer.fit does first (trainer.py:431)
     captured: list[Any] = []
@@ -207,8 +210,6 @@ def run_case(name: str, case: dict[str, Any], decimal_place: int) -> dict[str, A
         return returned
 
     collector.get_data_struct = get_data_struct  # type: ignore[method-assign]
-    cwd = os.getcwd()
-    os.chdir(root)  # the Trainer writes its tensorboard/log folders under the cwd
     try:
         result = trainer.evaluate(test_data, load_best_model=False, show_progress=False)
     finally:
