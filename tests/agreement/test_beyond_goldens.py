@@ -37,9 +37,58 @@ def golden(lib: str) -> dict[str, Any]:
     return json.loads((GOLDEN / f"{lib}.json").read_text())
 
 
+# Known gaps between rankwise and a library, each named; strict, so a fix shows up as XPASS and the mark
+# must go. Reported to the integrator of issue #24.
+TIE_ORDER = ("rankwise breaks popularity ties of the tail (bottom_fraction, outside_head) by its internal item "
+             "index, not by item id as RecBole (internal id = file order, here ascending) and Elliot (set order of "
+             "the ids, ascending) do")
+NO_LIST_USER = ("a test user without a list: Elliot leaves it out (the evaluator iterates over the "
+                "recommendations), rankwise's elliot preset counts it in the mean")
+GAPS = {
+    "PopRSP": "PopRSP is not a rankwise metric yet (issue #24: PopREO/PopRSP-style parity)",
+    "PopREO": "PopREO is not a rankwise metric yet (issue #24: PopREO/PopRSP-style parity)",
+    "Gini": "by design rankwise refuses Gini(over=train_items) with a recommended cold item (DataError); Elliot "
+            "gives a value outside [0, 1]",
+}
+
+
+def gap(lib: str, case: str, want: dict[str, Any]) -> str | None:
+    body = golden(lib)["cases"][case]
+    name = want["library_metric"]
+    if lib == "recbole" and case == "seed2_cold" and name.startswith("tailpercentage"):
+        return TIE_ORDER
+    if lib != "elliot" or "raises" in want:
+        return None
+    inputs = body["inputs"]
+    trained = {i for _, i in inputs["train"]}
+    listed = {u for u, _ in inputs["reco"]}
+    no_list_user = any(u not in listed for u, _ in inputs["test"])
+    cold_in_cut = any(i not in trained for _, lst in inputs["reco"] for i in lst[:want["k"]])
+    if name in ("PopRSP", "PopREO") or (name == "Gini" and cold_in_cut):
+        return GAPS[name]
+    if name == "SEntropy" and no_list_user:
+        return NO_LIST_USER
+    if name in ("APLT", "ACLT") and no_list_user:
+        return f"{TIE_ORDER}; {NO_LIST_USER}"
+    return None
+
+
 def entries(lib: str) -> list[Any]:
-    return [pytest.param(lib, case, n, id=f"{case}-{v['metric']}")
-            for case, body in golden(lib)["cases"].items() for n, v in enumerate(body["values"])]
+    out = []
+    for case, body in golden(lib)["cases"].items():
+        for n, v in enumerate(body["values"]):
+            reason = gap(lib, case, v)
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            out.append(pytest.param(lib, case, n, id=f"{case}-{v['metric']}", marks=marks))
+    return out
+
+
+def require_preset(name: str) -> None:
+    from rankwise.conventions.presets import PRESETS
+
+    if name not in PRESETS:
+        pytest.skip(f"the '{name}' preset is not in rankwise yet (issue #24: Evidently's beyond-accuracy metrics "
+                    "and its accuracy ties rule 'int of the pandas average rank')")
 
 
 def frame(rows: list[list[Any]], columns: list[str]) -> Any:
@@ -154,6 +203,7 @@ def test_elliot_golden(lib: str, case: str, n: int) -> None:
 
 @pytest.mark.parametrize("lib,case,n", entries("evidently"))
 def test_evidently_golden(lib: str, case: str, n: int) -> None:
+    require_preset("evidently")
     want = golden(lib)["cases"][case]["values"][n]
     res = results_for(lib, case, want)
     if res is None:
