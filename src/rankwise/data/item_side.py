@@ -93,6 +93,19 @@ class ItemSide:
     def n_declared(self) -> int:
         return 0 if self.declared is None else int(np.count_nonzero(self.declared))
 
+    @cached_property
+    def id_order(self) -> np.ndarray:
+        """Each item's position in the order of the ids: as numbers when every id is a non-negative integer (as
+        the libraries' integer item ids sort), else as text. For ties between items of equal popularity."""
+        ids = self.vocab.ids
+        if ids.size and all(s.isdigit() for s in ids.tolist()):
+            order = np.lexsort((ids, np.char.str_len(ids)))  # (integers as numbers: shorter first, then by digits)
+        else:
+            order = np.arange(ids.size)
+        rank = np.empty(ids.size, dtype=np.int64)
+        rank[order] = np.arange(ids.size)
+        return rank
+
 
 def item_side(recommended: np.ndarray, *, items: np.ndarray | None = None,
               train: tuple[np.ndarray, np.ndarray] | None = None,

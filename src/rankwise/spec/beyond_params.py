@@ -65,7 +65,8 @@ ENTROPY_NORMALISE = Param(
 ENTROPY_WEIGHTING = Param(
     "weighting", "how each list's items enter the entropy", choices=("rows", "user_share"), key="entropy_weighting",
     choice_docs={"rows": "-Σ p log p over the pooled rows, p(i) = rows of i / all rows",
-                 "user_share": "each user adds the mean of -log p(i) over its list, the sum divided by the users "
+                 "user_share": "each user adds the mean of -log p(i) over its list, the sum divided by the users with "
+                               "a recommendation "
                                "(Elliot SEntropy; equal to rows when every list has the same length)"})
 
 NOVELTY_INFO = Param(

@@ -4,7 +4,6 @@ vocabulary; the figure is computed once from the merged tally."""
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
@@ -98,8 +97,7 @@ GINI = MetricDef(
 
 def _entropy_weights(lists: TopLists, p: Params, k: Cutoff) -> UserWeights:
     cut = lists.top(k)
-    w = list_weights(cut, user_share=1.0 / np.maximum(cut.lengths, 1)[cut.seg])
-    return replace(w, users={**w.users, "users": np.ones(cut.n)})
+    return list_weights(cut, user_share=1.0 / np.maximum(cut.lengths, 1)[cut.seg])
 
 
 def _entropy_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarray:
@@ -110,7 +108,7 @@ def _entropy_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.nda
         prob = rows / total[..., None]
         info = np.where(shown, -np.log(np.where(shown, prob, 1.0)), 0.0) / math.log(param_float(p, "log"))
         if param_str(p, "weighting") == "user_share":
-            h = np.sum(t.arrays["user_share"] * info, axis=-1) / np.asarray(t.sums["users"])
+            h = np.sum(t.arrays["user_share"] * info, axis=-1) / np.asarray(t.sums[LISTS_SEEN])
         else:
             h = np.sum(prob * info, axis=-1)
         if param_str(p, "normalise") == "distinct_items":
@@ -122,7 +120,7 @@ ENTROPY = MetricDef(
     name="Entropy", aliases=("ShannonEntropy", "SEntropy", "distributional_coverage"),
     summary="the Shannon entropy of how often each item is recommended (whole run): higher is more spread",
     formula="H = -Σ_i p(i)·log p(i), p(i) = rows recommending i / all rows at rank <= k; weighting=user_share: "
-            "Σ_u mean_{i in L_u} (-log p(i)) / users (Elliot SEntropy); normalise=distinct_items divides by the "
+            "Σ_u mean_{i in L_u} (-log p(i)) / users with a list (Elliot SEntropy); normalise=distinct_items divides by the "
             "distinct items (RecBole)",
     reference="Microsoft Recommenders distributional_coverage; RecBole ShannonEntropy; Elliot SEntropy "
               "(design/beyond-accuracy-research.md §4)",

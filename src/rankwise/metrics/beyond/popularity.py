@@ -160,10 +160,11 @@ def tail_items(side: ItemSide, p: Params) -> np.ndarray:
     if how == "count_at_most":
         tail[warm] = pop[warm] <= ratio
     elif how == "bottom_fraction":
-        order = warm[np.lexsort((warm, pop[warm]))]  # least popular first, ties by item id
+        ids = side.id_order[warm]
+        order = warm[np.lexsort((ids, pop[warm]))]  # least popular first, ties by item id
         tail[order[:max(int(warm.size * ratio), 1)]] = True
     else:  # outside_head: the head holds the most popular items up to the one that reaches ratio of the total
-        order = warm[np.lexsort((warm, -pop[warm]))]
+        order = warm[np.lexsort((side.id_order[warm], -pop[warm]))]
         reach = np.cumsum(pop[order]) >= ratio * pop.sum()
         head = int(np.argmax(reach)) + 1 if reach.any() else order.size
         tail[order[head:]] = True
@@ -173,8 +174,8 @@ def tail_items(side: ItemSide, p: Params) -> np.ndarray:
 def _tail(lists: TopLists, p: Params, k: Cutoff) -> tuple[np.ndarray, None]:
     cut: Cut = lists.top(k)
     in_tail = tail_items(lists.side, p)[cut.items].astype(np.float64)
-    if param_str(p, "form") == "count":
-        return user_sums(in_tail, cut)[0], None
+    if param_str(p, "form") == "count":  # (a user without recommendations has no count, as no share)
+        return np.where(cut.lengths > 0, user_sums(in_tail, cut)[0], np.nan), None
     return user_means(in_tail, cut), None
 
 
