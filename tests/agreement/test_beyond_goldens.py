@@ -40,8 +40,6 @@ def golden(lib: str) -> dict[str, Any]:
 # Known gaps between rankwise and a library, each named; strict, so a fix shows up as XPASS and the mark
 # must go. Reported to the integrator of issue #24.
 GAPS = {
-    "PopRSP": "PopRSP is not a rankwise metric yet (issue #24: PopREO/PopRSP-style parity)",
-    "PopREO": "PopREO is not a rankwise metric yet (issue #24: PopREO/PopRSP-style parity)",
     "Gini": "by design rankwise refuses Gini(over=train_items) with a recommended cold item (DataError); Elliot "
             "gives a value outside [0, 1]",
 }
@@ -55,7 +53,7 @@ def gap(lib: str, case: str, want: dict[str, Any]) -> str | None:
     inputs = body["inputs"]
     trained = {i for _, i in inputs["train"]}
     cold_in_cut = any(i not in trained for _, lst in inputs["reco"] for i in lst[:want["k"]])
-    if name in ("PopRSP", "PopREO") or (name == "Gini" and cold_in_cut):
+    if name == "Gini" and cold_in_cut:
         return GAPS[name]
     return None
 

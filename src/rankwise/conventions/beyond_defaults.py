@@ -24,7 +24,7 @@ BASE_DEFAULTS: Mapping[str, object] = {
     "tail": "outside_head", "tail_ratio": 0.8, "tail_form": "share",
     "distance": "cosine", "normaliser": "pairs", "short_list": "nan", "missing": "error",
     "variant": "recommenders", "similarity": "cooccurrence", "relevance": "hit",
-    "list_length": "actual",
+    "list_length": "actual", "parity_kind": "rsp",
 }
 
 _MIUF = {"info": "self", "popularity": "users", "norm": "train_users", "novelty_cold": "one_user",
@@ -66,6 +66,7 @@ BY_PRESET: Mapping[str, Mapping[str, Mapping[str, object]]] = {
         "Novelty": _EFD,
         "ARP": {"popularity": "users", "arp_normalise": "none", "arp_cold": "error"},
         "Tail": {"tail": "outside_head", "tail_ratio": 0.8, "popularity": "users", "tail_form": "share"},
+        "PopParity": {"tail": "outside_head", "tail_ratio": 0.8, "popularity": "users"},
     },
     "lenskit": {  # lenskit/metrics/ranking/{_gini,_pop}.py, 2025.8.1
         "Coverage": {"coverage_numerator": "recommended", "catalogue": "declared"},

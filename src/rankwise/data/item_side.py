@@ -51,6 +51,20 @@ class Training:
         return self.rows > 0
 
     @cached_property
+    def pair_keys(self) -> np.ndarray:
+        """The distinct (training user, item) pairs as sorted keys user·n_items + item (``has``)."""
+        users = np.repeat(np.arange(self.n_users, dtype=np.int64), np.diff(self.offsets))
+        return np.unique(users * self.rows.size + self.items)
+
+    def has(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+        """Whether each training user (an index, -1: none) has a training row of the item at the same place."""
+        keys = self.pair_keys
+        probe = users.astype(np.int64) * self.rows.size + items
+        pos = np.minimum(np.searchsorted(keys, probe), max(keys.size - 1, 0))
+        found: np.ndarray = (users >= 0) & (keys.size > 0) & (keys[pos] == probe) if keys.size else users < -1
+        return found
+
+    @cached_property
     def cooccurrence(self) -> Any:
         """The items' co-occurrence cosine, a scipy.sparse CSR matrix S = D·XᵀX·D, X the users × items counts of
         training rows (repeats counted), D = diag(1/√rows(i)): s(i, j) = Σ_u x_ui·x_uj / √(rows(i)·rows(j)),

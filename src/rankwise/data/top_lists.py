@@ -53,8 +53,9 @@ class TopLists:
     offsets: np.ndarray
     items: np.ndarray
     grades: np.ndarray
-    test_offsets: np.ndarray  # CSR over the users: the grades of each user's test rows (recommended or not)
-    test_grades: np.ndarray
+    test_offsets: np.ndarray  # CSR over the users: each user's test rows (recommended or not): their grades and
+    test_grades: np.ndarray  # their items' codes (-1 for an item no other input names)
+    test_items: np.ndarray
 
     @property
     def n(self) -> int:
@@ -118,11 +119,12 @@ def top_lists(side: ItemSide, qrels: Qrels, run: Run, user_ids: np.ndarray, *, t
     starts = np.where(qq >= 0, qrels.offsets[np.maximum(qq, 0)], 0)
     lengths = np.where(qq >= 0, np.diff(qrels.offsets)[np.maximum(qq, 0)], 0)
     qrows, qoff = expand_ranges(starts, lengths)
-    grades = _grades(side, qrels, qrows, qoff, seg, items)
+    tcodes = side.vocab.codes_of(qrels.doc_ids(qrows)) if qrows.size else np.zeros(0, dtype=np.int64)
+    grades = _grades(side, qrels, tcodes, qrows, qoff, seg, items)
     test = qrels.values[qrows].astype(np.float64)
-    for a in (offsets, items, grades, qoff, test):
+    for a in (offsets, items, grades, qoff, test, tcodes):
         a.setflags(write=False)
-    return TopLists(side, user_ids, offsets, items, grades, qoff, test)
+    return TopLists(side, user_ids, offsets, items, grades, qoff, test, tcodes)
 
 
 def _tie_key(ties: str, items: np.ndarray, rows: np.ndarray, side: ItemSide) -> np.ndarray:
@@ -137,14 +139,13 @@ def _tie_key(ties: str, items: np.ndarray, rows: np.ndarray, side: ItemSide) -> 
     return -items  # docid_desc: the vocabulary is sorted as text, so codes compare as the ids do
 
 
-def _grades(side: ItemSide, qrels: Qrels, qrows: np.ndarray, qoff: np.ndarray, seg: np.ndarray,
+def _grades(side: ItemSide, qrels: Qrels, tcodes: np.ndarray, qrows: np.ndarray, qoff: np.ndarray, seg: np.ndarray,
             items: np.ndarray) -> np.ndarray:
     """Each row's test grade: a join of (user, item) keys over the item vocabulary (``qrows``/``qoff``: the
-    users' test rows in ``qrels``)."""
+    users' test rows in ``qrels``, ``tcodes`` their items' codes)."""
     grades = np.zeros(items.size, dtype=np.float64)
     if items.size == 0 or qrows.size == 0:
         return grades
-    tcodes = side.vocab.codes_of(qrels.doc_ids(qrows))
     n = max(side.n_items, 1)
     tkeys = segment_ids(qoff) * n + tcodes
     keep = tcodes >= 0

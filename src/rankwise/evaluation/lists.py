@@ -78,7 +78,7 @@ def whole_run_values(plan: Plan, tallies: Mapping[str, ItemTally], side: ItemSid
         rm = plan.resolved[m]
         side = require_side(side)
         tally = tallies.get(LIST_TALLY + m)
-        if tally is None or not tally.arrays:
+        if tally is None or not (tally.arrays or tally.sums):
             tally = empty_tally(side)
         means[m] = float(form.value(tally, side, rm.params, rm.k))
         users[m] = int(tally.sums.get(LISTS_SEEN, 0))

@@ -146,6 +146,13 @@ MISSING_FEATURES = Param(
                  "zero_similarity": "similarity 0, distance 1 (Microsoft Recommenders fillna(0))",
                  "error": "an error naming the item (Evidently)"})
 
+PARITY_KIND = Param(
+    "kind", "what the head's and the tail's rates count", choices=("rsp", "reo"), key="parity_kind",
+    choice_docs={"rsp": "statistical parity: recommended items of the group / items of the group outside the user's "
+                        "training (Elliot PopRSP)",
+                 "reo": "equal opportunity: relevant recommended items of the group / relevant test items of the group "
+                        "outside the user's training, over the users with a relevant item (Elliot PopREO)"})
+
 SERENDIPITY_VARIANT = Param(
     "variant", "which of the three unrelated definitions", choices=("rectools", "recommenders", "evidently"),
     choice_docs={"rectools": "max(p(rank) - p_pop(item), 0)·rel over the list, p(r) = (N+1-r)/N (RecTools)",

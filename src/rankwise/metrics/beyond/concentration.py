@@ -120,8 +120,8 @@ ENTROPY = MetricDef(
     name="Entropy", aliases=("ShannonEntropy", "SEntropy", "distributional_coverage"),
     summary="the Shannon entropy of how often each item is recommended (whole run): higher is more spread",
     formula="H = -Σ_i p(i)·log p(i), p(i) = rows recommending i / all rows at rank <= k; weighting=user_share: "
-            "Σ_u mean_{i in L_u} (-log p(i)) / users with a list (Elliot SEntropy); normalise=distinct_items divides by the "
-            "distinct items (RecBole)",
+            "Σ_u mean_{i in L_u} (-log p(i)) / users with a list (Elliot SEntropy); normalise=distinct_items divides "
+            "by the distinct items (RecBole)",
     reference="Microsoft Recommenders distributional_coverage; RecBole ShannonEntropy; Elliot SEntropy "
               "(design/beyond-accuracy-research.md §4)",
     example="counts [1,1,2,2,3] of 9 rows: H_2 = 2.197160 bits (log=2), 1.522955 nats / 5 items = 0.304591 (RecBole)",
