@@ -93,7 +93,8 @@ def _not_an_input(x: Any, cls: type, what: str) -> InvalidParameterError:
 def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str | Convention = DEFAULT, *,
              columns: Mapping[str, Any] | None = None, workers: int | None = None, stream: str = "auto",
              progress: Callable[[int, int], None] | None = None, duplicates: str = "error",
-             train: Any = None, items: Any = None, item_features: Any = None, **overrides: Any) -> Results:
+             train: Any = None, items: Any = None, item_features: Any = None, reference: Any = None,
+             **overrides: Any) -> Results:
     """Evaluate ``run`` against ``qrels`` with ``metrics`` under a named convention.
 
     ``qrels`` and ``run`` are Qrels/Run, DataFrames (pandas, polars) or Arrow tables, dicts (``{query: {doc:
@@ -112,7 +113,8 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     ``rankwise metrics``) reads what the recommendations are measured against: ``train``, the training
     interactions (a frame or file with user and item columns, ``{user: [items]}``; repeated rows count);
     ``items``, the declared catalogue (item ids, or a file of one id per line); ``item_features``, a frame with an
-    item column and one column per feature, ``{item: vector}`` or ``(item ids, matrix)``. A metric that needs one
+    item column and one column per feature, ``{item: vector}`` or ``(item ids, matrix)``; ``reference``, another
+    recommender's run in any form of ``run`` (``Intersection``). A metric that needs one
     that was not given says so. ``qrels`` may then be None: every user of the run is evaluated, nothing is
     relevant. ``Results.info["items"]`` counts the recommended cold items, those outside the catalogue or without
     features, and the users without a recommendation.
@@ -135,12 +137,13 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     if overrides:
         conv = conv.derive(**overrides)
     n_workers = resolve_workers(workers)
-    if qrels is None or train is not None or items is not None or item_features is not None or \
+    if qrels is None or any(x is not None for x in (train, items, item_features, reference)) or \
             _reads_items(metrics, conv):
         judged = None if qrels is None else _rows(as_qrels(qrels, columns, duplicates=duplicates), qrels)
         ranked = _rows(as_run(run, columns, duplicates=duplicates), run)
         res = evaluate_lists(judged, ranked, metrics, conv, workers=n_workers, train=train, items=items,
-                             item_features=item_features)
+                             item_features=item_features,
+                             reference=None if reference is None else as_run(reference, columns, duplicates=duplicates))
         warn_about(res, ranked.n_queries if judged is None else judged.n_queries)
         return res
     if stream not in STREAM_CHOICES:

@@ -47,6 +47,7 @@ def add_input_options(p) -> None:
     item.add_argument("--items", metavar="PATH", help="the catalogue: one item id per line")
     item.add_argument("--item-features", metavar="PATH",
                       help="item features: CSV/TSV/Parquet with an item column and one column per feature")
+    item.add_argument("--reference", metavar="PATH", help="another recommender's run, for Intersection")
     add_jobs_option(p, "each run is evaluated as 'rankwise evaluate --jobs N' evaluates it")
     add_convention_options(p)
     p.set_defaults(convention=None)  # None: the default preset for runs; --values were computed elsewhere
@@ -167,7 +168,8 @@ def load_inputs(args):
             warnings.simplefilter("ignore", RankwiseWarning)
             results[name] = evaluate_runs(qrels, {name: run}, args.metric, convention=args.convention or DEFAULT,
                                           columns=columns, workers=workers, duplicates=args.duplicates,
-                                          **item_inputs(args), **overrides_from(args))[name]
+                                          reference=args.reference, **item_inputs(args),
+                                          **overrides_from(args))[name]
         for line in notice_lines(results[name], f"{name}: "):
             print(line, file=sys.stderr)
     from rankwise.comparison.provenance import run_notices

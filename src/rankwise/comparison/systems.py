@@ -35,7 +35,8 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
             permutations: int | None = None, seed: int | None = None, bootstrap_ci: bool = False,
             convention: Any = None, group_tags: bool = True, groups: Mapping[str, Sequence[str]] | None = None,
             columns: Mapping[str, Any] | None = None, workers: int | None = None, duplicates: str = "error",
-            train: Any = None, items: Any = None, item_features: Any = None, **overrides: Any) -> Comparison:
+            train: Any = None, items: Any = None, item_features: Any = None, reference: Any = None,
+            **overrides: Any) -> Comparison:
     """Evaluate every run on the same qrels and metrics, then compare the systems.
 
     ``runs`` maps system names to runs (a Run, a DataFrame or Arrow table, a ``{query: {doc: score}}``
@@ -47,14 +48,15 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
     :func:`rankwise.evaluate`; the query policy ``missing_in_run`` decides whether a query some run lacks scores
     zero or is set aside for every system. The rest is :func:`compare_matrix`'s.
 
-    Beyond-accuracy metrics read ``train``, ``items`` and ``item_features`` (as :func:`rankwise.evaluate`).
+    Beyond-accuracy metrics read ``train``, ``items``, ``item_features`` and ``reference`` (as
+    :func:`rankwise.evaluate`).
     A per-user one (novelty, diversity) is tested paired like any metric; a whole-run one (coverage, Gini,
     entropy, personalization) has no per-user value, and is compared by a paired bootstrap over the users
     (``comparison.whole_run``: ``permutations`` samples), in baseline mode.
     """
     item_inputs = {"train": train, "items": items, "item_features": item_features}
     results = evaluate_runs(qrels, runs, metrics, convention=convention, columns=columns, workers=workers,
-                            duplicates=duplicates, **item_inputs, **overrides)
+                            duplicates=duplicates, reference=reference, **item_inputs, **overrides)
     matrix = PerQueryMatrix.from_results(results, group_tags=group_tags, groups=groups)
     figures = whole_run_for(qrels, named_runs(runs), matrix, convention=next(iter(results.values())).convention,
                             columns=columns, duplicates=duplicates, all_pairs=all_pairs, test=test,

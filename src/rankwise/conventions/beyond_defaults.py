@@ -24,7 +24,7 @@ BASE_DEFAULTS: Mapping[str, object] = {
     "tail": "outside_head", "tail_ratio": 0.8, "tail_form": "share",
     "distance": "cosine", "normaliser": "pairs", "short_list": "nan", "missing": "error",
     "variant": "recommenders", "similarity": "cooccurrence", "relevance": "hit",
-    "list_length": "actual", "parity_kind": "rsp",
+    "list_length": "actual", "parity_kind": "rsp", "ref_k": "k",
 }
 
 _MIUF = {"info": "self", "popularity": "users", "norm": "train_users", "novelty_cold": "one_user",

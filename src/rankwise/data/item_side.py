@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from rankwise.data.collections import Run
 from rankwise.data.vocabulary import Vocabulary
 from rankwise.errors import DataError
 
@@ -93,11 +94,13 @@ class ItemSide:
     """The items of an evaluation (``vocab``: every id, sorted as text) and what the inputs say of them.
 
     ``declared``: whether each item is in the declared catalogue (None: no catalogue given);
-    ``train``: the training interactions (None: none given); ``features``: the item features (None: none)."""
+    ``train``: the training interactions (None: none given); ``features``: the item features (None: none);
+    ``reference``: a reference run the lists are compared with (RecTools' Intersection; None: none)."""
     vocab: Vocabulary
     declared: np.ndarray | None = None
     train: Training | None = None
     features: Features | None = None
+    reference: Run | None = None
 
     @property
     def n_items(self) -> int:
@@ -123,10 +126,12 @@ class ItemSide:
 
 def item_side(recommended: np.ndarray, *, items: np.ndarray | None = None,
               train: tuple[np.ndarray, np.ndarray] | None = None,
-              features: tuple[np.ndarray, np.ndarray, str, Sequence[str]] | None = None) -> ItemSide:
+              features: tuple[np.ndarray, np.ndarray, str, Sequence[str]] | None = None,
+              reference: tuple[Run, np.ndarray] | None = None) -> ItemSide:
     """The ItemSide of ids given as canonical strings (``data.frames.canonical_ids``): ``recommended``, the
     distinct ids of the run; ``items``, the declared catalogue; ``train``, (user ids, item ids) of the training
-    rows; ``features``, (item ids, values (n, d), kind, column names)."""
+    rows; ``features``, (item ids, values (n, d), kind, column names); ``reference``, (a reference run, its
+    distinct item ids)."""
     parts = [np.asarray(recommended, dtype=str)]
     if items is not None:
         parts.append(np.asarray(items, dtype=str))
@@ -134,6 +139,8 @@ def item_side(recommended: np.ndarray, *, items: np.ndarray | None = None,
         parts.append(np.asarray(train[1], dtype=str))
     if features is not None:
         parts.append(np.asarray(features[0], dtype=str))
+    if reference is not None:
+        parts.append(np.asarray(reference[1], dtype=str))
     vocab = Vocabulary.from_ids(np.concatenate(parts) if parts else np.zeros(0, dtype=str))
     declared = None
     if items is not None:
@@ -141,7 +148,8 @@ def item_side(recommended: np.ndarray, *, items: np.ndarray | None = None,
         declared[vocab.codes_of(np.asarray(items, dtype=str))] = True
         declared.setflags(write=False)
     return ItemSide(vocab, declared, None if train is None else _training(vocab, *train),
-                    None if features is None else _features(vocab, *features))
+                    None if features is None else _features(vocab, *features),
+                    None if reference is None else reference[0])
 
 
 def _training(vocab: Vocabulary, users: np.ndarray, items: np.ndarray) -> Training:

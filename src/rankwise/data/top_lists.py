@@ -43,6 +43,16 @@ class Cut:
         return np.diff(self.offsets)
 
 
+def _cut(offsets: np.ndarray, items: np.ndarray, grades: np.ndarray, k: int | None) -> Cut:
+    lengths = np.diff(offsets)
+    if k is not None:
+        lengths = np.minimum(lengths, k)
+    rows, cut_offsets = expand_ranges(offsets[:-1], lengths)
+    seg = segment_ids(cut_offsets)
+    ranks = rows - offsets[:-1][seg] + 1
+    return Cut(cut_offsets, items[rows], ranks, grades[rows], seg)
+
+
 @dataclass(frozen=True)
 class TopLists:
     """The part's users (``user_ids``, in the order asked for), their whole lists in rank order and the
@@ -56,6 +66,8 @@ class TopLists:
     test_offsets: np.ndarray  # CSR over the users: each user's test rows (recommended or not): their grades and
     test_grades: np.ndarray  # their items' codes (-1 for an item no other input names)
     test_items: np.ndarray
+    # the reference run's lists of the same users (offsets, item codes), when the evaluation has one (Intersection)
+    reference: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def n(self) -> int:
@@ -67,13 +79,14 @@ class TopLists:
         return np.bincount(seg[self.test_grades >= rel], minlength=self.n)[:self.n]
 
     def top(self, k: int | None) -> Cut:
-        lengths = np.diff(self.offsets)
-        if k is not None:
-            lengths = np.minimum(lengths, k)
-        rows, offsets = expand_ranges(self.offsets[:-1], lengths)
-        seg = segment_ids(offsets)
-        ranks = rows - self.offsets[:-1][seg] + 1
-        return Cut(offsets, self.items[rows], ranks, self.grades[rows], seg)
+        return _cut(self.offsets, self.items, self.grades, k)
+
+    def reference_top(self, k: int | None) -> Cut:
+        """The reference run's lists cut at k (grades 0)."""
+        if self.reference is None:
+            raise DataError("this metric compares the lists with a reference run: pass reference=")
+        offsets, items = self.reference
+        return _cut(offsets, items, np.zeros(items.size), k)
 
     @cached_property
     def history(self) -> np.ndarray:
@@ -106,6 +119,25 @@ def top_lists(side: ItemSide, qrels: Qrels, run: Run, user_ids: np.ndarray, *, t
     if ties not in LIST_TIES:
         raise ConventionError(f"ties={ties} does not order a recommendation list; the beyond-accuracy metrics "
                               f"take one of {', '.join(LIST_TIES)} (e.g. Novelty(ties=input)@10)")
+    offsets, items = _ordered(side, run, user_ids, ties, scores)
+    seg = segment_ids(offsets)
+    qq = qrels.query_vocab.codes_of(user_ids)
+    starts = np.where(qq >= 0, qrels.offsets[np.maximum(qq, 0)], 0)
+    lengths = np.where(qq >= 0, np.diff(qrels.offsets)[np.maximum(qq, 0)], 0)
+    qrows, qoff = expand_ranges(starts, lengths)
+    tcodes = side.vocab.codes_of(qrels.doc_ids(qrows)) if qrows.size else np.zeros(0, dtype=np.int64)
+    grades = _grades(side, qrels, tcodes, qrows, qoff, seg, items)
+    test = qrels.values[qrows].astype(np.float64)
+    reference = None
+    if side.reference is not None:
+        reference = _ordered(side, side.reference, user_ids, ties, scores)
+    for a in (offsets, items, grades, qoff, test, tcodes):
+        a.setflags(write=False)
+    return TopLists(side, user_ids, offsets, items, grades, qoff, test, tcodes, reference)
+
+
+def _ordered(side: ItemSide, run: Run, user_ids: np.ndarray, ties: str, scores: str) -> tuple[np.ndarray, np.ndarray]:
+    """The lists of ``user_ids`` in ``run`` in rank order: (CSR offsets over the users, item codes)."""
     rq = run.query_vocab.codes_of(user_ids)
     starts = np.where(rq >= 0, run.offsets[np.maximum(rq, 0)], 0)
     lengths = np.where(rq >= 0, np.diff(run.offsets)[np.maximum(rq, 0)], 0)
@@ -114,17 +146,7 @@ def top_lists(side: ItemSide, qrels: Qrels, run: Run, user_ids: np.ndarray, *, t
     score = run.scores[rows].astype(np.float32 if scores == "float32" else np.float64)
     codes = item_codes(run, rows, side)
     order = np.lexsort((_tie_key(ties, codes, rows, side), -score, seg))
-    items = codes[order]
-    qq = qrels.query_vocab.codes_of(user_ids)
-    starts = np.where(qq >= 0, qrels.offsets[np.maximum(qq, 0)], 0)
-    lengths = np.where(qq >= 0, np.diff(qrels.offsets)[np.maximum(qq, 0)], 0)
-    qrows, qoff = expand_ranges(starts, lengths)
-    tcodes = side.vocab.codes_of(qrels.doc_ids(qrows)) if qrows.size else np.zeros(0, dtype=np.int64)
-    grades = _grades(side, qrels, tcodes, qrows, qoff, seg, items)
-    test = qrels.values[qrows].astype(np.float64)
-    for a in (offsets, items, grades, qoff, test, tcodes):
-        a.setflags(write=False)
-    return TopLists(side, user_ids, offsets, items, grades, qoff, test, tcodes)
+    return offsets, codes[order]
 
 
 def _tie_key(ties: str, items: np.ndarray, rows: np.ndarray, side: ItemSide) -> np.ndarray:

@@ -19,6 +19,7 @@ from rankwise.data.item_side import ItemSide
 from rankwise.data.top_lists import item_codes
 from rankwise.errors import InvalidParameterError
 from rankwise.evaluation.lists import resampled_values, user_weights
+from rankwise.evaluation.notices import BELOW_REL_KEY
 from rankwise.evaluation.plan import make_plan
 from rankwise.evaluation.results import Results
 from rankwise.execution.parts import evaluate_in_memory
@@ -29,20 +30,23 @@ _HOW = {"train": "train= (the training interactions: a frame or file with user a
                  "{user: [items]})",
         "items": "items= (the catalogue's item ids)",
         "features": "item_features= (a frame with an item column and one column per feature, {item: vector} or "
-                    "(ids, matrix))"}
+                    "(ids, matrix))",
+        "reference": "reference= (another recommender's run: the same forms as the run)"}
 
 
 def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], conv: Convention, *, workers: int = 1,
-                   train: Any = None, items: Any = None, item_features: Any = None) -> Results:
+                   train: Any = None, items: Any = None, item_features: Any = None,
+                   reference: Run | None = None) -> Results:
     """``rankwise.evaluate`` of metrics that read the items (any accuracy metrics alongside). ``qrels`` None: every
     user of the run is evaluated and nothing is relevant (for metrics that need no test interactions)."""
     plan = make_plan(metrics, conv)
-    given = {"train": train, "items": items, "features": item_features}
+    given = {"train": train, "items": items, "features": item_features, "reference": reference}
     for m, needs in plan.item_inputs().items():
         missing = [n for n in needs if given[n] is None]
         if missing:
             raise InvalidParameterError(f"{m} ({plan.resolved[m].definition.name}) reads "
                                         f"{' and '.join(missing)}: pass {'; '.join(_HOW[n] for n in missing)}")
+    synthetic = qrels is None
     if qrels is None:
         accuracy = [m for m in plan.metrics if m not in plan.list_metrics]
         if accuracy:
@@ -51,10 +55,11 @@ def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], 
         # no test interactions: every recommended row is known and none is relevant, so every user of the run
         # is evaluated (the metrics that need relevance are refused above)
         qrels = Qrels.from_arrays(np.repeat(run.query_ids, np.diff(run.offsets)), run.doc_ids(), np.zeros(len(run)))
-    side = build_item_side(run, train=train, items=items, item_features=item_features)
+    side = build_item_side(run, train=train, items=items, item_features=item_features, reference=reference)
     res = evaluate_in_memory(qrels, run, metrics, conv, workers=workers, side=side)
     counts = item_counts(side, run, res.query_ids)
-    return replace(res, info={**res.info, ITEMS_KEY: counts}) if counts else res
+    info = {k: v for k, v in res.info.items() if not (synthetic and k == BELOW_REL_KEY)}  # (no grades were given)
+    return replace(res, info={**info, ITEMS_KEY: counts} if counts else info)
 
 
 def item_counts(side: ItemSide, run: Run, users: np.ndarray) -> dict[str, int]:

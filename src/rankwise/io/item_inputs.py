@@ -111,12 +111,17 @@ def _matrix(matrix: Any) -> np.ndarray:
     return m
 
 
-def build_item_side(run: Run, *, train: Any = None, items: Any = None, item_features: Any = None) -> ItemSide:
-    """The ItemSide of an evaluation of ``run`` with these inputs (None: not given)."""
-    recommended = np.asarray(run.doc_ids(np.unique(_first_rows(run))), dtype=str) if len(run) else np.zeros(0, str)
-    return item_side(recommended, items=None if items is None else read_catalogue(items),
+def build_item_side(run: Run, *, train: Any = None, items: Any = None, item_features: Any = None,
+                    reference: Run | None = None) -> ItemSide:
+    """The ItemSide of an evaluation of ``run`` with these inputs (None: not given; ``reference``: a run)."""
+    return item_side(_distinct_items(run), items=None if items is None else read_catalogue(items),
                      train=None if train is None else read_train(train),
-                     features=None if item_features is None else read_features(item_features))
+                     features=None if item_features is None else read_features(item_features),
+                     reference=None if reference is None else (reference, _distinct_items(reference)))
+
+
+def _distinct_items(run: Run) -> np.ndarray:
+    return np.asarray(run.doc_ids(np.unique(_first_rows(run))), dtype=str) if len(run) else np.zeros(0, str)
 
 
 def _first_rows(run: Run) -> np.ndarray:

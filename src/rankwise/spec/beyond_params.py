@@ -153,6 +153,9 @@ PARITY_KIND = Param(
                  "reo": "equal opportunity: relevant recommended items of the group / relevant test items of the group "
                         "outside the user's training, over the users with a relevant item (Elliot PopREO)"})
 
+REF_K = Param("ref_k", "the cutoff of the reference run's lists: k (the metric's) or a number",
+              kind="choice_or_positive", choices=("k",))
+
 SERENDIPITY_VARIANT = Param(
     "variant", "which of the three unrelated definitions", choices=("rectools", "recommenders", "evidently"),
     choice_docs={"rectools": "max(p(rank) - p_pop(item), 0)·rel over the list, p(r) = (N+1-r)/N (RecTools)",

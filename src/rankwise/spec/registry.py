@@ -65,7 +65,7 @@ EXTRA_METRIC_MODULES: tuple[str, ...] = (
     "rankwise.metrics.lrap",  # scikit-learn's label ranking average precision (issue #14)
     # beyond accuracy, read off the recommendation lists (issue #24): each module defines DEFINITIONS
     "rankwise.metrics.beyond.coverage", "rankwise.metrics.beyond.concentration", "rankwise.metrics.beyond.popularity",
-    "rankwise.metrics.beyond.diversity", "rankwise.metrics.beyond.parity",
+    "rankwise.metrics.beyond.diversity", "rankwise.metrics.beyond.parity", "rankwise.metrics.beyond.intersection",
 )
 
 
