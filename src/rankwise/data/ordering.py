@@ -74,7 +74,7 @@ def floor_average_positions(pos: np.ndarray, tstart: np.ndarray, tsize: np.ndarr
     0-based position s has the 1-based average rank s + (m + 1)/2, truncated to s + (m + 1)//2, i.e. the
     0-based position s + (m - 1)//2: a pair at ranks 2-3 shares rank 2. Rows of one group then share one
     position, so a cutoff k can take in more than k rows; the positions stay in rank order."""
-    out = pos.copy()
+    out: np.ndarray = pos.copy()
     jt = np.flatnonzero(tied[pos])  # rows in a tie group
     if jt.size:
         g = np.searchsorted(tstart, pos[jt], side="right") - 1
