@@ -152,6 +152,12 @@ class Convention:
         for name, (allowed, why) in d.only.items():
             if values[name] not in allowed:
                 raise ConventionError(f"{spec.text}: {name}={values[name]} is not defined for {d.name}: {why}")
+        if values["ties"] == "average_floor" and not (d.floor_ranks or d.order_free is True):
+            raise ConventionError(
+                f"{spec.text}: ties=average_floor gives the rows of a tie block one shared rank; {d.name} reads "
+                "the order of rows, not their ranks alone, so it is not defined there (it is for P, R, F, AP, RR, "
+                "nDCG, DCG, Success and Hits). Pass a tie order for it, e.g. "
+                f"{d.name}(ties=input) or ties=docid_desc.")
         if values.get("aggregate") == "micro" and d.micro_weight is None:
             raise ConventionError(
                 f"{spec.text}: aggregate=micro divides the sum of numerators by the sum of per-query denominators, "

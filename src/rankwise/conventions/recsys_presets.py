@@ -213,4 +213,53 @@ TFR = derive_preset(
            "Everything is float32: values agree to about 1e-6."),
 )
 
-RECSYS_PRESETS = (TORCHMETRICS, IMPLICIT, CORNAC, RECTOOLS, REPLAY, RECBOLE, RECOMMENDERS, LENSKIT, BEIR, ELLIOT, TFR)
+# Evidently's accuracy metrics (legacy/metrics/recsys, which the new API wraps). Read at tag v0.7.21 =
+# 17071a2a1d9e41c129226826d3fda9911782ca99 (evidentlyai/evidently); no recsys file changed up to a4aa4c2.
+_EVIDENTLY_SRC = "src/evidently/legacy"
+EVIDENTLY = derive_preset(
+    TREC_EVAL, name="evidently",
+    description="Evidently's recommender accuracy metrics (PrecisionTopKMetric, RecallTopKMetric, FBetaTopKMetric, "
+                "MAPKMetric, NDCGKMetric, MRRKMetric, HitRateKMetric) on one frame of (user, item, score, target) "
+                "rows: scores ranked by pandas' average rank truncated to an integer (tied items share a rank, so "
+                "a top k can hold more than k items), any positive target relevant, P@k = hits / min(k, the "
+                "user's rows), R@k and AP@k over the relevant rows of the frame, nDCG with linear gains and an "
+                "ideal from the user's own rows; users without a relevant row are left out "
+                "(no_feedback_users=False).",
+    provenance="evidently 0.7.21 (evidentlyai/evidently v0.7.21, 17071a2): "
+               f"{_EVIDENTLY_SRC}/calculations/recommender_systems.py:9-30 (collect_dataset: rank, min_rel_score, "
+               "dropping users without feedback), legacy/metrics/recsys/precision_recall_k.py:53-113 (precision, "
+               "recall, map, mar), base_top_k.py:62-84, f_beta_top_k.py:45-64, ndcg_k.py:31-59, mrr.py:45-61, "
+               "hit_rate_k.py:45-60",
+    **{**_RECSYS, "ties": "average_floor", "missing_in_run": "skip"}, missing_in_qrels="evaluate",
+    unscored_judgments="ignored", no_relevant="nan", p_denominator="retrieved",
+    # the beyond-accuracy metrics' defaults under Evidently's names belong here too (issue #24)
+    metric_defaults=BY_PRESET["evidently"],
+    notes=("Evidently sees one frame: the items a user has rows for are the user's whole world. Give rankwise "
+           "that frame as the run (scores) and as the judgments (targets): relevant items without a row count "
+           "for nothing (unscored_judgments=ignored), and P@k divides by min(k, the user's rows) "
+           "(p_denominator=retrieved).",
+           "Ties: pandas rank(ascending=False) then astype(int) (recommender_systems.py:23) is ties=average_floor: "
+           "scores (0.9, 0.5, 0.5, 0.1) have ranks 1, 2, 2, 4, so P@2 counts both tied items and can exceed 1 "
+           "when a tie block is relevant. Evidently's beyond-accuracy metrics keep the fractional rank instead.",
+           "Options: min_rel_score=m is rel=m for P, R, F, AP, RR and Success, and nDCG(gain=binary, rel=m) (the "
+           "target is binarised before nDCG too); no_feedback_users=True is no_relevant=zero.",
+           "Relevant means target > 0: rel=1 is the same for integer targets; pass rel=<smallest positive target> "
+           "for fractional ones. nDCG's gain is the target itself (grades of 0 and below give 0 here; Evidently "
+           "would add a negative target's negative gain).",
+           "MAPKMetric is not reproducible by a rule: its term at cutoff j is P@j times the target of the LAST row "
+           "in frame order among the rows ranked <= j (precision_recall_k.py:59, 68-87), so it depends on the "
+           "frame's row order, counts a user's last row again for every j beyond the user's rows, and counts a "
+           "relevant item of a tie block once per cutoff it spans. rankwise's AP@k (denominator: the relevant "
+           "rows) equals it when each user's rows are sorted by rank, hold no tie within the top k and number "
+           "at least k. MARKMetric (the same with recall) has no rankwise counterpart.",
+           "FBetaTopKMetric is F of the means (f_beta_top_k.py:60-64): (1 + β²)·mean P·mean R / (β²·mean P + mean "
+           "R) from the P@k and R@k means of this preset; rankwise's F@k is the mean of per-user F.",
+           "Evidently computes every k from 1 to min(the largest list, max(k, 10)) and fails on a larger k "
+           "(base_top_k.py:68); rankwise computes any k. With recommendations_type='rank' Evidently uses the "
+           "given ranks as they are: give rankwise scores that order the items the same way (e.g. minus the "
+           "rank); repeated ranks there are ranks, not ties to average.",
+           "A repeated (user, item) row counts twice for Evidently; rankwise refuses duplicates (or keeps one)."),
+)
+
+RECSYS_PRESETS = (TORCHMETRICS, IMPLICIT, CORNAC, RECTOOLS, REPLAY, RECBOLE, RECOMMENDERS, LENSKIT, BEIR, ELLIOT, TFR,
+                  EVIDENTLY)

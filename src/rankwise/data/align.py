@@ -12,7 +12,15 @@ from numpy.typing import NDArray
 
 from rankwise.data.collections import Qrels, Run, _freeze, _frozen
 from rankwise.data.join import join_judged
-from rankwise.data.ordering import break_ties, dense_groups, descending_within, mixed_ties, numeric_doc_ids, rank_plan
+from rankwise.data.ordering import (
+    break_ties,
+    dense_groups,
+    descending_within,
+    floor_average_positions,
+    mixed_ties,
+    numeric_doc_ids,
+    rank_plan,
+)
 from rankwise.kernels.segments import expand_ranges, segment_ids
 
 
@@ -26,7 +34,9 @@ class JudgedRankings:
     ``rows`` keeps. Under ties=average, the dense arrays over every ranked row are given too."""
     query_ids: np.ndarray  # evaluated queries
     offsets: np.ndarray  # CSR over ranked rows
-    rows: np.ndarray  # ranked position (flat, into offsets' numbering) of every judged row, ascending
+    # ranked position (flat, into offsets' numbering) of every judged row, ascending; non-decreasing under
+    # ties=average_floor, where the rows of a tie group share one position (shared_ranks)
+    rows: np.ndarray
     row_seg: np.ndarray  # the query (index into query_ids) of each of them
     row_labels: np.ndarray  # float64 grade of each of them
     ideal_offsets: np.ndarray  # CSR over judged docs of each query
@@ -43,6 +53,8 @@ class JudgedRankings:
     # deterministic tie policies only (else None): (query, 0-based start rank, size) of every tie group
     # holding documents of different grades, whose order the policy decided (data.ordering.mixed_ties)
     mixed_ties: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    # True when rows of a tie group share one position (ties=average_floor, and some group holds a judged row)
+    shared_ranks: bool = False
 
     @property
     def n_queries(self) -> int:
@@ -136,7 +148,7 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
     # (tied is None exactly when there is no tie group, i.e. tstart is empty: the last test never fails)
     if ties == "docid_desc_numeric" and not (numeric_doc_ids(run) if numeric_ids is None else numeric_ids):
         ties = "docid_desc"  # ids that are not all integers are compared as text, as a dataframe sorts them
-    if ties not in ("input", "average") and tstart.size and tied is not None:
+    if ties not in ("input", "average", "average_floor") and tstart.size and tied is not None:
         break_ties(pos, lab, docs, order, tstart, tsize, tied, ties)
     if pos.size > 1 and not bool(np.all(pos[1:] > pos[:-1])):
         o = np.argsort(pos, kind="stable")  # (nearly sorted, typically: timsort's runs)
@@ -156,11 +168,18 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
 
     removed = 0
     labels = judged = group = None
+    shared = False
     if unjudged == "removed":
         removed = n - pos.size
         offsets = np.zeros(nq + 1, dtype=np.int64)
         np.cumsum(np.bincount(jseg, minlength=nq), out=offsets[1:])
         pos = np.arange(jseg.size, dtype=np.int64)
+        if ties == "average_floor":  # tie groups among the judged rows alone (already in rank order)
+            _, _, jstart, jsize, jtied = rank_plan(jseg, score[rows], scores)
+            if jstart.size and jtied is not None:
+                pos, shared = floor_average_positions(pos, jstart, jsize, jtied), True
+    elif ties == "average_floor" and tstart.size and tied is not None:
+        pos, shared = floor_average_positions(pos, tstart, tsize, tied), True
     if ties == "average":
         if unjudged == "removed":  # tie groups among the judged rows alone
             labels, judged = lab, np.ones(lab.size, dtype=bool)
@@ -175,4 +194,4 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
 
     _freeze(offsets, pos, jseg, lab, qoffsets, ideal_labels, *(x for x in (labels, judged, group) if x is not None))
     return JudgedRankings(query_ids, offsets, pos, jseg, lab, qoffsets, ideal_labels, removed, plan_index,
-                          labels, judged, group, mixed)
+                          labels, judged, group, mixed, shared)

@@ -65,6 +65,23 @@ def break_ties(pos: np.ndarray, lab: np.ndarray, docs: np.ndarray, order: np.nda
     pos[jt] = new[where]
 
 
+def floor_average_positions(pos: np.ndarray, tstart: np.ndarray, tsize: np.ndarray, tied: np.ndarray) -> np.ndarray:
+    """ties=average_floor: the ranked positions ``pos`` with every row of a tie group moved to the group's
+    shared position, its average rank truncated to an integer.
+
+    This is pandas' ``rank(ascending=False)`` (method 'average') followed by ``astype(int)``, the rank Evidently
+    gives scores (evidently v0.7.21 legacy/calculations/recommender_systems.py:23). A group of m rows from
+    0-based position s has the 1-based average rank s + (m + 1)/2, truncated to s + (m + 1)//2, i.e. the
+    0-based position s + (m - 1)//2: a pair at ranks 2-3 shares rank 2. Rows of one group then share one
+    position, so a cutoff k can take in more than k rows; the positions stay in rank order."""
+    out: np.ndarray = pos.copy()
+    jt = np.flatnonzero(tied[pos])  # rows in a tie group
+    if jt.size:
+        g = np.searchsorted(tstart, pos[jt], side="right") - 1
+        out[jt] = tstart[g] + (tsize[g] - 1) // 2
+    return out
+
+
 def _order_pairs(pos: np.ndarray, lab: np.ndarray, docs: np.ndarray, order: np.ndarray | None, tstart: np.ndarray,
                  jt: np.ndarray, k: np.ndarray, ties: str) -> None:
     """_break_ties for tie groups of two rows: swap a pair's judged rows where its second row

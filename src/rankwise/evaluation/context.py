@@ -146,7 +146,18 @@ class EvalContext:
         return self.memo(key, lambda: sk.segment_sum(self.rel_weight(t), self.seg, self.n, self.in_top(k)))
 
     def running_hits(self, t: float) -> np.ndarray:
-        return self.memo(("runhits", t), lambda: sk.running_count(self.is_rel(t), self.row_offsets, self.seg))
+        """Relevant rows up to each row's rank, within its query. Where rows share a rank (ties=average_floor)
+        every row of the rank counts the whole rank's relevant rows, so the count reads ranks, not the order
+        the rows of one rank happen to be listed in."""
+        def make() -> np.ndarray:
+            count = sk.running_count(self.is_rel(t), self.row_offsets, self.seg)
+            if self.jr.shared_ranks and count.size > 1:
+                # rows are in rank order: the last row of each run of one (query, rank) holds its count
+                last = np.r_[(self.seg[1:] != self.seg[:-1]) | (self.pos[1:] != self.pos[:-1]), True]
+                ends = np.flatnonzero(last)
+                count = count[ends][np.searchsorted(ends, np.arange(count.size))]
+            return count
+        return self.memo(("runhits", t), make)
 
     # ---- gains ----------------------------------------------------------------------------------
     @staticmethod

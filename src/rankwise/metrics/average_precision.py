@@ -106,5 +106,5 @@ DEFINITION = MetricDef(
     reference="Buckley & Voorhees (2000); trec_eval map / map_cut_k; "
               "Bellei, 'The confusion over IR metrics in Recommender Systems' (2017) §4 for the denominators",
     example="R = 3, relevant at ranks 1 and 3: AP = (1/1 + 2/3) / 3 = 0.5556",
-    compute=compute, params=(AP_DENOMINATOR, AP_PRECISIONS), rank_form=rank_form,
+    compute=compute, floor_ranks=True, params=(AP_DENOMINATOR, AP_PRECISIONS), rank_form=rank_form,
     implied={"gm_map": {"aggregate": "gmean"}, "gmap": {"aggregate": "gmean"}})

@@ -29,5 +29,5 @@ DEFINITION = MetricDef(
     formula="DCG@k = Σ_{i ≤ k} gain(g_i) / log_b(i + 1),  gain = g (linear) or 2^g − 1 (exp)",
     reference="Järvelin & Kekäläinen (2002); Burges et al. (2005) for the exp gain",
     example="grades (3, 0, 2), linear, b=2: DCG = 3/1 + 0 + 2/2 = 4",
-    compute=dcg, params=(GAIN, LOG_BASE, DISCOUNT), tie_average=True, gain_based=True,
+    compute=dcg, floor_ranks=True, params=(GAIN, LOG_BASE, DISCOUNT), tie_average=True, gain_based=True,
     implied={"dcg_burges": {"gain": "exp"}}, rank_form=rank_form)

@@ -42,5 +42,6 @@ DEFINITION = MetricDef(
     example="labels {1..6}, predictions (1, 6, 8), k=3: P=2/3, R=1/3, F1 = 4/9; F(beta=2) = 5·(2/9)/(8/3+1/3) "
             "= 10/27",
     compute=compute, params=(BETA, P_DENOMINATOR), tie_average=True, rank_form=rank_form, order_free="whole_list",
+    floor_ranks=True,
     micro_weight=lambda p, k, nrel, n: micro_weight(p, k, nrel, n),
     implied={"f1": {"beta": "1"}, "f1_score": {"beta": "1"}})

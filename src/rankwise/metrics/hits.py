@@ -20,4 +20,4 @@ DEFINITION = MetricDef(
     formula="Hits@k = |{relevant in top k}|",
     reference="ranx hits (NumRelRet is the same count at no cutoff, summed over queries)",
     example="ranking [rel, non, rel]: Hits@2 = 1, Hits = 2",
-    compute=compute, tie_average=True, rank_form=rank_form, order_free="whole_list")
+    compute=compute, floor_ranks=True, tie_average=True, rank_form=rank_form, order_free="whole_list")

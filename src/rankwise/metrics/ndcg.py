@@ -88,5 +88,5 @@ DEFINITION = MetricDef(
               "Bellei, 'The confusion over IR metrics in Recommender Systems' (2017) §6",
     example="binary, relevant at ranks 2 and 4 of 5, R = 3: nDCG@5 = (1/log2 3 + 1/log2 5) / "
             "(1 + 1/log2 3 + 1/2) = 0.4935",
-    compute=compute, params=(GAIN, LOG_BASE, IDEAL, DISCOUNT), tie_average=True, gain_based=True,
+    compute=compute, floor_ranks=True, params=(GAIN, LOG_BASE, IDEAL, DISCOUNT), tie_average=True, gain_based=True,
     implied={"ndcg_burges": {"gain": "exp"}, "ndcg_exp": {"gain": "exp"}}, rank_form=rank_form)

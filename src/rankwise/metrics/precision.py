@@ -49,5 +49,6 @@ DEFINITION = MetricDef(
     example="ranking [rel, non, rel], R = 2, k=5: P@5 = 2/5 = 0.4 (denominator=k), 2/3 (retrieved) or 2/2 "
             "(min_k_relevant)",
     compute=compute, params=(P_DENOMINATOR,), tie_average=True, rank_form=rank_form, order_free="whole_list",
+    floor_ranks=True,
     micro_weight=lambda p, k, nrel, n: denominator_of(param_str(p, "denominator"), k, n, nrel),
     implied={"relative_p": {"denominator": "min_k_relevant"}, "relative_precision": {"denominator": "min_k_relevant"}})

@@ -31,5 +31,6 @@ DEFINITION = MetricDef(
     example="R = 4 relevant, 1 of them in the top 2: R@2 = 1/4 = 0.25 "
             "(the lecture 'Evaluation Measures for Search and Recommender Systems')",
     compute=compute, params=(R_DENOMINATOR,), tie_average=True, rank_form=rank_form, order_free="whole_list",
+    floor_ranks=True,
     micro_weight=lambda p, k, nrel, n: denominator_of(param_str(p, "denominator"), k, nrel),
     implied={"r_cap": {"denominator": "min_k_relevant"}, "recall_cap": {"denominator": "min_k_relevant"}})

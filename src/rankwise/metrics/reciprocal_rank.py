@@ -29,4 +29,4 @@ DEFINITION = MetricDef(
     formula="RR@k = 1 / min{i ≤ k : doc i relevant}",
     reference="Voorhees (1999), TREC-8 QA track; trec_eval recip_rank",
     example="first relevant at rank 2: RR = 0.5; RR@1 = 0",
-    compute=compute, rank_form=rank_form)
+    compute=compute, floor_ranks=True, rank_form=rank_form)

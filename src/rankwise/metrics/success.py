@@ -47,4 +47,4 @@ DEFINITION = MetricDef(
     formula="Success@k = [hits@k > 0]",
     reference="trec_eval success_k; Krichene & Rendle (2020) 'hit ratio' = Recall for one relevant item",
     example="first relevant at rank 3: Success@1 = 0, Success@5 = 1",
-    compute=compute, tie_average=True, rank_form=rank_form, order_free="whole_list")
+    compute=compute, floor_ranks=True, tie_average=True, rank_form=rank_form, order_free="whole_list")

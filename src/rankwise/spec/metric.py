@@ -70,6 +70,9 @@ class MetricDef:
     aliases: tuple[str, ...] = ()
     cutoff: bool = True  # accepts @k
     tie_average: bool = False  # supports ties=average (linear in the gains)
+    # True when the value reads each row's rank alone, never the order of rows that share a rank, so it is
+    # defined under ties=average_floor (rows of a tie block share one rank; Evidently's accuracy metrics)
+    floor_ranks: bool = False
     gain_based: bool = False  # "relevant" means positive gain at threshold rel
     binary_only_params: tuple[str, ...] = ()
     # alias -> implied parameters, e.g. {"ndcg_burges": {"gain": "exp"}}

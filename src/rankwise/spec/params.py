@@ -157,7 +157,7 @@ REL = Param("rel", "minimum relevance grade counted as relevant (binary metrics)
 # parameter of every metric) and for a held-out item among its candidates (the ``candidate_ties`` policy
 # of full-catalogue and sampled ranks). Each place accepts the values that are defined there.
 TieBreak = Literal["docid_desc", "docid_asc", "docid_desc_numeric", "input", "optimistic", "pessimistic", "average",
-                   "random"]
+                   "average_floor", "random"]
 TIE_BREAKS: dict[str, str] = {
     "docid_desc": "doc ids in descending byte order (trec_eval, pytrec_eval)",
     "docid_desc_numeric": "doc ids as numbers, descending, when every doc id is a non-negative integer; else as "
@@ -168,17 +168,21 @@ TIE_BREAKS: dict[str, str] = {
     "pessimistic": "relevant (higher-graded) items last among equal scores (a lower bound)",
     "average": "expectation over all orders of the tied items (McSherry & Najork 2008; scikit-learn); "
                "a rank may end in .5",
+    "average_floor": "every item of a tie block shares one integer rank, the block's average rank truncated "
+                     "(pandas rank(method='average') then astype(int), as Evidently ranks scores): a block at "
+                     "ranks 2-3 has rank 2, so both are in the top 2 and a top k can hold more than k items",
     "random": "one uniformly random order of the tied items, drawn from an explicit seed",
 }
 RUN_TIES: tuple[TieBreak, ...] = ("docid_desc", "docid_asc", "docid_desc_numeric", "input", "optimistic",
-                                  "pessimistic", "average")
+                                  "pessimistic", "average", "average_floor")
 # a held-out item has no doc-id or input order among catalogue items; a random order is drawn per item
 CANDIDATE_TIES: tuple[TieBreak, ...] = ("optimistic", "pessimistic", "average", "random")
 
 TIES = Param(
     "ties", "order of documents with equal scores", choices=RUN_TIES,
     choice_docs={t: TIE_BREAKS[t] for t in RUN_TIES},
-    value_aliases={"trec_eval": "docid_desc", "stable": "input", "expected": "average", "mean": "average"})
+    value_aliases={"trec_eval": "docid_desc", "stable": "input", "expected": "average", "mean": "average",
+                   "average_int": "average_floor", "average_truncated": "average_floor"})
 UNJUDGED = Param(
     "unjudged", "documents of the run that have no judgment", choices=("nonrelevant", "removed"),
     choice_docs={"nonrelevant": "kept in the ranking and counted as non-relevant",
