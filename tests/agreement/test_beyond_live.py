@@ -49,6 +49,26 @@ def ks_of(case: BeyondCase) -> tuple[int, ...]:
     return tuple(sorted({2, case.k}))
 
 
+@pytest.mark.parametrize("case_name", [c for c in CASES if c != "fixture"])
+def test_the_cases_hold_the_awkward_inputs(case_name):
+    case = CASES[case_name]
+    k = case.k
+    trained = {u for u, _ in case.train}
+    history = {u: {i for v, i in case.train if v == u} for u in trained}
+    assert len(set(case.train)) < len(case.train), "repeated training rows"
+    assert case.cold_items() - case.outside_items(), "a cold catalogue item at rank <= k"
+    assert case.outside_items(), "an item outside the catalogue at rank <= k"
+    lengths = [len(v) for v in case.reco.values()]
+    assert 1 in lengths and any(1 < n < k for n in lengths) and max(lengths) > k, "lists of 1, < k and > k items"
+    assert set(case.test) - set(case.reco), "test users without a list"
+    assert set(case.reco) - set(case.test), "listed users without test items"
+    assert set(case.reco) - trained, "listed users without training rows"
+    assert any(set(case.test.get(u, ())) & set(v[:k]) for u, v in case.reco.items()), "hits"
+    assert not any(set(v) & history.get(u, set()) for u, v in case.reco.items()), "Microsoft Recommenders raises"
+    assert all(any(v) for v in case.features.values()), "a zero vector: Microsoft Recommenders divides by 0.0"
+    assert set(case.features) >= set(case.catalogue) and set(case.embedding) == set(case.features)
+
+
 # ------------------------------------------------------------------------------------------------ rankwise side
 def train_frame(case: BeyondCase):
     import pandas as pd
