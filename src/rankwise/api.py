@@ -16,10 +16,12 @@ from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.frames import frame_kind
-from rankwise.errors import DataError, InvalidParameterError
+from rankwise.errors import DataError, InvalidParameterError, RankwiseError
 from rankwise.evaluation.notices import warn_about
+from rankwise.evaluation.plan import make_plan
 from rankwise.evaluation.results import Results
 from rankwise.execution.files import STREAM_CHOICES, evaluate_files, is_path, trec_path
+from rankwise.execution.item_lists import evaluate_lists
 from rankwise.execution.parts import evaluate_in_memory
 from rankwise.execution.workers import resolve_workers
 
@@ -91,7 +93,7 @@ def _not_an_input(x: Any, cls: type, what: str) -> InvalidParameterError:
 def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str | Convention = DEFAULT, *,
              columns: Mapping[str, Any] | None = None, workers: int | None = None, stream: str = "auto",
              progress: Callable[[int, int], None] | None = None, duplicates: str = "error",
-             **overrides: Any) -> Results:
+             train: Any = None, items: Any = None, item_features: Any = None, **overrides: Any) -> Results:
     """Evaluate ``run`` against ``qrels`` with ``metrics`` under a named convention.
 
     ``qrels`` and ``run`` are Qrels/Run, DataFrames (pandas, polars) or Arrow tables, dicts (``{query: {doc:
@@ -105,6 +107,15 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     relevant (grade 1). Ids of any type match as values (``10.0`` is ``10``); with integer query ids the
     per-query results are keyed by ints in numeric order. Qrels and runs that share no query, or whose ids
     look like different formats (``'7'`` and ``'007'``) and barely match, are a DataError.
+
+    Beyond accuracy (coverage, Gini, entropy, novelty, popularity, diversity, serendipity, personalization:
+    ``rankwise metrics``) reads what the recommendations are measured against: ``train``, the training
+    interactions (a frame or file with user and item columns, ``{user: [items]}``; repeated rows count);
+    ``items``, the declared catalogue (item ids, or a file of one id per line); ``item_features``, a frame with an
+    item column and one column per feature, ``{item: vector}`` or ``(item ids, matrix)``. A metric that needs one
+    that was not given says so. ``qrels`` may then be None: every user of the run is evaluated, nothing is
+    relevant. ``Results.info["items"]`` counts the recommended cold items, those outside the catalogue or without
+    features, and the users without a recommendation.
 
     ``overrides`` change single choices of the convention, e.g. ``ties="average"``,
     ``missing_in_run="zero"``, ``denominator="min_k_relevant"``.
@@ -124,6 +135,14 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     if overrides:
         conv = conv.derive(**overrides)
     n_workers = resolve_workers(workers)
+    if qrels is None or train is not None or items is not None or item_features is not None or \
+            _reads_items(metrics, conv):
+        judged = None if qrels is None else _rows(as_qrels(qrels, columns, duplicates=duplicates), qrels)
+        ranked = _rows(as_run(run, columns, duplicates=duplicates), run)
+        res = evaluate_lists(judged, ranked, metrics, conv, workers=n_workers, train=train, items=items,
+                             item_features=item_features)
+        warn_about(res, ranked.n_queries if judged is None else judged.n_queries)
+        return res
     if stream not in STREAM_CHOICES:
         raise InvalidParameterError(f"stream must be one of {', '.join(STREAM_CHOICES)}; got {stream!r}")
     if is_path(qrels) or is_path(run):
@@ -140,6 +159,15 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
         res, n_judged = evaluate_in_memory(judged, ranked, metrics, conv, workers=n_workers), judged.n_queries
     warn_about(res, n_judged)  # once per call, one warning per kind (evaluation.notices)
     return res
+
+
+def _reads_items(metrics: str | Iterable[str], conv: Convention) -> bool:
+    """Whether a metric reads the item lists (beyond accuracy). A bad metric string says nothing here: it is
+    said where it always is, after the errors of the input files."""
+    try:
+        return bool(make_plan(metrics, conv).list_metrics)
+    except RankwiseError:
+        return False
 
 
 def _rows(collection: Qrels | Run, given: Any) -> Any:

@@ -8,6 +8,7 @@ tests/golden/recsys/ with the command that produced them.
 """
 from __future__ import annotations
 
+from rankwise.conventions.beyond_defaults import BY_PRESET
 from rankwise.conventions.trec_eval_base import TREC_EVAL, derive_preset
 
 # what every recommender library shares, unlike trec_eval: recommendations are read in the order given (or
@@ -82,7 +83,7 @@ RECTOOLS = derive_preset(
     provenance="rectools 0.19.0 (MobileTeleSystems/RecTools 41a5a63): rectools/metrics/classification.py "
                "(Precision r_precision, Recall, F1Beta), ranking.py (MAP divide_by_k, NDCG divide_by_achievable, "
                "MRR), auc.py",
-    **_RECSYS, ideal="cutoff", metric_defaults=_BINARY,
+    **_RECSYS, ideal="cutoff", metric_defaults={**_BINARY, **BY_PRESET["rectools"]},
     notes=("Options: Precision(r_precision=True) is P(denominator=min_k_relevant); MAP(divide_by_k=True) is "
            "AP(denominator=k); NDCG(divide_by_achievable=True) is nDCG(ideal=judged); F1Beta(beta=b) is "
            "F(beta=b).",
@@ -111,7 +112,7 @@ RECBOLE = derive_preset(
                "NDCG, Precision, GAUC), evaluator/collector.py (torch.topk of the full score matrix)",
     **_RECSYS, denominator="min_k_relevant",
     metric_defaults={**_BINARY, "AUC": {"ties": "average", "aggregate": "relevant_weighted",
-                                        "no_nonrelevant": "nan"}},
+                                        "no_nonrelevant": "nan"}, **BY_PRESET["recbole"]},
     notes=("RecBole ranks with torch.topk, whose order of tied scores follows no id order: P, AP, RR and nDCG "
            "under ties are not reproducible by any rule.",
            "RecBole reports values rounded to 4 decimals.",
@@ -126,7 +127,8 @@ RECOMMENDERS = derive_preset(
     provenance="recommenders 1.2.1 (recommenders-team/recommenders 5c862af): recommenders/evaluation/"
                "python_evaluation.py (merge_ranking_true_pred, precision_at_k, recall_at_k, ndcg_at_k, "
                "map_at_k, map, r_precision_at_k)",
-    **{**_RECSYS, "missing_in_run": "skip"}, denominator="min_k_relevant", metric_defaults=_BINARY,
+    **{**_RECSYS, "missing_in_run": "skip"}, denominator="min_k_relevant",
+    metric_defaults={**_BINARY, **BY_PRESET["recommenders"]},
     notes=("recommenders averages ndcg_at_k over every user with test items (0 without predictions) but P, "
            "R and MAP over users with both: rankwise applies one query set to all metrics (this preset: "
            "users with both; missing_in_run=zero gives ndcg_at_k's set).",
@@ -143,7 +145,7 @@ LENSKIT = derive_preset(
                "_ap.py, _recip.py, _hit.py, _rbp.py}, _base.py (k truncation)",
     **_RECSYS, missing_in_qrels="evaluate", p_denominator="retrieved",
     r_denominator="min_k_relevant", denominator="min_relevant_listed", discount="max_rank_2",
-    metric_defaults=_BINARY,
+    metric_defaults={**_BINARY, **BY_PRESET["lenskit"]},
     notes=("LensKit has no relevance threshold: every test item is relevant, even one rated 0.",
            "LensKit's AveragePrecision divides by zero on a list whose user has no test items; "
            "global_metrics() returns NaN if any list does."),
@@ -177,7 +179,7 @@ ELLIOT = derive_preset(
     **_RECSYS, no_relevant="nan", precisions="at_every_rank",
     metric_defaults={"nDCG": {"rel": 0.0, "gain": {0: 1.0, **{g / 2: 2.0 ** (g / 2 + 1) - 1 for g in range(1, 11)}}},
                      "DCG": {"rel": 0.0, "gain": {0: 1.0, **{g / 2: 2.0 ** (g / 2 + 1) - 1
-                                                             for g in range(1, 11)}}}},
+                                                             for g in range(1, 11)}}}, **BY_PRESET["elliot"]},
     notes=("Elliot's nDCG gain 2^(grade − threshold + 1) − 1 is given as a gain map for the grades 0, 0.5, ..., 5; "
            "other grades need their own map (nDCG(gain={...})).",
            "Elliot's nDCG returns 0 when DCG is 0, as rankwise does; its AUC averages over positives, not users."),

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterable, Mapping
 
+from rankwise.conventions.beyond_defaults import BASE_DEFAULTS
 from rankwise.conventions.convention import Convention
 
 TREC_EVAL = Convention(
@@ -36,6 +37,7 @@ TREC_EVAL = Convention(
         "p": 0.8, "beta": 1.0, "recall": 0.0, "recall_rounding": "plus_0.9",
         "multiple": 1.0, "no_nonrelevant": "zero", "discount": "rank_plus_1", "r_denominator": "relevant",
         "precisions": "at_relevant", "gmax": "collection", "levels": "query",
+        **BASE_DEFAULTS,  # the beyond-accuracy metrics' (issue #24)
     },
     # trec_eval's ndcg ignores -l (relevance_level): every positive grade is a gain.
     # Graded measures (not in trec_eval): every positive grade counts, as in its ndcg; NDCNG is eq. 5

@@ -13,9 +13,12 @@ from typing import Any, Mapping
 import numpy as np
 
 from rankwise.data.collections import COLUMNS, Qrels, Run
+from rankwise.data.item_side import ItemSide
+from rankwise.data.item_tally import ItemTally
 from rankwise.data.rank_column import RANK_AGREEMENT
 from rankwise.data.run_filters import float32_overflow, fractional_count
 from rankwise.evaluation.aggregate import plan_queries, summarize
+from rankwise.evaluation.lists import LIST_TALLY, whole_run_values
 from rankwise.evaluation.notices import (
     BELOW_REL_KEY,
     COLUMNS_KEY,
@@ -138,10 +141,12 @@ def input_counts(plan: Plan, qrels: Qrels, run: Run) -> InputCounts:
     return qrels_counts(plan, qrels).plus_run(run_counts(plan, run))
 
 
-def combine(plan: Plan, partials: list[Partial], queries: QueryPlan, counts: InputCounts | None = None) -> Results:
+def combine(plan: Plan, partials: list[Partial], queries: QueryPlan, counts: InputCounts | None = None,
+            side: ItemSide | None = None) -> Results:
     """The one ``Results`` of an evaluation from its parts: the values in the query plan's order (the parts
     hold exactly the plan's queries, in any split and any order), the means over them, the tallies merged,
-    and the info (``counts``: None for ranks, which come without inputs to count)."""
+    and the info (``counts``: None for ranks, which come without inputs to count). A whole-run metric (beyond
+    accuracy: coverage, a Gini index) is computed here once, from its parts' merged tallies and ``side``."""
     query_ids = queries.query_ids
     ids = np.concatenate([np.asarray(p.query_ids) for p in partials]) if partials else query_ids[:0]
     order = None
@@ -153,6 +158,13 @@ def combine(plan: Plan, partials: list[Partial], queries: QueryPlan, counts: Inp
     weights = {m: _joined([p.weights[m] for p in partials], order, query_ids.size)
                for m in plan.metrics if partials and m in partials[0].weights}
     means, n_averaged, excluded = summarize(values, plan.aggregates(), weights)
+    if plan.list_metrics:
+        tallies = {LIST_TALLY + m: merged_tally(partials, LIST_TALLY + m, ItemTally()) for m in plan.list_metrics}
+        whole, seen = whole_run_values(plan, tallies, side)
+        means.update(whole)
+        n_averaged.update(seen)
+        for m in whole:  # (no user is left out of a whole-run figure: its users are counted in n_averaged)
+            excluded[m] = 0
     info = _info(plan, partials, queries, counts) if counts is not None else {}
     set_aside: Mapping[str, tuple[QueryId, ...]] = queries.set_aside
     if queries.int_ids:  # integer ids on both sides: int64 keys in numeric order (the means stay the text order's)

@@ -67,6 +67,8 @@ def ties_decided(resolved: Mapping[str, ResolvedMetric], jr_of: Mapping[str, Jud
     """{metric: how many queries a deterministic tie policy decided}, in the metrics' order, zeros left out."""
     ties = {}
     for m, rm in resolved.items():
+        if m not in jr_of:  # (a metric read off the item lists: no judged ranking)
+            continue
         free = rm.definition.order_free
         if free is True or (free == "whole_list" and rm.k is None):
             continue  # no order of the documents changes this value: no tie decides it

@@ -21,11 +21,13 @@ import numpy as np
 from rankwise.data.align import JudgedRankings, align
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.id_overlap import check_id_overlap
+from rankwise.data.item_side import ItemSide
 from rankwise.data.ordering import numeric_doc_ids
 from rankwise.data.run_filters import as_graded, judged_in_run, retrieved
 from rankwise.errors import ConventionError, DataError
 from rankwise.evaluation.aggregate import preview
 from rankwise.evaluation.context import EvalContext
+from rankwise.evaluation.lists import list_values, require_side
 from rankwise.evaluation.notices import ties_decided
 from rankwise.evaluation.plan import WHOLE, AlignmentKey, Facts, Observed, Plan, alignment_key
 from rankwise.spec.metric import ResolvedMetric
@@ -90,12 +92,15 @@ def merged_tally(partials: list[Partial], name: str, default: _T) -> _T:
     return reduce(lambda a, b: a.merged(b), (p.tally(name, default) for p in partials), default)
 
 
-def evaluate_part(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, facts: Facts = WHOLE) -> Partial:
+def evaluate_part(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, facts: Facts = WHOLE,
+                  side: ItemSide | None = None) -> Partial:
     """Every metric of ``plan`` for ``query_ids`` (in that order), from the judgments ``qrels`` and the
     rankings ``run`` of (at least) those queries, one alignment per alignment key, shared by its metrics.
 
     ``facts``: the whole evaluation's collection grades and doc-id type (``plan.Facts``); the default reads
-    them off this part's own rows, right when the part is the whole evaluation. A query policy set to
+    them off this part's own rows, right when the part is the whole evaluation. ``side``: the whole
+    evaluation's items (catalogue, training interactions, features), which the beyond-accuracy metrics read
+    (``evaluation.lists``); None when the plan has none. A query policy set to
     'error' that a query of this part breaks (``no_relevant='error'``) raises here, naming this part's
     queries: a scheduler of several parts says it for the whole instead."""
     if plan.check_ids:
@@ -103,8 +108,11 @@ def evaluate_part(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, fac
     contexts: dict[AlignmentKey, EvalContext] = {}
     computed: dict[ResolvedMetric, tuple[np.ndarray, np.ndarray | None]] = {}
     values, weights = {}, {}
+    lists = plan.list_metrics
     for m in plan.metrics:
         rm = plan.resolved[m]
+        if m in lists:
+            continue
         if rm not in computed:
             key = alignment_key(rm)
             if key not in contexts:
@@ -116,8 +124,10 @@ def evaluate_part(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, fac
     tallies: dict[str, Any] = {
         UNJUDGED_REMOVED: Count(sum(c.jr.unjudged_removed for c in contexts.values())),
         TIES: Counts(ties_decided(plan.resolved, {m: contexts[alignment_key(plan.resolved[m])].jr
-                                                  for m in plan.metrics})),
+                                                  for m in plan.metrics if m not in lists})),
     }
+    if lists:
+        list_values(plan, qrels, run, query_ids, require_side(side), values, weights, tallies)
     if contexts:
         tallies[UNJUDGED_RANKINGS] = unjudged_rankings(next(iter(contexts.values())).jr, run)
     if facts.guessed and plan.needs_facts:  # (what the scheduler checks its guess against)

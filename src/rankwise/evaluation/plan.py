@@ -69,6 +69,20 @@ class Plan:
         """Whether a part's values depend on more than its own rows (see the module docstring)."""
         return bool(self.collection_keys or self.numeric_keys)
 
+    @property
+    def list_metrics(self) -> frozenset[str]:
+        """The metrics read off the recommendation lists (beyond accuracy: ``MetricDef.lists``)."""
+        return frozenset(m for m in self.metrics if self.resolved[m].definition.lists is not None)
+
+    def item_inputs(self) -> dict[str, tuple[str, ...]]:
+        """{metric: the inputs beyond the run it reads ('train', 'items', 'features')}, for the list metrics."""
+        out = {}
+        for m in self.metrics:
+            form = self.resolved[m].definition.lists
+            if form is not None:
+                out[m] = form.needs(self.resolved[m].params)
+        return out
+
     def aggregates(self) -> dict[str, str]:
         return {m: str(self.resolved[m].params["aggregate"]) for m in self.metrics}
 

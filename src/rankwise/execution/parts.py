@@ -18,6 +18,7 @@ import numpy as np
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.id_overlap import check_id_overlap
+from rankwise.data.item_side import ItemSide
 from rankwise.data.ordering import numeric_doc_ids
 from rankwise.data.subsets import judgments_of, query_parts, restrict, run_slice
 from rankwise.errors import RankwiseError
@@ -32,19 +33,20 @@ PARTS_PER_WORKER = 2  # so that one slow part (a busy core) delays the end by ha
 
 
 def evaluate_in_memory(qrels: Qrels, run: Run, metrics: str | Iterable[str], conv: Convention, *,
-                       workers: int = 1) -> Results:
+                       workers: int = 1, side: ItemSide | None = None) -> Results:
     """``rankwise.evaluate()`` of a Qrels and a Run, without its warnings, by ``workers`` threads when the run
     is large enough to pay for them. The ids are checked first, then the metrics resolved, then the query
-    policies applied: the order in which their errors are said, whatever the workers."""
+    policies applied: the order in which their errors are said, whatever the workers. ``side``: the items the
+    beyond-accuracy metrics read (``data.item_side``), a whole-evaluation fact every part is given."""
     check_id_overlap(qrels, run)
     plan = make_plan(metrics, conv, check_ids=False)
     queries = plan_of(plan, qrels, run)
     partials = None
     if workers > 1 and len(run) >= PARALLEL_ROWS and run.n_queries > 1 and queries.query_ids.size:
-        partials = partials_in_parts(plan, qrels, run, queries.query_ids, workers)
+        partials = partials_in_parts(plan, qrels, run, queries.query_ids, workers, side)
     if partials is None:
-        partials = [evaluate_part(plan, qrels, run, queries.query_ids)]
-    return combine(plan, partials, queries, input_counts(plan, qrels, run))
+        partials = [evaluate_part(plan, qrels, run, queries.query_ids, side=side)]
+    return combine(plan, partials, queries, input_counts(plan, qrels, run), side)
 
 
 def whole_facts(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray) -> Facts:
@@ -66,7 +68,8 @@ def _highest_grade(graded: Qrels, query_ids: np.ndarray) -> float:
     return max(0.0, float(grades.max())) if grades.size else 0.0
 
 
-def partials_in_parts(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, workers: int) -> list[Partial] | None:
+def partials_in_parts(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, workers: int,
+                      side: ItemSide | None = None) -> list[Partial] | None:
     """The partials of the plan's ``query_ids`` by ``workers`` threads, a part of the run each; None when a
     part raised (the whole run's evaluation then says the error, for every query it concerns)."""
     facts = whole_facts(plan, qrels, run, query_ids)
@@ -84,6 +87,6 @@ def partials_in_parts(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray,
         tasks.append((restrict(qrels, absent), run_slice(run, 0, 0), absent))
     try:
         with ThreadPoolExecutor(workers, thread_name_prefix="rankwise-part") as pool:
-            return list(pool.map(lambda t: evaluate_part(plan, t[0], t[1], t[2], facts), tasks))
+            return list(pool.map(lambda t: evaluate_part(plan, t[0], t[1], t[2], facts, side), tasks))
     except RankwiseError:
         return None

@@ -10,6 +10,9 @@ from rankwise.spec.params import COMMON_PARAMS, Param
 if TYPE_CHECKING:
     import numpy as np
 
+    from rankwise.data.item_side import ItemSide
+    from rankwise.data.item_tally import ItemTally, UserWeights
+    from rankwise.data.top_lists import TopLists
     from rankwise.spec.ranking_context import ComputeFn, Cutoff, MicroWeightFn, Params
 
 
@@ -28,6 +31,27 @@ class RankForm:
     # True when the metric averages over the relevant items (Recall, AP, AUC): one item then adds at
     # most its best value, contribution(i, i, nrel, n); otherwise an item's share is bounded by 1
     item_share: bool = False
+
+
+@dataclass(frozen=True)
+class ListForm:
+    """A beyond-accuracy metric, read off the recommendation lists (``data.top_lists.TopLists``) and what the
+    evaluation knows of the items (``data.item_side.ItemSide``: catalogue, training interactions, features).
+
+    A per-user metric has ``per_user(lists, params, k)``: one value per user (NaN: no value, left out of the
+    mean and counted) and, for aggregate=micro, each user's weight (else None). A whole-run metric (coverage, a
+    Gini index) has ``weights(lists, params, k)``, each user's share of the whole (``UserWeights``: weights of
+    items and numbers, summed over the users into an ``ItemTally``), and ``value(tally, side, params, k)``, the
+    figure of a tally (of a tally's rows: one per bootstrap replicate, over the last axis of its arrays).
+    ``needs(params)``: the inputs beyond the run it reads ('train', 'items', 'features')."""
+    needs: Callable[["Params"], tuple[str, ...]]
+    per_user: Callable[["TopLists", "Params", "Cutoff"], "tuple[np.ndarray, np.ndarray | None]"] | None = None
+    weights: Callable[["TopLists", "Params", "Cutoff"], "UserWeights"] | None = None
+    value: Callable[["ItemTally", "ItemSide", "Params", "Cutoff"], "np.ndarray | float"] | None = None
+
+    @property
+    def whole_run(self) -> bool:
+        return self.weights is not None
 
 
 # MetricDef.rank_form: (params, k) -> the metric's RankForm, or a sentence saying why these parameters have none
@@ -70,6 +94,9 @@ class MetricDef:
     # True when a smaller value is the better ranking (FallOut): reports mark the lowest mean as the best and a
     # significantly lower mean as the better one
     lower_is_better: bool = False
+    # a beyond-accuracy metric (rankwise.metrics.beyond): read off the recommendation lists, not the judged
+    # rows; None for every accuracy metric
+    lists: ListForm | None = None
 
     @property
     def all_params(self) -> tuple[Param, ...]:

@@ -54,13 +54,18 @@ def _load() -> None:
     # an explicit list, imported without a safety net: a broken metric module fails loudly here
     # instead of silently leaving its metric out of the parser, the CLI and the docs
     for mod in (*(f"rankwise.metrics.{m}" for m in METRIC_MODULES), *EXTRA_METRIC_MODULES):
-        register(importlib.import_module(mod).DEFINITION)
+        module = importlib.import_module(mod)
+        for defn in getattr(module, "DEFINITIONS", None) or (module.DEFINITION,):
+            register(defn)
 
 
 # Metric families that live outside rankwise.metrics (graded measures, rank-only measures).
 EXTRA_METRIC_MODULES: tuple[str, ...] = (
     "rankwise.metrics.err", "rankwise.metrics.uap", "rankwise.metrics.ndcng",
     "rankwise.metrics.lrap",  # scikit-learn's label ranking average precision (issue #14)
+    # beyond accuracy, read off the recommendation lists (issue #24): each module defines DEFINITIONS
+    "rankwise.metrics.beyond.coverage", "rankwise.metrics.beyond.concentration", "rankwise.metrics.beyond.popularity",
+    "rankwise.metrics.beyond.diversity",
 )
 
 

@@ -1,0 +1,86 @@
+"""The beyond-accuracy metrics' defaults: rankwise's own (every preset's, unless it says otherwise) and, per
+recommender library, what that library's metric of the same name computes by default.
+
+Read from each library's source (versions, files and lines in design/beyond-accuracy-research.md; the preset's
+provenance names the version): under ``rectools``, ``Coverage`` (RecTools' CatalogCoverage) is a count; under
+``recbole`` a share of the catalogue plus its padding item; under ``recommenders`` a share of the training items.
+Keys are the parameters' convention keys (``Param.convention_key``), as in every preset's defaults.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+# rankwise's own choices: a share of the declared catalogue, the popularity of an item as its distinct users,
+# self-information in bits, the feature cosine, and an error (never a silent choice) for an item that has no
+# features; the other forks follow the most common library behaviour
+BASE_DEFAULTS: Mapping[str, object] = {
+    "coverage_numerator": "recommended", "catalogue": "declared", "min_length": "one",
+    "over": "declared", "weight": "lists", "exposure_patience": 0.85, "gini_denominator": "n",
+    "direction": "inequality",
+    "entropy_log": 2.0, "entropy_normalise": "none", "entropy_weighting": "rows",
+    "info": "self", "popularity": "users", "norm": "train_users", "novelty_cold": "one_user",
+    "novelty_weighting": "none",
+    "arp_normalise": "none", "arp_cold": "zero",
+    "tail": "outside_head", "tail_ratio": 0.8, "tail_form": "share",
+    "distance": "cosine", "normaliser": "pairs", "short_list": "nan", "missing": "error",
+    "variant": "recommenders", "similarity": "cooccurrence", "relevance": "hit",
+    "list_length": "actual",
+}
+
+_MIUF = {"info": "self", "popularity": "users", "norm": "train_users", "novelty_cold": "one_user",
+         "novelty_weighting": "none"}
+_EFD = {"info": "self", "popularity": "users", "norm": "train_pairs", "novelty_cold": "max_observed",
+        "novelty_weighting": "relevant_discounted"}
+
+BY_PRESET: Mapping[str, Mapping[str, Mapping[str, object]]] = {
+    "rectools": {  # rectools/metrics/{catalog,novelty,popularity,diversity,serendipity,dq}.py, 0.19.0
+        "Coverage": {"coverage_numerator": "recommended", "catalogue": "none"},
+        "UserCoverage": {"min_length": "one"},
+        "Novelty": _MIUF,
+        "ARP": {"popularity": "interactions", "arp_normalise": "none", "arp_cold": "zero"},
+        "ILD": {"distance": "hamming", "normaliser": "pairs", "short_list": "zero", "missing": "skip_pair"},
+        "Serendipity": {"variant": "rectools"},
+    },
+    "recbole": {  # recbole/evaluator/metrics.py, v1.2.1
+        "Coverage": {"coverage_numerator": "recommended", "catalogue": "declared_plus_padding"},
+        "Gini": {"over": "declared_plus_padding", "weight": "lists", "gini_denominator": "n",
+                 "direction": "inequality"},
+        "Entropy": {"entropy_log": "e", "entropy_normalise": "distinct_items", "entropy_weighting": "rows"},
+        "ARP": {"popularity": "interactions", "arp_normalise": "none", "arp_cold": "zero"},
+        "Tail": {"tail": "bottom_fraction", "tail_ratio": 0.1, "popularity": "interactions", "tail_form": "share"},
+    },
+    "recommenders": {  # recommenders/evaluation/python_evaluation.py, 1.2.1
+        "Coverage": {"coverage_numerator": "recommended", "catalogue": "train_items"},
+        "Entropy": {"entropy_log": 2.0, "entropy_normalise": "none", "entropy_weighting": "rows"},
+        "Novelty": {"info": "self", "popularity": "interactions", "norm": "train_rows", "novelty_cold": "dropped_sum",
+                    "novelty_weighting": "none", "aggregate": "micro"},
+        "ILD": {"distance": "cooccurrence_cosine", "normaliser": "pairs", "short_list": "nan",
+                "missing": "zero_similarity"},
+        "Serendipity": {"variant": "recommenders", "similarity": "cooccurrence", "relevance": "all_one"},
+    },
+    "elliot": {  # elliot/evaluation/metrics/{coverage,diversity,novelty,bias}/, fc27efe
+        "Coverage": {"coverage_numerator": "recommended", "catalogue": "none"},
+        "UserCoverage": {"min_length": "one", "aggregate": "sum"},
+        "Gini": {"over": "train_items", "weight": "lists", "gini_denominator": "n_minus_1", "direction": "equality"},
+        "Entropy": {"entropy_log": 2.0, "entropy_normalise": "none", "entropy_weighting": "user_share"},
+        "Novelty": _EFD,
+        "ARP": {"popularity": "users", "arp_normalise": "none", "arp_cold": "error"},
+        "Tail": {"tail": "outside_head", "tail_ratio": 0.8, "popularity": "users", "tail_form": "share"},
+    },
+    "lenskit": {  # lenskit/metrics/ranking/{_gini,_pop}.py, 2025.8.1
+        "Coverage": {"coverage_numerator": "recommended", "catalogue": "declared"},
+        "Gini": {"over": "declared", "weight": "lists", "exposure_patience": 0.85, "gini_denominator": "n",
+                 "direction": "inequality"},
+        "PopQuantile": {"popularity": "users"},
+    },
+    "evidently": {  # src/evidently/legacy/metrics/recsys/*.py, 0.7.21
+        "Coverage": {"coverage_numerator": "recommended_in_train", "catalogue": "train_items"},
+        "Gini": {"over": "recommended", "weight": "lists", "gini_denominator": "n_minus_1", "direction": "inequality"},
+        "Novelty": {"info": "self", "popularity": "users", "norm": "train_users", "novelty_cold": "dropped",
+                    "novelty_weighting": "none"},
+        "ARP": {"popularity": "users", "arp_normalise": "none", "arp_cold": "dropped"},
+        "ILD": {"distance": "cosine", "normaliser": "list_length", "short_list": "zero", "missing": "error"},
+        "Serendipity": {"variant": "evidently"},
+        "Personalization": {"list_length": "k"},
+    },
+}

@@ -1,0 +1,167 @@
+"""What the beyond-accuracy metrics know of the items: the declared catalogue, the training interactions and
+the item features, on one vocabulary of item ids.
+
+These are whole-evaluation facts, like the judgments: built once (``item_side``) and handed to every part of
+an evaluation as an argument, so that a part's counts (how often each item was recommended) are counts over
+the same items, whichever part made them. The vocabulary holds every item any input names, the recommended
+ones included, so that a cold item (recommended, never in training) or one outside the declared catalogue has
+a code like any other and is counted, never dropped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Sequence
+
+import numpy as np
+
+from rankwise.data.vocabulary import Vocabulary
+from rankwise.errors import DataError
+
+FEATURE_KINDS = ("numeric", "categorical")
+
+
+@dataclass(frozen=True)
+class Training:
+    """The training interactions on the item vocabulary: one row per interaction, repeats kept.
+
+    ``offsets``/``items``: each training user's rows (CSR over ``user_ids``, in the given order within a user);
+    ``rows``/``users``: per item, its rows and its distinct users (0 for an item never in training)."""
+    user_ids: np.ndarray
+    offsets: np.ndarray
+    items: np.ndarray
+    rows: np.ndarray
+    users: np.ndarray
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.items.size)
+
+    @property
+    def n_users(self) -> int:
+        return int(self.user_ids.size)
+
+    @property
+    def n_pairs(self) -> int:
+        """The distinct (user, item) pairs: Σ over items of their distinct users."""
+        return int(self.users.sum())
+
+    @property
+    def in_train(self) -> np.ndarray:
+        return self.rows > 0
+
+    @cached_property
+    def cooccurrence(self) -> Any:
+        """The items' co-occurrence cosine, a scipy.sparse CSR matrix S = D·XᵀX·D, X the users × items counts of
+        training rows (repeats counted), D = diag(1/√rows(i)): s(i, j) = Σ_u x_ui·x_uj / √(rows(i)·rows(j)),
+        as Microsoft Recommenders' item_cooccurrence_count similarity. Computed once, on first use."""
+        from scipy import sparse
+        users = np.repeat(np.arange(self.n_users), np.diff(self.offsets))
+        x = sparse.csr_matrix((np.ones(self.items.size), (users, self.items)), shape=(self.n_users, self.rows.size))
+        x.sum_duplicates()
+        d = sparse.diags(1.0 / np.sqrt(np.where(self.rows > 0, self.rows, 1).astype(np.float64)))
+        return (d @ (x.T @ x) @ d).tocsr()
+
+
+@dataclass(frozen=True)
+class Features:
+    """One row of feature values per item of the vocabulary (``values``, float64) and whether the item has
+    features (``present``; the values of an item without are 0). ``kind``: 'numeric' (numbers: cosine and
+    Hamming) or 'categorical' (each column's values coded per column: Hamming and Jaccard only)."""
+    values: np.ndarray
+    present: np.ndarray
+    kind: str
+    columns: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ItemSide:
+    """The items of an evaluation (``vocab``: every id, sorted as text) and what the inputs say of them.
+
+    ``declared``: whether each item is in the declared catalogue (None: no catalogue given);
+    ``train``: the training interactions (None: none given); ``features``: the item features (None: none)."""
+    vocab: Vocabulary
+    declared: np.ndarray | None = None
+    train: Training | None = None
+    features: Features | None = None
+
+    @property
+    def n_items(self) -> int:
+        return len(self.vocab)
+
+    @property
+    def n_declared(self) -> int:
+        return 0 if self.declared is None else int(np.count_nonzero(self.declared))
+
+
+def item_side(recommended: np.ndarray, *, items: np.ndarray | None = None,
+              train: tuple[np.ndarray, np.ndarray] | None = None,
+              features: tuple[np.ndarray, np.ndarray, str, Sequence[str]] | None = None) -> ItemSide:
+    """The ItemSide of ids given as canonical strings (``data.frames.canonical_ids``): ``recommended``, the
+    distinct ids of the run; ``items``, the declared catalogue; ``train``, (user ids, item ids) of the training
+    rows; ``features``, (item ids, values (n, d), kind, column names)."""
+    parts = [np.asarray(recommended, dtype=str)]
+    if items is not None:
+        parts.append(np.asarray(items, dtype=str))
+    if train is not None:
+        parts.append(np.asarray(train[1], dtype=str))
+    if features is not None:
+        parts.append(np.asarray(features[0], dtype=str))
+    vocab = Vocabulary.from_ids(np.concatenate(parts) if parts else np.zeros(0, dtype=str))
+    declared = None
+    if items is not None:
+        declared = np.zeros(len(vocab), dtype=bool)
+        declared[vocab.codes_of(np.asarray(items, dtype=str))] = True
+        declared.setflags(write=False)
+    return ItemSide(vocab, declared, None if train is None else _training(vocab, *train),
+                    None if features is None else _features(vocab, *features))
+
+
+def _training(vocab: Vocabulary, users: np.ndarray, items: np.ndarray) -> Training:
+    users = np.asarray(users, dtype=str)
+    codes = vocab.codes_of(np.asarray(items, dtype=str))
+    user_ids, first, ucodes = np.unique(users, return_index=True, return_inverse=True)
+    # users in order of first appearance, each user's rows in the order given
+    appearance = np.argsort(first, kind="stable")
+    rank = np.empty_like(appearance)
+    rank[appearance] = np.arange(appearance.size)
+    ucodes = rank[ucodes]
+    order = np.argsort(ucodes, kind="stable")
+    offsets = np.zeros(user_ids.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(ucodes, minlength=user_ids.size), out=offsets[1:])
+    n = len(vocab)
+    rows = np.bincount(codes, minlength=n).astype(np.int64)
+    pairs = np.unique(ucodes.astype(np.int64) * n + codes)
+    distinct_users = np.bincount(pairs % n, minlength=n).astype(np.int64)
+    out = Training(user_ids[appearance], offsets, codes[order], rows, distinct_users)
+    for a in (out.offsets, out.items, out.rows, out.users):
+        a.setflags(write=False)
+    return out
+
+
+def _features(vocab: Vocabulary, ids: np.ndarray, values: np.ndarray, kind: str, columns: Sequence[str]) -> Features:
+    ids = np.asarray(ids, dtype=str)
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 2 or values.shape[0] != ids.size:
+        raise DataError(f"item features: {ids.size} item ids but a value matrix of shape {values.shape}; give one row "
+                        "of features per item")
+    distinct, counts = np.unique(ids, return_counts=True)
+    if distinct.size != ids.size:
+        raise DataError(f"item features: item {str(distinct[np.argmax(counts > 1)])!r} has {int(counts.max())} rows of "
+                        "features; give one row per item")
+    bad = np.argwhere(~np.isfinite(values))
+    if bad.size:
+        r, c = (int(x) for x in bad[0])
+        name = columns[c] if c < len(columns) else str(c)
+        raise DataError(f"item features: item {str(ids[r])!r} has {values[r, c]!r} in feature {name!r} "
+                        f"({len(bad)} such value(s) in all); every feature must be a finite number. Fill them (0 for "
+                        "an absent binary feature) or leave the item out: an item without features is counted and "
+                        "reported by the metrics that need them")
+    codes = vocab.codes_of(ids)
+    full = np.zeros((len(vocab), values.shape[1]), dtype=np.float64)
+    full[codes] = values
+    present = np.zeros(len(vocab), dtype=bool)
+    present[codes] = True
+    full.setflags(write=False)
+    present.setflags(write=False)
+    return Features(full, present, kind, tuple(str(c) for c in columns))

@@ -1,0 +1,60 @@
+"""What the users of an evaluation add to a whole-run beyond-accuracy figure (catalogue coverage, a Gini index,
+entropy, personalization): per recommended row a weight for the row's item, per user a number; summed over the
+users, arrays over the item vocabulary and numbers (an ``ItemTally``).
+
+The figure is computed from the tally (``ListForm.value``). Since every array is indexed by the whole
+evaluation's item vocabulary (``data.item_side``) and merging is addition, the split of the users into parts,
+blocks or Spark partitions and their order change nothing. Since a tally is a sum over users, the tally of a
+bootstrap sample of the users is the same sum with each user counted as often as it was drawn
+(``UserWeights.resampled``): the figure's sampling distribution over users costs no re-evaluation.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ItemTally:
+    """``arrays``: name -> one number per item of the vocabulary (shape (..., n_items): one row per bootstrap
+    replicate when resampled); ``sums``: name -> a number (shape (...,))."""
+    arrays: Mapping[str, np.ndarray] = field(default_factory=dict)
+    sums: Mapping[str, np.ndarray | float] = field(default_factory=dict)
+
+    def merged(self, other: ItemTally) -> ItemTally:
+        arrays = dict(self.arrays)
+        for k, a in other.arrays.items():
+            arrays[k] = arrays[k] + a if k in arrays else a
+        sums = dict(self.sums)
+        for k, v in other.sums.items():
+            sums[k] = sums.get(k, 0.0) + v
+        return ItemTally(arrays, sums)
+
+
+@dataclass(frozen=True)
+class UserWeights:
+    """Each user's share of a whole-run figure: ``rows[name]`` weighs each recommended row (``seg``: its user,
+    ``items``: its item code), ``users[name]`` gives each user a number."""
+    n_users: int
+    seg: np.ndarray
+    items: np.ndarray
+    rows: Mapping[str, np.ndarray] = field(default_factory=dict)
+    users: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    def tally(self, n_items: int) -> ItemTally:
+        """The sum over the users."""
+        return ItemTally({k: np.bincount(self.items, weights=w, minlength=n_items)[:n_items]
+                          for k, w in self.rows.items()},
+                         {k: float(np.sum(v)) for k, v in self.users.items()})
+
+    def resampled(self, n_items: int, draws: np.ndarray) -> ItemTally:
+        """The tallies of bootstrap samples of the users: ``draws`` (replicates × users) holds how often each
+        user was drawn in each replicate; the arrays come back (replicates × n_items)."""
+        from scipy import sparse
+        out: dict[str, np.ndarray] = {}
+        for k, w in self.rows.items():
+            per_user = sparse.csr_matrix((w, (self.seg, self.items)), shape=(self.n_users, n_items))
+            out[k] = np.asarray((sparse.csr_matrix(draws) @ per_user).todense())
+        return ItemTally(out, {k: draws @ v for k, v in self.users.items()})

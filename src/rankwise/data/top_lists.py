@@ -1,0 +1,158 @@
+"""The recommendation lists of a part's users, in rank order, on the item vocabulary: what the beyond-accuracy
+metrics read (``rankwise.metrics.beyond``).
+
+Accuracy metrics read a ranking only through its judged rows (``data.align``); coverage, novelty or diversity
+read every recommended item, so a list is kept whole here: its items' codes in the ``ItemSide`` vocabulary, in
+rank order under the metric's tie policy, with each row's test grade (0 for an item the user has no test row
+of). ``top(k)`` cuts every list at k.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from rankwise.data.collections import Qrels, Run
+from rankwise.data.item_side import ItemSide
+from rankwise.data.vocabulary import Vocabulary
+from rankwise.errors import ConventionError, DataError
+from rankwise.kernels.segments import expand_ranges, segment_ids
+
+# the tie policies that order a recommendation list (the others are expectations or bounds over orders of
+# judged documents, which an item list does not have)
+LIST_TIES = ("input", "docid_asc", "docid_desc", "docid_desc_numeric")
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Every list cut at k: ``offsets`` (CSR over the part's users), each row's item code, 1-based rank,
+    test grade and user (``seg``); ``lengths``: each list's length."""
+    offsets: np.ndarray
+    items: np.ndarray
+    ranks: np.ndarray
+    grades: np.ndarray
+    seg: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return int(self.offsets.size - 1)
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+
+@dataclass(frozen=True)
+class TopLists:
+    """The part's users (``user_ids``, in the order asked for), their whole lists in rank order and the
+    whole evaluation's items (``side``). ``history``: each user's index among the training users (-1 for a
+    user without training rows)."""
+    side: ItemSide
+    user_ids: np.ndarray
+    offsets: np.ndarray
+    items: np.ndarray
+    grades: np.ndarray
+    test_offsets: np.ndarray  # CSR over the users: the grades of each user's test rows (recommended or not)
+    test_grades: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return int(self.user_ids.size)
+
+    def n_relevant(self, rel: float) -> np.ndarray:
+        """Each user's test items graded >= ``rel``."""
+        seg = segment_ids(self.test_offsets)
+        return np.bincount(seg[self.test_grades >= rel], minlength=self.n)[:self.n]
+
+    def top(self, k: int | None) -> Cut:
+        lengths = np.diff(self.offsets)
+        if k is not None:
+            lengths = np.minimum(lengths, k)
+        rows, offsets = expand_ranges(self.offsets[:-1], lengths)
+        seg = segment_ids(offsets)
+        ranks = rows - self.offsets[:-1][seg] + 1
+        return Cut(offsets, self.items[rows], ranks, self.grades[rows], seg)
+
+    @cached_property
+    def history(self) -> np.ndarray:
+        train = self.side.train
+        if train is None:
+            return np.full(self.n, -1, dtype=np.int64)
+        return Vocabulary(train.user_ids, is_sorted=False).codes_of(self.user_ids)
+
+
+def item_codes(run: Run, rows: np.ndarray, side: ItemSide) -> np.ndarray:
+    """The item code in ``side``'s vocabulary of each of the run's ``rows`` (every recommended item is in it:
+    ``data.item_side.item_side`` is built from the run's items). Each distinct item is looked up once."""
+    keys = run.doc_keys[rows]
+    if keys.shape[1] == 1:
+        _, first, inverse = np.unique(keys[:, 0], return_index=True, return_inverse=True)
+        codes = side.vocab.codes_of(run.doc_ids(rows[first]))[inverse.ravel()]
+    else:
+        codes = side.vocab.codes_of(run.doc_ids(rows))
+    if codes.size and codes.min() < 0:
+        missing = run.doc_ids(rows[np.flatnonzero(codes < 0)[:1]])[0]
+        raise DataError(f"recommended item {missing!r} is not among the evaluation's items: the item side must be "
+                        "built from this run's items (rankwise.evaluate builds it so)")
+    return codes
+
+
+def top_lists(side: ItemSide, qrels: Qrels, run: Run, user_ids: np.ndarray, *, ties: str, scores: str) -> TopLists:
+    """The lists of ``user_ids`` (a user absent from the run has an empty list), ordered by score descending,
+    tied scores by ``ties`` (one of LIST_TIES), compared at ``scores`` precision; each row's test grade from
+    ``qrels`` (0 where the user has no test row of the item)."""
+    if ties not in LIST_TIES:
+        raise ConventionError(f"ties={ties} does not order a recommendation list; the beyond-accuracy metrics "
+                              f"take one of {', '.join(LIST_TIES)} (e.g. Novelty(ties=input)@10)")
+    rq = run.query_vocab.codes_of(user_ids)
+    starts = np.where(rq >= 0, run.offsets[np.maximum(rq, 0)], 0)
+    lengths = np.where(rq >= 0, np.diff(run.offsets)[np.maximum(rq, 0)], 0)
+    rows, offsets = expand_ranges(starts, lengths)
+    seg = segment_ids(offsets)
+    score = run.scores[rows].astype(np.float32 if scores == "float32" else np.float64)
+    codes = item_codes(run, rows, side)
+    order = np.lexsort((_tie_key(ties, codes, rows, side), -score, seg))
+    items = codes[order]
+    qq = qrels.query_vocab.codes_of(user_ids)
+    starts = np.where(qq >= 0, qrels.offsets[np.maximum(qq, 0)], 0)
+    lengths = np.where(qq >= 0, np.diff(qrels.offsets)[np.maximum(qq, 0)], 0)
+    qrows, qoff = expand_ranges(starts, lengths)
+    grades = _grades(side, qrels, qrows, qoff, seg, items)
+    test = qrels.values[qrows].astype(np.float64)
+    for a in (offsets, items, grades, qoff, test):
+        a.setflags(write=False)
+    return TopLists(side, user_ids, offsets, items, grades, qoff, test)
+
+
+def _tie_key(ties: str, items: np.ndarray, rows: np.ndarray, side: ItemSide) -> np.ndarray:
+    if ties == "input":
+        return rows
+    if ties == "docid_asc":
+        return items
+    if ties == "docid_desc_numeric":
+        ids = side.vocab.ids
+        if ids.size and all(s.isdigit() for s in ids[np.unique(items)].tolist()):
+            return -np.asarray(ids[items], dtype=np.float64)
+    return -items  # docid_desc: the vocabulary is sorted as text, so codes compare as the ids do
+
+
+def _grades(side: ItemSide, qrels: Qrels, qrows: np.ndarray, qoff: np.ndarray, seg: np.ndarray,
+            items: np.ndarray) -> np.ndarray:
+    """Each row's test grade: a join of (user, item) keys over the item vocabulary (``qrows``/``qoff``: the
+    users' test rows in ``qrels``)."""
+    grades = np.zeros(items.size, dtype=np.float64)
+    if items.size == 0 or qrows.size == 0:
+        return grades
+    tcodes = side.vocab.codes_of(qrels.doc_ids(qrows))
+    n = max(side.n_items, 1)
+    tkeys = segment_ids(qoff) * n + tcodes
+    keep = tcodes >= 0
+    tkeys, tvals = tkeys[keep], qrels.values[qrows][keep]
+    o = np.argsort(tkeys, kind="stable")
+    tkeys, tvals = tkeys[o], tvals[o]
+    keys = seg * n + items
+    pos = np.minimum(np.searchsorted(tkeys, keys), tkeys.size - 1)
+    hit = tkeys[pos] == keys
+    grades[hit] = tvals[pos[hit]]
+    return grades

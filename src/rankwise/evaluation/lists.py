@@ -1,0 +1,85 @@
+"""The beyond-accuracy metrics in the engine's contract: a part's values and tallies, the whole's figures.
+
+A per-user metric (novelty, diversity, popularity, serendipity) gives each user of the part a value, averaged
+like any accuracy metric's. A whole-run metric (coverage, a Gini index, entropy, personalization) gives no
+per-user value: each part adds an ``ItemTally`` (counts over the whole evaluation's item vocabulary) to the
+whole, and ``whole_run_values`` computes the figure once from the merged tally, whatever the split.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from rankwise.data.collections import Qrels, Run
+from rankwise.data.item_side import ItemSide
+from rankwise.data.item_tally import ItemTally
+from rankwise.data.top_lists import TopLists, top_lists
+from rankwise.evaluation.plan import Plan
+from rankwise.spec.metric import ListForm
+
+LIST_TALLY = "list:"  # tally name prefix: list:<metric as written> -> its ItemTally
+LISTS_SEEN = "lists_seen"  # ItemTally.sums key: the users whose list at the metric's k is not empty
+
+
+def require_side(side: ItemSide | None) -> ItemSide:
+    if side is None:  # a scheduler's bug, never the input's: rankwise.evaluate builds one for these metrics
+        raise RuntimeError("beyond-accuracy metrics need the evaluation's items (ItemSide); none was given")
+    return side
+
+
+def form_of(plan: Plan, m: str) -> ListForm:
+    form = plan.resolved[m].definition.lists
+    assert form is not None
+    return form
+
+
+def list_values(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, side: ItemSide,
+                values: dict[str, np.ndarray], weights: dict[str, np.ndarray], tallies: dict[str, Any]) -> None:
+    """The list metrics of ``plan`` for ``query_ids``: per-user values into ``values`` (and ``weights`` for
+    aggregate=micro), whole-run tallies into ``tallies``. One ordering of the lists per (ties, scores)."""
+    ordered: dict[tuple[str, str], TopLists] = {}
+    for m in plan.metrics:
+        form = plan.resolved[m].definition.lists
+        if form is None:
+            continue
+        rm = plan.resolved[m]
+        key = (str(rm.params["ties"]), str(rm.params["scores"]))
+        if key not in ordered:
+            ordered[key] = top_lists(side, qrels, run, query_ids, ties=key[0], scores=key[1])
+        lists = ordered[key]
+        if form.weights is not None:
+            tallies[LIST_TALLY + m] = form.weights(lists, rm.params, rm.k).tally(side.n_items)
+            values[m] = np.full(query_ids.size, np.nan)
+        else:
+            assert form.per_user is not None
+            v, w = form.per_user(lists, rm.params, rm.k)
+            values[m] = v
+            if rm.params["aggregate"] == "micro":
+                weights[m] = w if w is not None else np.ones(query_ids.size)
+
+
+def empty_tally(side: ItemSide) -> ItemTally:
+    """The tally of no user (an evaluation whose query plan is empty)."""
+    zeros = np.zeros(side.n_items)
+    return ItemTally({"lists": zeros, "exposure": zeros, "user_share": zeros, "cosine": zeros},
+                     {LISTS_SEEN: 0.0, "users": 0.0})
+
+
+def whole_run_values(plan: Plan, tallies: Mapping[str, ItemTally], side: ItemSide | None
+                     ) -> tuple[dict[str, float], dict[str, int]]:
+    """{metric: its one value} and {metric: the users whose lists entered it}, for the whole-run metrics."""
+    means: dict[str, float] = {}
+    users: dict[str, int] = {}
+    for m in plan.list_metrics:
+        form = form_of(plan, m)
+        if form.value is None:
+            continue
+        rm = plan.resolved[m]
+        side = require_side(side)
+        tally = tallies.get(LIST_TALLY + m)
+        if tally is None or not tally.arrays:
+            tally = empty_tally(side)
+        means[m] = float(form.value(tally, side, rm.params, rm.k))
+        users[m] = int(tally.sums.get(LISTS_SEEN, 0))
+    return means, users

@@ -1,0 +1,1 @@
+"""Beyond-accuracy metrics: coverage, concentration, novelty, popularity, diversity, serendipity (issue #24)."""

@@ -1,0 +1,96 @@
+"""Item similarities the diversity and serendipity metrics read: the cosine of the item features and the
+co-occurrence cosine of the training interactions, summed over the pairs of a list or over a list item and the
+user's training rows, without a Python loop over users.
+
+A feature cosine is summed in closed form: Σ_{i<j in L} cos(i, j) = (|Σ_i e_i|² - Σ_i |e_i|²) / 2 with the
+features scaled to unit length (an item whose vector is 0 has cosine 0 with every item). The co-occurrence
+similarity is a sparse matrix, read at the pairs themselves, a bounded number of pairs at a time.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rankwise.data.item_side import ItemSide
+from rankwise.kernels.segments import expand_ranges, segment_ids
+
+PAIRS_AT_ONCE = 1 << 22  # pairs read from the sparse matrix at a time (bounded memory on long lists)
+
+
+def unit_features(side: ItemSide) -> np.ndarray:
+    """The features scaled to unit length (rows of zeros stay zeros, as do items without features)."""
+    assert side.features is not None
+    v = side.features.values
+    norm = np.sqrt(np.einsum("ij,ij->i", v, v))
+    return v / np.where(norm > 0, norm, 1.0)[:, None]
+
+
+def group_sums(rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per segment of ``offsets``, the sum of its rows of the matrix ``rows`` (0 for an empty segment)."""
+    out = np.zeros((offsets.size - 1, rows.shape[1]))
+    sizes = np.diff(offsets)
+    full = np.flatnonzero(sizes > 0)
+    if full.size:
+        out[full] = np.add.reduceat(rows, offsets[:-1][full], axis=0)
+    return out
+
+
+def cosine_pair_sums(unit: np.ndarray, items: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per list (CSR ``offsets`` over ``items``), Σ over its unordered pairs of the cosine of their features."""
+    e = unit[items]
+    s = group_sums(e, offsets)
+    own = np.bincount(segment_ids(offsets), weights=np.einsum("ij,ij->i", e, e), minlength=offsets.size - 1)
+    out: np.ndarray = (np.einsum("ij,ij->i", s, s) - own[:offsets.size - 1]) / 2.0
+    return out
+
+
+def cooccurrence(side: ItemSide) -> Any:
+    assert side.train is not None
+    return side.train.cooccurrence
+
+
+def _read(s: Any, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    out = np.empty(a.size)
+    for lo in range(0, a.size, PAIRS_AT_ONCE):
+        hi = min(lo + PAIRS_AT_ONCE, a.size)
+        out[lo:hi] = np.asarray(s[a[lo:hi], b[lo:hi]]).ravel()
+    return out
+
+
+def list_pairs(offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every unordered pair of rows within each list (CSR ``offsets``): (first row, a later row, the list)."""
+    rows = np.arange(offsets[-1])
+    seg = segment_ids(offsets)
+    after = offsets[1:][seg] - rows - 1  # the rows after each row in its list
+    second, _ = expand_ranges(rows + 1, after)
+    first = np.repeat(rows, after)
+    return first, second, seg[first]
+
+
+def cooccurrence_pair_sums(side: ItemSide, items: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per list, Σ over its unordered pairs of the co-occurrence similarity."""
+    first, second, seg = list_pairs(offsets)
+    sims = _read(cooccurrence(side), items[first], items[second])
+    return np.bincount(seg, weights=sims, minlength=offsets.size - 1)[:offsets.size - 1]
+
+
+def history_sums(side: ItemSide, items: np.ndarray, seg: np.ndarray, history: np.ndarray, how: str) -> np.ndarray:
+    """For each recommended row (``items``, its user ``seg``, the user's index among the training users
+    ``history``, -1 for none), Σ over the user's training rows h of sim(item, h)."""
+    train = side.train
+    assert train is not None
+    h = history[seg]
+    has = h >= 0
+    out = np.zeros(items.size)
+    if how == "features":
+        unit = unit_features(side)
+        per_user = group_sums(unit[train.items], train.offsets)
+        out[has] = np.einsum("ij,ij->i", unit[items[has]], per_user[h[has]])
+        return out
+    rows = np.flatnonzero(has)
+    starts, sizes = train.offsets[h[rows]], np.diff(train.offsets)[h[rows]]
+    hist_rows, off = expand_ranges(starts, sizes)
+    owner = rows[segment_ids(off)]
+    sims = _read(cooccurrence(side), items[owner], train.items[hist_rows])
+    return np.bincount(owner, weights=sims, minlength=items.size)[:items.size]
