@@ -9,7 +9,7 @@ training rows, cold items, items outside the catalogue, lists of length 1 and sh
 training rows or without test items), at their defaults and main options. rankwise, under the library's preset,
 must give every user the library gives a value the same value, leave every other user without one, and give the
 library's mean (or whole-run value), to 1e-9. LensKit's ExposureGini sums float32 exposures: it is compared to
-1e-6, its own precision.
+1e-7, float32's resolution (the largest difference seen is 1.1e-8).
 
 First, on the fixture, each library must give the number the research spec states (test_*_gives_the_spec_values):
 if a library disagrees with the spec, the spec is wrong, not rankwise.
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -33,10 +34,14 @@ pytestmark = pytest.mark.peer
 
 SEEDS = (2401, 2402, 2403, 2404)
 CASES = {"fixture": fixture(),
+         # the smallest input with a listed user without test items (u3): RecTools and Microsoft Recommenders
+         # still evaluate it (Serendipity: 0), with or without the test interactions
+         "fixture-u3-untested": replace(fixture(), name="fixture-u3-untested",
+                                        test={u: v for u, v in fixture().test.items() if u != "u3"}),
          **{f"seed{s}": random_case(s, k=5 if s % 2 else 4, features_outside=s == 2404) for s in SEEDS}}
 TOL = 1e-9
 SPEC_TOL = 1e-6      # the research spec prints 6 decimals
-FLOAT32_TOL = 1e-6   # LensKit ExposureGini: float32 exposures and sums (about 7 significant digits)
+FLOAT32_TOL = 1e-7   # LensKit ExposureGini: float32 exposures and sums (float32 resolves 2**-23, 1.2e-7)
 
 
 def need(module: str, pin: str):
@@ -49,7 +54,7 @@ def ks_of(case: BeyondCase) -> tuple[int, ...]:
     return tuple(sorted({2, case.k}))
 
 
-@pytest.mark.parametrize("case_name", [c for c in CASES if c != "fixture"])
+@pytest.mark.parametrize("case_name", [c for c in CASES if c.startswith("seed")])
 def test_the_cases_hold_the_awkward_inputs(case_name):
     case = CASES[case_name]
     k = case.k
@@ -449,9 +454,10 @@ def lenskit_params():
 
 @pytest.mark.parametrize("case_name,name,k,with_test", lenskit_params())
 def test_lenskit(case_name, name, k, with_test):
-    """The Gini metrics get the lists without their items outside the catalogue: LensKit's items= is only a
-    count, and it would put an outside item in a catalogue item's place (rankwise's over=declared reports such an
-    item instead). MeanPopRank gets the whole lists: an item it has no count for has quantile 0."""
+    """The Gini metrics get the lists without their items outside the catalogue. LensKit's items= is only a
+    count: an outside item takes a catalogue item's place, or LensKit raises "could not broadcast" once the
+    distinct recommended items outnumber it; rankwise's over=declared refuses such an item with a DataError naming
+    it. MeanPopRank gets the whole lists: an item it has no count for has quantile 0."""
     lenskit = need("lenskit", "lenskit==2025.8.1")
     template, items, tol = LENSKIT[name]
     case = CASES[case_name].within_catalogue() if items else CASES[case_name]
