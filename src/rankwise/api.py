@@ -21,11 +21,11 @@ from rankwise.evaluation.notices import warn_about
 from rankwise.evaluation.plan import make_plan
 from rankwise.evaluation.results import Results
 from rankwise.execution.files import STREAM_CHOICES, evaluate_files, is_path, trec_path
-from rankwise.execution.item_lists import evaluate_lists
+from rankwise.execution.item_lists import evaluate_lists, whole_run_draws
 from rankwise.execution.parts import evaluate_in_memory
 from rankwise.execution.workers import resolve_workers
 
-__all__ = ["evaluate", "as_qrels", "as_run", "side_columns", "evaluate_run_file"]
+__all__ = ["evaluate", "as_qrels", "as_run", "side_columns", "evaluate_run_file", "whole_run_draws"]
 
 
 def side_columns(columns: Mapping[str, Any] | None, side: str) -> dict[str, str]:

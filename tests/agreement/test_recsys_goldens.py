@@ -99,6 +99,9 @@ CASES = [
                                       ("map", "AP(denominator=relevant)@{k}")], "recommenders", "ranked"),
     # ndcg_at_k averages over every user with test items (0 without predictions): the preset's note
     *cases("recommenders", "values", [("ndcg_at_k", "nDCG@{k}")], "recommenders", "ranked", missing_in_run="zero"),
+    # issue #24: r_precision_at_k averages over the users with a hit in their top min(k, R) (Rprec's no_hit=nan
+    # under the preset); a user alone without any hit in the top k gets 0.0 from it, left out here (NaN)
+    *cases("recommenders", "values", [("r_precision_at_k", "Rprec@{k}")], "recommenders", "ranked"),
     # the variant whose test collection holds the users with test items (LensKit measures every list it is given)
     *cases("lenskit", "values_test_users_only", [("Precision", "P@{k}"), ("Recall", "R@{k}"), ("NDCG", "nDCG@{k}"),
                                                  ("RecipRank", "RR@{k}"), ("Hit", "Success@{k}"),
@@ -136,6 +139,11 @@ CASES = [
            "torchmetrics", "dense", binary=True, tol=1e-6, tie_free=True),
     *cases("torchmetrics", "values", [("RetrievalMAP", "AP"), ("RetrievalMRR", "RR"), ("RetrievalRPrecision", "Rprec")],
            "torchmetrics", "dense", ks=("none",), binary=True, tol=1e-6, tie_free=True),
+    # issue #24: without top_k, precision divides by the whole list, items scored <= 0 included (the whole list:
+    # no order of tied scores changes these values, so every user and the mean compare)
+    *cases("torchmetrics", "values", [("RetrievalPrecision", "P"), ("RetrievalRecall", "R"),
+                                      ("RetrievalHitRate", "Success")],
+           "torchmetrics", "dense", ks=("none",), binary=True, tol=1e-6),
     *cases("torchmetrics", "values", [("RetrievalAUROC", "AUC")], "torchmetrics", "dense", ks=("none",), binary=True,
            tol=1e-6),
     # TF-Ranking's labels are the listed items' (padding -1 beyond): the preset ignores judgments of items the

@@ -104,8 +104,9 @@ def metric_at(template: str, k) -> str:
 TORCHMETRICS = {
     "RetrievalNormalizedDCG": ("nDCG@{k}", (*KS, None), False, None),
     "RetrievalAUROC": ("AUC", (None,), True, None),
-    "RetrievalPrecision": ("P@{k}", KS, True, "set"),
-    "RetrievalRecall": ("R@{k}", KS, True, "set"),
+    # without top_k (issue #24): the whole list is the cut, items scored <= 0 in precision's denominator
+    "RetrievalPrecision": ("P@{k}", (*KS, None), True, "set"),
+    "RetrievalRecall": ("R@{k}", (*KS, None), True, "set"),
     "RetrievalHitRate": ("Success@{k}", KS, True, "set"),
     "RetrievalFallOut": ("FallOut@{k}", KS, True, "set"),
     "RetrievalMAP": ("AP@{k}", (*KS, None), True, "order"),
@@ -118,7 +119,8 @@ TM_SCORE_FILTER = {"RetrievalMAP", "RetrievalPrecision", "RetrievalRecall", "Ret
 FEEDS = {"dense": dense_run, "listed": listed_scores_run}   # every item scored, or only each list's items
 
 
-def torchmetrics_values(tm, name: str, k, rows: dict, users: list[User], binary: bool) -> tuple[dict, float]:
+def torchmetrics_values(tm, name: str, k, rows: dict, users: list[User], binary: bool,
+                        **options) -> tuple[dict, float]:
     """One update() with every user's rows ({user: {item: score}}: a user without rows does not exist for
     torchmetrics) and compute(): per-user values (caught by an `aggregation` callable, in ascending user id)
     and the default mean."""
@@ -131,7 +133,7 @@ def torchmetrics_values(tm, name: str, k, rows: dict, users: list[User], binary:
     target = torch.tensor([(1 if binary else truth[q][i]) if i in truth[q] else 0 for q in ids for i in rows[q]],
                           dtype=torch.long)
     indexes = torch.tensor([q for q in ids for _ in rows[q]], dtype=torch.long)
-    kw = {} if k is None else {"top_k": k}
+    kw = ({} if k is None else {"top_k": k}) | options
     caught = []
 
     def keep(values, dim=None):
@@ -209,6 +211,21 @@ def test_torchmetrics_on_tied_scores_where_no_order_matters(seed, feed, name, k,
 @pytest.mark.parametrize("name,k,binary", _tm_cases(lambda how: True))
 def test_torchmetrics_on_distinct_scores(seed, feed, name, k, binary):
     check_torchmetrics(name, k, binary, users_of(seed, ties=False), feed, what=" (no ties)")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("feed", FEEDS)
+@pytest.mark.parametrize("k", KS)
+def test_torchmetrics_adaptive_k_precision(seed, feed, k):
+    """RetrievalPrecision(adaptive_k=True) divides by min(k, the list's length), items scored <= 0 counted
+    (issue #24): P(denominator=retrieved)@k under the preset, on distinct scores (every user compares)."""
+    tm = need("torchmetrics", "torchmetrics==1.9.0")
+    users = users_of(seed, ties=False)
+    rows = FEEDS[feed](users)
+    want, mean = torchmetrics_values(tm, "RetrievalPrecision", k, rows, users, True, adaptive_k=True)
+    metric = f"P(denominator=retrieved)@{k}"
+    compare(evaluate(qrels(users, binary=True), rows, metric, "torchmetrics"), want, mean, tol=1e-6,
+            label=f"torchmetrics {tm.__version__} RetrievalPrecision(adaptive_k=True) k={k} {feed} rows -> {metric}")
 
 
 def test_torchmetrics_auroc_of_one_class():
@@ -400,6 +417,8 @@ RECOMMENDERS = {  # library function -> (rankwise metric, overrides)
     "map": ("AP(denominator=relevant)@{k}", {}),
     # ndcg_at_k averages over every user with test items (0 without predictions): the preset's note
     "ndcg_at_k": ("nDCG@{k}", {"missing_in_run": "zero"}),
+    # issue #24: averaged over the users with a hit in their top min(k, R) (Rprec's no_hit=nan)
+    "r_precision_at_k": ("Rprec@{k}", {}),
 }
 
 
@@ -434,9 +453,16 @@ def test_recommenders_python_evaluation(seed):
             # the users it averages: with test items, and (but for ndcg_at_k) with predictions
             evaluated = [u.user for u in users if u.truth and (u.ranked or fn_name == "ndcg_at_k")]
             want = {user: float(fn(*alone[user], k=k)) for user in evaluated}
+            if fn_name == "r_precision_at_k":
+                # a user alone gets 0.0 without a hit in its top k and NaN with hits below R: the mean over
+                # all users leaves both out, and so must rankwise (compare: every other user NaN)
+                want = {user: v for user, v in want.items() if v > 0}
             metric = template.format(k=k)
             mine = evaluate(qrels(users), run, metric, "recommenders", **overrides)
-            compare(mine, want, mean, label=f"recommenders {recommenders.__version__} {fn_name}(k={k}) -> {metric}")
+            # r_precision_at_k: few of 16 users have a hit in their top min(k, R); the others must be NaN
+            few = fn_name == "r_precision_at_k"
+            compare(mine, want, mean, label=f"recommenders {recommenders.__version__} {fn_name}(k={k}) -> {metric}",
+                    at_least=1 if few else 5)
 
 
 # --------------------------------------------------------------------------------------------------- LensKit

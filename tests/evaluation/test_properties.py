@@ -45,7 +45,7 @@ def test_every_choice_matches_oracle(data):
         "missing_in_run": data.draw(st.sampled_from(["skip", "zero"])),
         "missing_in_qrels": data.draw(st.sampled_from(["skip", "evaluate"])),
         # the choices of issue #14 that take documents out before ranking, or judgments out of R
-        "nonpositive": data.draw(st.sampled_from(["ranked", "not_retrieved"])),
+        "nonpositive": data.draw(st.sampled_from(["ranked", "not_retrieved", "unjudged"])),
         "self_retrieval": data.draw(st.sampled_from(["kept", "removed"])),
         "unscored_judgments": data.draw(st.sampled_from(["counted", "ignored"])),
         "fractional_grades": data.draw(st.sampled_from(["truncated", "kept"])),

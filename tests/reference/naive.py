@@ -123,8 +123,11 @@ def metric_on_list(name, p, k, ranked, judgments, collection_grades=()):
         return 1.0 if hits > 0 else 0.0
     if name == "Hits":
         return float(hits)
-    if name == "Rprec":
-        return div(sum(rel[:R]), R)
+    if name == "Rprec":  # of the list cut at k: the top min(k, R)
+        found = sum(rel[:R if k is None else min(k, R)])
+        if p["no_hit"] == "nan" and R and not found:
+            return float("nan")
+        return div(found, R)
     if name == "AP" and p["precisions"] == "at_every_rank":  # Elliot: the mean of P@1 .. P@k
         return sum(sum(rel[:m]) / m for m in range(1, k + 1)) / k
     if name == "AP":
@@ -242,16 +245,20 @@ def naive_query(name, p, k, run_q: dict, qrels_q: dict, collection_grades=(), qi
     items = []
     for d, s in run_q.items():
         if p["nonpositive"] == "not_retrieved" and s <= 0:
-            continue  # torchmetrics: scored <= 0 is not retrieved
+            continue  # scored <= 0 is not retrieved
         if p["self_retrieval"] == "removed" and d == qid:
             continue  # BEIR's ignore_identical_ids
+        # torchmetrics zeroes the target of a document scored <= 0 and keeps it in the list (R still counts it)
+        j = d in judgments and not (p["nonpositive"] == "unjudged" and s <= 0)
         s = float(np.float32(s)) if p["scores"] == "float32" else float(s)
-        j = d in judgments
         if p["unjudged"] == "removed" and not j:
             continue
-        items.append((d, s, judgments.get(d, 0.0), j))
+        items.append((d, s, judgments.get(d, 0.0) if j else 0.0, j))
     lists = _rank(items, p["ties"])
     vals = [metric_on_list(name, p, k, lst, judgments, collection_grades) for lst in lists]
+    if name == "Rprec" and len(vals) > 1 and not all(math.isnan(x) for x in vals):
+        # ties=average: the expected hits over R, NaN (no_hit=nan) only where no order of the ties has a hit
+        vals = [0.0 if math.isnan(x) else x for x in vals]
     v = sum(vals) / len(vals)
     gain_based = name in GAIN_BASED
     t = p["rel"]

@@ -60,6 +60,8 @@ def metric_strings(draw, names):
             params["recall"] = draw(st.sampled_from(["0", "0.1", "0.25", "0.5", "0.6", "1"]))
         if name in ("IPrec", "IPrecAvg"):
             params["recall_rounding"] = draw(st.sampled_from(["plus_0.9", "nearest"]))
+        if name == "Rprec":
+            params["no_hit"] = draw(st.sampled_from(["zero", "nan"]))
         if name == "RprecMult":
             params["multiple"] = draw(st.sampled_from(["0.2", "0.5", "1", "1.4", "2"]))
         if name == "FallOut":

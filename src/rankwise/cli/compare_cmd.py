@@ -6,6 +6,7 @@ import shlex
 import sys
 import warnings
 from dataclasses import replace
+from typing import Any
 
 from rankwise.cli.options import (
     add_column_options,
@@ -40,6 +41,12 @@ def add_input_options(p) -> None:
     add_column_options(p)
     p.add_argument("--duplicates", default="error", choices=["error", "first", "last", "max"],
                    help="what to do with a (query, doc) pair given twice in the qrels or a run (default: error)")
+    item = p.add_argument_group("beyond accuracy (coverage, novelty, diversity, ...: see docs/beyond-accuracy.md)")
+    item.add_argument("--train", metavar="PATH",
+                      help="training interactions (CSV/TSV/Parquet with user and item columns, or 'user item' lines)")
+    item.add_argument("--items", metavar="PATH", help="the catalogue: one item id per line")
+    item.add_argument("--item-features", metavar="PATH",
+                      help="item features: CSV/TSV/Parquet with an item column and one column per feature")
     add_jobs_option(p, "each run is evaluated as 'rankwise evaluate --jobs N' evaluates it")
     add_convention_options(p)
     p.set_defaults(convention=None)  # None: the default preset for runs; --values were computed elsewhere
@@ -98,6 +105,12 @@ def load_matrix(args):
     return load_inputs(args)[0]
 
 
+def item_inputs(args) -> dict[str, Any]:
+    """The beyond-accuracy inputs of the command line, as rankwise.evaluate and rankwise.compare take them."""
+    return {"train": getattr(args, "train", None), "items": getattr(args, "items", None),
+            "item_features": getattr(args, "item_features", None)}
+
+
 def load_inputs(args):
     """The per-query matrix from the command's inputs, and the notices of the runs' evaluations."""
     from rankwise.api import as_qrels
@@ -118,6 +131,9 @@ def load_inputs(args):
             raise InvalidParameterError("convention options apply when rankwise evaluates runs; --values are "
                                         "compared as they are")
         from rankwise.io.per_query import read_values
+        if any(v is not None for v in item_inputs(args).values()):
+            raise InvalidParameterError("--train, --items and --item-features apply when rankwise evaluates runs; "
+                                        "--values are compared as they are")
         return read_values(args.values, group_tags=group, metrics=args.metric,
                            mixed_conventions=args.mixed_conventions), ()
     if args.mixed_conventions:
@@ -151,7 +167,7 @@ def load_inputs(args):
             warnings.simplefilter("ignore", RankwiseWarning)
             results[name] = evaluate_runs(qrels, {name: run}, args.metric, convention=args.convention or DEFAULT,
                                           columns=columns, workers=workers, duplicates=args.duplicates,
-                                          **overrides_from(args))[name]
+                                          **item_inputs(args), **overrides_from(args))[name]
         for line in notice_lines(results[name], f"{name}: "):
             print(line, file=sys.stderr)
     from rankwise.comparison.provenance import run_notices
@@ -171,7 +187,8 @@ def run(args) -> int:
     matrix, said = load_inputs(args)
     comparison = compare_matrix(matrix, baseline=args.baseline, all_pairs=args.all_pairs, test=args.test,
                                 correction=args.correction, family=args.family, alpha=args.alpha,
-                                permutations=args.permutations, seed=args.seed, bootstrap_ci=args.bootstrap_ci)
+                                permutations=args.permutations, seed=args.seed, bootstrap_ci=args.bootstrap_ci,
+                                whole_run=_whole_run(args, matrix))
     comparison = replace(comparison, inputs=_input_files(args), command_line=_command_line(args), notices=said)
     from rankwise.cli.output import terminal_width
 
@@ -190,6 +207,18 @@ def run(args) -> int:
             print(f"rankwise: set aside for every system: {len(ids)} queries ({reason}); e.g. "
                   f"{', '.join(ids[:3])}", file=sys.stderr)
     return 0
+
+
+def _whole_run(args, matrix):
+    """The bootstrap figures of the whole-run metrics (coverage, Gini, ...) among the compared metrics, or None."""
+    if args.values or not matrix.metrics:
+        return None
+    from rankwise.comparison.systems import whole_run_for
+    from rankwise.run_names import named_runs
+    return whole_run_for(args.inputs[0], named_runs(args.inputs[1:], command_line=True), matrix,
+                         convention=args.convention, columns=columns_from(args), duplicates=args.duplicates,
+                         all_pairs=args.all_pairs, test=args.test, permutations=args.permutations, seed=args.seed,
+                         overrides=overrides_from(args), **item_inputs(args))
 
 
 def _input_files(args):

@@ -23,6 +23,7 @@ from rankwise.comparison.paired import (
 )
 from rankwise.comparison.provenance import run_inputs, run_notices
 from rankwise.comparison.result import AnovaTable, Comparison, PairedResult, PairwiseResult, SystemSummary
+from rankwise.comparison.whole_run import WholeRun, whole_run_figures
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.evaluation.results import Results
 from rankwise.run_names import named_runs
@@ -34,7 +35,7 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
             permutations: int | None = None, seed: int | None = None, bootstrap_ci: bool = False,
             convention: Any = None, group_tags: bool = True, groups: Mapping[str, Sequence[str]] | None = None,
             columns: Mapping[str, Any] | None = None, workers: int | None = None, duplicates: str = "error",
-            **overrides: Any) -> Comparison:
+            train: Any = None, items: Any = None, item_features: Any = None, **overrides: Any) -> Comparison:
     """Evaluate every run on the same qrels and metrics, then compare the systems.
 
     ``runs`` maps system names to runs (a Run, a DataFrame or Arrow table, a ``{query: {doc: score}}``
@@ -45,15 +46,53 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
     the runs of each system). ``convention``, ``workers``, ``duplicates`` and ``overrides`` are those of
     :func:`rankwise.evaluate`; the query policy ``missing_in_run`` decides whether a query some run lacks scores
     zero or is set aside for every system. The rest is :func:`compare_matrix`'s.
+
+    Beyond-accuracy metrics read ``train``, ``items`` and ``item_features`` (as :func:`rankwise.evaluate`).
+    A per-user one (novelty, diversity) is tested paired like any metric; a whole-run one (coverage, Gini,
+    entropy, personalization) has no per-user value, and is compared by a paired bootstrap over the users
+    (``comparison.whole_run``: ``permutations`` samples), in baseline mode.
     """
+    item_inputs = {"train": train, "items": items, "item_features": item_features}
     results = evaluate_runs(qrels, runs, metrics, convention=convention, columns=columns, workers=workers,
-                            duplicates=duplicates, **overrides)
+                            duplicates=duplicates, **item_inputs, **overrides)
     matrix = PerQueryMatrix.from_results(results, group_tags=group_tags, groups=groups)
+    figures = whole_run_for(qrels, named_runs(runs), matrix, convention=next(iter(results.values())).convention,
+                            columns=columns, duplicates=duplicates, all_pairs=all_pairs, test=test,
+                            permutations=permutations, seed=seed, **item_inputs)
     cmp = compare_matrix(matrix, baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,
                          family=family, alpha=alpha, permutations=permutations, seed=seed,
-                         bootstrap_ci=bootstrap_ci)
+                         bootstrap_ci=bootstrap_ci, whole_run=figures)
     # the report names the files compared and carries what their evaluation said
     return replace(cmp, inputs=run_inputs(qrels, runs), notices=run_notices(results))
+
+
+def whole_run_for(qrels: Any, runs: Mapping[str, Any], matrix: PerQueryMatrix, *, convention: Any,
+                  columns: Mapping[str, Any] | None = None, duplicates: str = "error", all_pairs: bool = False,
+                  test: str | None = None, permutations: int | None = None, seed: int | None = None,
+                  overrides: Mapping[str, Any] | None = None, train: Any = None, items: Any = None,
+                  item_features: Any = None) -> dict[str, WholeRun] | None:
+    """The bootstrap figures of the matrix's whole-run metrics (coverage, Gini, entropy, personalization: no
+    per-user value) for ``runs`` (named as the matrix's runs), or None when it has none."""
+    from rankwise.conventions.presets import DEFAULT, get_convention
+    from rankwise.spec.grammar import parse_metric
+
+    whole = [m for m in matrix.metrics if (form := parse_metric(m).definition.lists) is not None and form.whole_run]
+    if not whole:
+        return None
+    if all_pairs or (test or "") in opt.ALL_PAIRS_TESTS:
+        raise InvalidParameterError(f"{', '.join(whole)}: whole-run figures are compared with a baseline, by a "
+                                    "paired bootstrap over the users; all-pairs mode needs per-user values. "
+                                    "Compare them in baseline mode, or leave them out of this comparison")
+    if any(len(r) > 1 for r in matrix.runs_per_system.values()):
+        raise InvalidParameterError(f"{', '.join(whole)}: a whole-run figure of several runs of one system is not a "
+                                    "per-user mean; compare one run per system (group_tags=False, --no-group)")
+    conv = get_convention(convention or DEFAULT)
+    if overrides:
+        conv = conv.derive(**overrides)
+    return whole_run_figures(qrels, {s: runs[r[0]] for s, r in matrix.runs_per_system.items()}, whole, conv,
+                             matrix.query_ids, draws=permutations or opt.DEFAULT_PERMUTATIONS,
+                             seed=opt.DEFAULT_SEED if seed is None else seed, columns=columns, duplicates=duplicates,
+                             train=train, items=items, item_features=item_features)
 
 
 def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str], *,
@@ -95,7 +134,8 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: 
 def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_pairs: bool = False,
                    test: str | None = None, correction: str | None = None, family: str | None = None,
                    alpha: float | None = None, permutations: int | None = None,
-                   seed: int | None = None, bootstrap_ci: bool = False) -> Comparison:
+                   seed: int | None = None, bootstrap_ci: bool = False,
+                   whole_run: Mapping[str, WholeRun] | None = None) -> Comparison:
     """Compare the systems of a per-query matrix.
 
     Baseline mode (default; the first system unless ``baseline`` names one): every other system
@@ -111,7 +151,12 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
     comparison with the baseline uses the queries both systems have, so adding a system never changes
     another comparison. All-pairs mode needs a complete matrix (the ANOVA, the Tukey tests): there a
     query counts only when every system has a value, and a note says so.
+
+    ``whole_run``: the bootstrap figures of the matrix's whole-run metrics (``compare`` makes them), which have
+    no per-query values: each system's figure with its percentile interval, and each difference with its
+    percentile interval and the shifted-bootstrap p, corrected with the other p-values of its family.
     """
+    whole_run = dict(whole_run or {})
     notes: list[str] = []
     alpha = opt.DEFAULT_ALPHA if alpha is None else float(alpha)
     if not 0 < alpha < 1:
@@ -144,7 +189,10 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
     elif baseline is not None:
         notes.append(f"baseline {baseline!r} is only the first row of the tables in all-pairs mode")
 
-    valid, excluded, summaries = _query_masks(matrix, alpha, all_pairs)
+    valid, excluded, summaries = _query_masks(matrix, alpha, all_pairs, frozenset(whole_run))
+    for m, w in whole_run.items():
+        for s in systems:
+            summaries[s][m] = SystemSummary(w.values[s], w.interval(s, alpha), w.n)
     monte_carlo = test in ("randomization", "bootstrap", "randomized-tukey") or (bootstrap_ci and not all_pairs)
     comparisons: list[PairedResult] = []
     pairwise: list[PairwiseResult] = []
@@ -154,10 +202,19 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
         baseline = baseline or systems[0]  # (already defaulted above; restated for the type checker)
         base = systems.index(baseline)
         cols = {m: [(systems[i], baseline, i, base) for i in range(len(systems)) if i != base]
-                for m in matrix.metrics}
+                for m in matrix.metrics if m not in whole_run}
         stats_by_metric = _paired_by_mask(matrix, None, cols, test, alpha, permutations, seed, bootstrap_ci)
-        adjusted = _corrected(stats_by_metric, correction, family)
+        others = [s for s in systems if s != baseline]
+        boot = {m: [w.paired(s, baseline, alpha) for s in others] for m, w in whole_run.items()}
+        adjusted = _corrected({**{m: st.p for m, st in stats_by_metric.items()},
+                               **{m: np.array([r[3] for r in rows]) for m, rows in boot.items()}},
+                              correction, family, matrix.metrics)
         for m in matrix.metrics:
+            if m in whole_run:
+                comparisons.extend(_whole_run_result(m, s, baseline, r, p_adj, whole_run[m], alpha)
+                                   for s, r, p_adj in zip(others, boot[m], adjusted[m]))
+                notes.append(_whole_run_note(m, whole_run[m]))
+                continue
             st, p_adj = stats_by_metric[m], adjusted[m]
             for j, (s, b, _, _) in enumerate(cols[m]):
                 comparisons.append(_paired_result(m, s, b, st, j, p_adj[j], test, alpha))
@@ -184,7 +241,7 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
             cols = {m: [(systems[i], systems[j], i, j) for i, j in pairs] for m in matrix.metrics}
             # all pairs report no interval of the difference: no bootstrap unless it is the test
             stats_by_metric = _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed, False)
-            adjusted = _corrected(stats_by_metric, correction, family)
+            adjusted = _corrected({m: st.p for m, st in stats_by_metric.items()}, correction, family, matrix.metrics)
             for m in matrix.metrics:
                 st = stats_by_metric[m]
                 for c, (a, b, _, _) in enumerate(cols[m]):
@@ -200,11 +257,12 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
                       family=family, alpha=alpha, baseline=None if all_pairs else baseline,
                       seed=seed if monte_carlo else None, permutations=permutations if monte_carlo else None,
                       systems=summaries, comparisons=tuple(comparisons), all_pairs=tuple(pairwise),
-                      anova=anovas, n_queries_per_metric={m: int(valid[m].sum()) for m in matrix.metrics},
+                      anova=anovas, n_queries_per_metric={m: whole_run[m].n if m in whole_run else int(valid[m].sum())
+                                                           for m in matrix.metrics},
                       excluded=excluded, notes=tuple(notes), versions=_versions())
 
 
-def _query_masks(matrix: PerQueryMatrix, alpha: float, all_pairs: bool):
+def _query_masks(matrix: PerQueryMatrix, alpha: float, all_pairs: bool, whole_run: frozenset[str] = frozenset()):
     """Per metric: the queries every system has a value for, those some system lacks, and each system's
     mean and CI: over the queries every system has in all-pairs mode (the tests there need a complete
     matrix), over the system's own queries in baseline mode (where each comparison pairs its own)."""
@@ -220,6 +278,8 @@ def _query_masks(matrix: PerQueryMatrix, alpha: float, all_pairs: bool):
         x = matrix.metric_values(m)
         ok = ~np.isnan(x).any(axis=0)
         valid[m] = ok
+        if m in whole_run:  # (no per-query values: the caller sets its summaries from the bootstrap)
+            continue
         if (~ok).any():
             excluded[m] = tuple(str(q) for q in matrix.query_ids[~ok])
         n = int(ok.sum())
@@ -244,7 +304,7 @@ def _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed,
     lets each comparison use the queries both of its systems have. Comparisons with the same compared
     queries share one resampling pass, and a comparison's draws depend only on its own queries and the seed."""
     groups: dict[bytes, tuple[np.ndarray, list[tuple[str, int, np.ndarray]]]] = {}
-    for m in matrix.metrics:
+    for m in [m for m in matrix.metrics if m in cols]:
         x = matrix.metric_values(m)
         for c, (a, b, i, j) in enumerate(cols[m]):
             ok = valid[m] if valid is not None else ~(np.isnan(x[i]) | np.isnan(x[j]))
@@ -258,17 +318,19 @@ def _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed,
         st = paired(np.column_stack([d for _, _, d in members]), test, alpha, permutations, seed, bootstrap_ci)
         for k, (m, c, _) in enumerate(members):
             where[(m, c)] = (st, k)
-    return {m: take([where[(m, c)] for c in range(len(cols[m]))]) for m in matrix.metrics}
+    return {m: take([where[(m, c)] for c in range(len(cols[m]))]) for m in matrix.metrics if m in cols}
 
 
-def _corrected(stats_by_metric: Mapping[str, PairedStats], correction: str, family: str) -> dict[str, np.ndarray]:
+def _corrected(p_of: Mapping[str, np.ndarray], correction: str, family: str,
+               order: Sequence[str]) -> dict[str, np.ndarray]:
+    """Each metric's p-values corrected within its family: the metric's, or all metrics' (in ``order``)."""
     if family == "metric":
-        return {m: adjust(st.p, correction) for m, st in stats_by_metric.items()}
-    names = list(stats_by_metric)
-    flat = adjust(np.concatenate([stats_by_metric[m].p for m in names]), correction)
+        return {m: adjust(p, correction) for m, p in p_of.items()}
+    names = [m for m in order if m in p_of]
+    flat = adjust(np.concatenate([p_of[m] for m in names]), correction)
     out, start = {}, 0
     for m in names:
-        size = stats_by_metric[m].p.size
+        size = p_of[m].size
         out[m] = flat[start:start + size]
         start += size
     return out
@@ -283,6 +345,21 @@ def _paired_result(metric, system, baseline, st: PairedStats, j, p_adj, test, al
                         ci_t, ci_b, float(st.effect_size[j]), float(st.statistic[j]), float(st.p[j]),
                         float(p_adj), int(st.wins[j]), int(st.ties[j]), int(st.losses[j]),
                         int(st.wins[j] + st.ties[j] + st.losses[j]), bool(p_adj < alpha))
+
+
+def _whole_run_result(metric: str, system: str, baseline: str, r: tuple[float, tuple[float, float], float, float],
+                      p_adj: float, w: WholeRun, alpha: float) -> PairedResult:
+    """A whole-run figure's comparison: no per-user differences, so no t-interval, effect size or W/T/L."""
+    delta, ci, z, p = r
+    nan = (math.nan, math.nan)
+    return PairedResult(metric, system, baseline, delta, ci, nan, ci, math.nan, z, p, float(p_adj), 0, 0, 0, w.n,
+                        bool(p_adj < alpha))
+
+
+def _whole_run_note(metric: str, w: WholeRun) -> str:
+    return (f"{metric}: a whole-run figure, compared by a paired bootstrap over the {w.n} users ({w.draws} samples, "
+            f"seed {w.seed}): percentile intervals, p from the shifted bootstrap distribution, statistic = Δ / "
+            "bootstrap sd; no per-user effect size or wins/ties/losses")
 
 
 def _constant_note(c: PairedResult, test: str) -> str:

@@ -21,7 +21,8 @@ _BINARY = {"nDCG": {"gain": "binary", "rel": 1.0}, "DCG": {"gain": "binary", "re
 TORCHMETRICS = derive_preset(
     TREC_EVAL, name="torchmetrics",
     description="torchmetrics' retrieval metrics (RetrievalPrecision, RetrievalMAP, RetrievalNormalizedDCG, ...): "
-                "scores cast to float32; documents scored <= 0 are not retrieved by AP, P, R and RR; AP divides by "
+                "scores cast to float32; documents scored <= 0 are never relevant in AP, P, R and RR but stay in the "
+                "list (P without top_k divides by its whole length); AP divides by "
                 "the relevant documents in the top k; nDCG averages tied scores and takes the grades as linear "
                 "gains; a query without relevant documents scores 0 and counts (empty_target_action='neg').",
     provenance="torchmetrics 1.9.0 (Lightning-AI/torchmetrics v1.9.0, 700261d): functional/retrieval/"
@@ -31,7 +32,10 @@ TORCHMETRICS = derive_preset(
     **{**_RECSYS, "missing_in_run": "skip", "scores": "float32"}, missing_in_qrels="evaluate",
     unscored_judgments="ignored",
     denominator="retrieved_relevant",
-    metric_defaults={**{m: {"nonpositive": "not_retrieved"} for m in ("AP", "P", "R", "RR")},
+    # functional/retrieval/{precision.py:68, recall.py:62, average_precision.py:55, reciprocal_rank.py:55}:
+    # torch.where(preds > 0, target, 0) zeroes the target and keeps the row (precision.py:60-61: top_k=None
+    # is the list's length, adaptive_k's min(k, length) counts it too)
+    metric_defaults={**{m: {"nonpositive": "unjudged"} for m in ("AP", "P", "R", "RR")},
                      "nDCG": {"ties": "average", "rel": 0.0}, "DCG": {"ties": "average", "rel": 0.0},
                      # RetrievalAUROC: 0 when the rows hold one class only; FallOut's empty case is 1 ('pos')
                      "AUC": {"ties": "average", "no_nonrelevant": "zero"}, "FallOut": {"no_nonrelevant": "one"}},
@@ -40,7 +44,9 @@ TORCHMETRICS = derive_preset(
            "A query's relevant documents are those among its scored rows (unscored_judgments=ignored): a "
            "relevant document without a score does not exist for torchmetrics.",
            "Values are computed in float32 by torchmetrics: they agree with rankwise to about 1e-6.",
-           "AUROC@k returns 0 when the top k holds one class only; rankwise's AUC is over the whole list."),
+           "AUROC@k returns 0 when the top k holds one class only; rankwise's AUC is over the whole list.",
+           "RetrievalPrecision(adaptive_k=True) is P(denominator=retrieved)@k: min(k, the list's length), documents "
+           "scored <= 0 included (nonpositive=unjudged)."),
 )
 
 IMPLICIT = derive_preset(
@@ -123,15 +129,21 @@ RECOMMENDERS = derive_preset(
     TREC_EVAL, name="recommenders",
     description="Microsoft Recommenders' python_evaluation: predictions re-sorted by score with a stable sort "
                 "(ties keep their row order), every test row relevant, P@k = hits / k, map_at_k divides by "
-                "min(k, R) (map: by R), nDCG with binary gains; users need both test items and predictions.",
+                "min(k, R) (map: by R), nDCG with binary gains, Rprec@k (r_precision_at_k) averaged over the "
+                "users with a hit in their top min(k, R); users need both test items and predictions.",
     provenance="recommenders 1.2.1 (recommenders-team/recommenders 5c862af): recommenders/evaluation/"
                "python_evaluation.py (merge_ranking_true_pred, precision_at_k, recall_at_k, ndcg_at_k, "
                "map_at_k, map, r_precision_at_k)",
     **{**_RECSYS, "missing_in_run": "skip"}, denominator="min_k_relevant",
-    metric_defaults={**_BINARY, **BY_PRESET["recommenders"]},
+    # r_precision_at_k (python_evaluation.py:589-598) divides a Series of the users with a hit at rank <= R by
+    # one of the users with a hit in the top k: index alignment makes the others NaN, and .mean() skips them
+    metric_defaults={**_BINARY, "Rprec": {"no_hit": "nan"}, **BY_PRESET["recommenders"]},
     notes=("recommenders averages ndcg_at_k over every user with test items (0 without predictions) but P, "
            "R and MAP over users with both: rankwise applies one query set to all metrics (this preset: "
            "users with both; missing_in_run=zero gives ndcg_at_k's set).",
+           "r_precision_at_k is Rprec@k with no_hit=nan: a user without a hit in the top min(k, R) is left out of "
+           "the mean (and counted as left out). When no user has any hit in the top k, recommenders returns 0.0 "
+           "where rankwise's mean of no value is NaN.",
            "'relevancy_method=by_threshold' keeps the top 'threshold' items, not items above a score."),
 )
 

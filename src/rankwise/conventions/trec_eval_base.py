@@ -36,7 +36,7 @@ TREC_EVAL = Convention(
         "denominator": "relevant", "p_denominator": "k", "gain": "linear", "log_base": 2.0, "ideal": "judged",
         "p": 0.8, "beta": 1.0, "recall": 0.0, "recall_rounding": "plus_0.9",
         "multiple": 1.0, "no_nonrelevant": "zero", "discount": "rank_plus_1", "r_denominator": "relevant",
-        "precisions": "at_relevant", "gmax": "collection", "levels": "query",
+        "precisions": "at_relevant", "gmax": "collection", "levels": "query", "no_hit": "zero",
         **BASE_DEFAULTS,  # the beyond-accuracy metrics' (issue #24)
     },
     # trec_eval's ndcg ignores -l (relevance_level): every positive grade is a gain.

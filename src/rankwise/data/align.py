@@ -64,9 +64,13 @@ def _gather(offsets: np.ndarray, codes: np.ndarray) -> tuple[NDArray[np.int64], 
 
 
 def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged: str,
-          scores: str = "float64", negative: str = "nonrelevant", numeric_ids: bool | None = None) -> JudgedRankings:
+          scores: str = "float64", negative: str = "nonrelevant", numeric_ids: bool | None = None,
+          nonpositive: str = "ranked") -> JudgedRankings:
     """The judged rows of ``query_ids`` in rank order under the tie policy ``ties``. ``numeric_ids``: whether
-    every doc id of the whole run is a number (ties='docid_desc_numeric'); None: this run's own ids say."""
+    every doc id of the whole run is a number (ties='docid_desc_numeric'); None: this run's own ids say.
+    ``nonpositive='unjudged'``: a document scored <= 0 stays in the ranking without its judgment (its grade
+    still counts in the ideal ranking, so in R), as torchmetrics zeroes its target; other values are the run
+    filter's (data.run_filters.retrieved), already applied to ``run``."""
     nq = query_ids.size
     # --- the run's rows of the evaluated queries, in input order within each query
     rq = run.query_vocab.codes_of(query_ids)
@@ -115,6 +119,12 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
     if drop_negative:  # a negative grade is treated as no judgment (trec_eval)
         keep = qrels.values[qrow] >= 0
         rows, qrow = rows[keep], qrow[keep]
+    unjudge_nonpositive = False
+    if nonpositive == "unjudged":  # ranked, never a hit (torch.where(preds > 0, target, 0)); R is the ideal's
+        keep = score[rows] > 0
+        unjudge_nonpositive = not bool(keep.all())
+        if unjudge_nonpositive:
+            rows, qrow = rows[keep], qrow[keep]
     lab = qrels.values[qrow].astype(np.float64)
     jseg = seg[rows]
 
@@ -139,7 +149,8 @@ def align(qrels: Qrels, run: Run, query_ids: np.ndarray, *, ties: str, unjudged:
             return _frozen_all(mixed_ties(pos, rows, lab, jseg, score, scores, offsets, tstart, tsize, tied,
                                           unjudged == "removed"))
         if ridx is None:  # whole run: kept on the Run for this qrels, as the join is
-            mixed = run.memo_with(qrels, ("mixed_ties", scores, bool(drop_negative), unjudged), find_mixed)
+            mixed = run.memo_with(qrels, ("mixed_ties", scores, bool(drop_negative), unjudged, unjudge_nonpositive),
+                                  find_mixed)
         else:
             mixed = find_mixed()
 

@@ -1,10 +1,12 @@
 """Documents a convention says were not retrieved, taken out of a run before it is ranked; and grades as a
 convention reads them (trec_eval reads a qrels grade with C's atol: 2.7 is 2).
 
-Two tools decide that some scored documents were not retrieved at all: torchmetrics (1.8 and later)
-treats documents scored <= 0 as not retrieved in AP, P, R and RR, and BEIR (``ignore_identical_ids``)
-drops a document whose id is the query's id. Both are conventions (``nonpositive``, ``self_retrieval``),
-so they are applied here, once per run, rather than inside any metric.
+Two tools decide that some scored documents were not retrieved at all: documents scored <= 0
+(``nonpositive='not_retrieved'``) and BEIR (``ignore_identical_ids``) drops a document whose id is the
+query's id. Both are conventions (``nonpositive``, ``self_retrieval``), so they are applied here, once per
+run, rather than inside any metric. torchmetrics (1.8 and later) instead keeps documents scored <= 0 in the
+list and zeroes their targets in AP, P, R and RR (``nonpositive='unjudged'``): ``data.align`` takes their
+judgments away there, since the document stays in the ranking.
 """
 from __future__ import annotations
 
@@ -28,8 +30,9 @@ def without_rows(run: Run, drop: np.ndarray) -> Run:
 
 def retrieved(run: Run, nonpositive: str, self_retrieval: str) -> Run:
     """``run`` as the convention reads it: without documents scored <= 0 (nonpositive='not_retrieved') and
-    without documents whose id is their query's (self_retrieval='removed'). Memoised on the run."""
-    if nonpositive == "ranked" and self_retrieval == "kept":
+    without documents whose id is their query's (self_retrieval='removed'). Memoised on the run.
+    (nonpositive='unjudged' keeps the documents: ``align`` takes their judgments away instead.)"""
+    if nonpositive != "not_retrieved" and self_retrieval == "kept":
         return run
 
     def make() -> Run:

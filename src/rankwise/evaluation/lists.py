@@ -13,7 +13,7 @@ import numpy as np
 
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.item_side import ItemSide
-from rankwise.data.item_tally import ItemTally
+from rankwise.data.item_tally import ItemTally, UserWeights
 from rankwise.data.top_lists import TopLists, top_lists
 from rankwise.evaluation.plan import Plan
 from rankwise.spec.metric import ListForm
@@ -83,3 +83,28 @@ def whole_run_values(plan: Plan, tallies: Mapping[str, ItemTally], side: ItemSid
         means[m] = float(form.value(tally, side, rm.params, rm.k))
         users[m] = int(tally.sums.get(LISTS_SEEN, 0))
     return means, users
+
+
+def user_weights(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, side: ItemSide) -> dict[str, UserWeights]:
+    """{whole-run metric: each of ``query_ids``' share of it} (``UserWeights.seg`` indexes ``query_ids``)."""
+    ordered: dict[tuple[str, str], TopLists] = {}
+    out = {}
+    for m in plan.metrics:
+        form = plan.resolved[m].definition.lists
+        if form is None or form.weights is None:
+            continue
+        rm = plan.resolved[m]
+        key = (str(rm.params["ties"]), str(rm.params["scores"]))
+        if key not in ordered:
+            ordered[key] = top_lists(side, qrels, run, query_ids, ties=key[0], scores=key[1])
+        out[m] = form.weights(ordered[key], rm.params, rm.k)
+    return out
+
+
+def resampled_values(plan: Plan, m: str, weights: UserWeights, side: ItemSide, draws: np.ndarray) -> np.ndarray:
+    """The figure of metric ``m`` for each bootstrap replicate of the users (``draws``: replicates × users, how
+    often each user is drawn), computed on the replicates at once."""
+    rm = plan.resolved[m]
+    value = form_of(plan, m).value
+    assert value is not None
+    return np.asarray(value(weights.resampled(side.n_items, draws), side, rm.params, rm.k), dtype=np.float64)

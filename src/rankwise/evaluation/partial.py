@@ -195,7 +195,7 @@ def _context(qrels: Qrels, run: Run, query_ids: np.ndarray, key: AlignmentKey, f
     choices = dict(zip(ALIGNMENT_PARAMS, key))
     ordering = {k: str(v) for k, v in choices.items() if k not in RUN_FILTER_PARAMS + _JUDGMENT_PARAMS}
     jr = align(judgments_read(qrels, run, key), ranked_run(run, key), query_ids,
-               numeric_ids=facts.numeric_doc_ids.get(key), **ordering)
+               numeric_ids=facts.numeric_doc_ids.get(key), nonpositive=str(choices["nonpositive"]), **ordering)
     return EvalContext(jr, facts.grades.get(key))
 
 

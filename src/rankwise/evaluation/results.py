@@ -94,6 +94,16 @@ class Results:
         """``print(res)``: the summary table (``summary()``)."""
         return self.summary()
 
+    def _left_out_because(self, metric: str) -> str:
+        """Why a metric's queries without a value were left out, for the summary."""
+        rm = self.resolved.get(metric)
+        if rm is not None and rm.params.get("no_hit") == "nan":
+            if rm.params.get("no_relevant") == "nan":
+                return "without a hit in the top min(k, R) or without relevant documents left out: no_hit='nan', " \
+                       "no_relevant='nan'"
+            return "without a hit in the top min(k, R) left out: no_hit='nan'"
+        return "without relevant documents left out: no_relevant='nan'"
+
     def summary(self, digits: int = 4) -> str:
         """A short text: the convention, each metric's mean and the queries averaged into it, what was
         set aside and why, and what the numbers depend on beyond the metrics (duplicates dropped, ties
@@ -111,7 +121,7 @@ class Results:
             shown = "NaN" if math.isnan(v) else f"{v:.{digits}f}"
             note = ""
             if self.excluded.get(m):
-                note = f"  ({self.excluded[m]} without relevant documents left out: no_relevant='nan')"
+                note = f"  ({self.excluded[m]} {self._left_out_because(m)})"
             lines.append(f"  {m:<{mw}}  {shown:>{digits + 3}}  {self.n_averaged[m]}{note}")
         for reason, ids in self.set_aside.items():
             if ids:

@@ -18,6 +18,7 @@ from rankwise.data.collections import Qrels, Run
 from rankwise.data.item_side import ItemSide
 from rankwise.data.top_lists import item_codes
 from rankwise.errors import InvalidParameterError
+from rankwise.evaluation.lists import resampled_values, user_weights
 from rankwise.evaluation.plan import make_plan
 from rankwise.evaluation.results import Results
 from rankwise.execution.parts import evaluate_in_memory
@@ -82,4 +83,23 @@ def _within(lengths: np.ndarray) -> np.ndarray:
     """0, 1, ..., n-1 within each of the ranges of ``lengths``."""
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
     out: np.ndarray = np.arange(int(lengths.sum())) - starts
+    return out
+
+
+def whole_run_draws(qrels: Qrels, run: Run, metrics: Iterable[str], conv: Convention, users: np.ndarray,
+                    draws: Iterable[np.ndarray], *, train: Any = None, items: Any = None,
+                    item_features: Any = None) -> dict[str, tuple[float, np.ndarray]]:
+    """For each whole-run metric of ``metrics``: its figure over ``users`` and its figure over each bootstrap
+    replicate of them (``draws``: blocks of replicates × users, how often each user is drawn; the same draws for
+    every system of a comparison make it paired)."""
+    plan = make_plan(list(metrics), conv)
+    side = build_item_side(run, train=train, items=items, item_features=item_features)
+    users = np.asarray(users).astype(str)
+    weights = user_weights(plan, qrels, run, users, side)
+    blocks = list(draws)
+    out = {}
+    for m, w in weights.items():
+        whole = resampled_values(plan, m, w, side, np.ones((1, users.size)))[0]
+        reps = np.concatenate([resampled_values(plan, m, w, side, d) for d in blocks]) if blocks else np.zeros(0)
+        out[m] = (float(whole), reps)
     return out

@@ -228,11 +228,16 @@ AP_PRECISIONS = Param(
                  "at_every_rank": "P@1, ..., P@k averaged over every rank to k (Elliot's MAP@k; denominator unused)"},
     value_aliases={"relevant": "at_relevant", "every_rank": "at_every_rank", "elliot": "at_every_rank"})
 NONPOSITIVE = Param(
-    "nonpositive", "documents of the run scored 0 or less", choices=("ranked", "not_retrieved"),
+    "nonpositive", "documents of the run scored 0 or less", choices=("ranked", "not_retrieved", "unjudged"),
     choice_docs={"ranked": "ranked like any other document (every tool but torchmetrics)",
-                 "not_retrieved": "not retrieved: left out of the ranking, while R still counts them "
-                                  "(torchmetrics >= 1.8 for AP, P, R and RR)"},
-    value_aliases={"kept": "ranked", "dropped": "not_retrieved", "removed": "not_retrieved"})
+                 "not_retrieved": "not retrieved: left out of the ranking, while R still counts them",
+                 "unjudged": "ranked (below every positive score) as if they had no judgment: never relevant "
+                             "and counted as retrieved, while R still counts them (torchmetrics >= 1.8 for AP, P, "
+                             "R and RR zeroes their targets and keeps them in the list, so P without top_k divides "
+                             "by the whole list); differs from not_retrieved only where the number retrieved "
+                             "counts"},
+    value_aliases={"kept": "ranked", "dropped": "not_retrieved", "removed": "not_retrieved",
+                   "zero_target": "unjudged"})
 SELF_RETRIEVAL = Param(
     "self_retrieval", "a retrieved document whose id is its query's id", choices=("kept", "removed"),
     choice_docs={"kept": "ranked like any other document",
@@ -258,7 +263,8 @@ COMMON_PARAMS = (REL, TIES, SCORES, UNJUDGED, NEGATIVE, NO_RELEVANT, AGGREGATE, 
 # parameters that change the alignment (the shared sort and join) rather than a metric's arithmetic
 ALIGNMENT_PARAMS = ("ties", "scores", "unjudged", "negative", "nonpositive", "self_retrieval", "fractional_grades",
                     "unscored_judgments")
-RUN_FILTER_PARAMS = ("nonpositive", "self_retrieval")  # of those, the ones that take documents out of the run
+# of those, the ones that take documents out of the run (nonpositive=unjudged keeps them: align unjudges them)
+RUN_FILTER_PARAMS = ("nonpositive", "self_retrieval")
 
 # ---- parameters of some metrics --------------------------------------------------------------
 R_DENOMINATOR = Param(
