@@ -54,7 +54,10 @@ def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], 
                                         "pass the qrels (or leave these metrics out)")
         # no test interactions: every recommended row is known and none is relevant, so every user of the run
         # is evaluated (the metrics that need relevance are refused above)
-        qrels = Qrels.from_arrays(np.repeat(run.query_ids, np.diff(run.offsets)), run.doc_ids(), np.zeros(len(run)))
+        # (the run's query id type kept: its ids are canonical strings here, and integer user ids must come back
+        # as ints, as they do with qrels)
+        qrels = Qrels.from_arrays(np.repeat(run.query_ids, np.diff(run.offsets)), run.doc_ids(), np.zeros(len(run)),
+                                  query_id_type=run.query_id_type)
     side = build_item_side(run, train=train, items=items, item_features=item_features, reference=reference)
     res = evaluate_in_memory(qrels, run, metrics, conv, workers=workers, side=side)
     counts = item_counts(side, run, res.query_ids)
