@@ -28,8 +28,8 @@ def test_the_front_door_explains_itself():
     assert isinstance(rw.compare, types.FunctionType)
     assert list(inspect.signature(rw.compare).parameters)[:3] == ["qrels", "runs", "metrics"]
     assert "Evaluate every run" in (rw.compare.__doc__ or "")
-    for fn in (rw.evaluate, rw.evaluate_ranks, rw.compare, rw.compare_matrix):
-        assert len(str(inspect.signature(fn))) < 700, fn
+    for fn in (rw.evaluate, rw.evaluate_ranks, rw.compare, rw.compare_matrix):  # (a convention's fields: ~3000)
+        assert len(str(inspect.signature(fn))) < 800, fn
     assert repr(rw.get_convention("ranx").derive(ties="average")) == "Convention('ranx', ties='average')"
 
 

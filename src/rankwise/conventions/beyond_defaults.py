@@ -24,7 +24,7 @@ BASE_DEFAULTS: Mapping[str, object] = {
     "tail": "outside_head", "tail_ratio": 0.8, "tail_form": "share",
     "distance": "cosine", "normaliser": "pairs", "short_list": "nan", "missing": "error",
     "variant": "recommenders", "similarity": "cooccurrence", "relevance": "hit",
-    "list_length": "actual", "parity_kind": "rsp", "ref_k": "k",
+    "list_length": "actual", "parity_kind": "rsp", "ref_k": "k", "list_users": "evaluated",
 }
 
 _MIUF = {"info": "self", "popularity": "users", "norm": "train_users", "novelty_cold": "one_user",
@@ -35,7 +35,7 @@ _EFD = {"info": "self", "popularity": "users", "norm": "train_pairs", "novelty_c
 BY_PRESET: Mapping[str, Mapping[str, Mapping[str, object]]] = {
     "rectools": {  # rectools/metrics/{catalog,novelty,popularity,diversity,serendipity,dq}.py, 0.19.0
         "Coverage": {"coverage_numerator": "recommended", "catalogue": "none"},
-        "UserCoverage": {"min_length": "one"},
+        "UserCoverage": {"min_length": "one", "list_users": "evaluated"},  # (CoveredUsers: over the test users)
         "Novelty": _MIUF,
         "ARP": {"popularity": "interactions", "arp_normalise": "none", "arp_cold": "zero"},
         "ILD": {"distance": "hamming", "normaliser": "pairs", "short_list": "zero", "missing": "skip_pair"},
@@ -74,14 +74,18 @@ BY_PRESET: Mapping[str, Mapping[str, Mapping[str, object]]] = {
                  "direction": "inequality"},
         "PopQuantile": {"popularity": "users"},
     },
-    "evidently": {  # src/evidently/legacy/metrics/recsys/*.py, 0.7.21
-        "Coverage": {"coverage_numerator": "recommended_in_train", "catalogue": "train_items"},
-        "Gini": {"over": "recommended", "weight": "lists", "gini_denominator": "n_minus_1", "direction": "inequality"},
-        "Novelty": {"info": "self", "popularity": "users", "norm": "train_users", "novelty_cold": "dropped",
-                    "novelty_weighting": "none"},
-        "ARP": {"popularity": "users", "arp_normalise": "none", "arp_cold": "dropped"},
-        "ILD": {"distance": "cosine", "normaliser": "list_length", "short_list": "zero", "missing": "error"},
-        "Serendipity": {"variant": "evidently"},
-        "Personalization": {"list_length": "k"},
+    # src/evidently/legacy/metrics/recsys/*.py, 0.7.21: scores ranked by pandas' average rank, kept fractional by
+    # these metrics (an item at 2.5 is out of the top 2), unlike its accuracy metrics (ties=average_floor)
+    "evidently": {
+        "Coverage": {"ties": "average", "coverage_numerator": "recommended_in_train", "catalogue": "train_items"},
+        "Gini": {"ties": "average", "over": "recommended", "weight": "lists", "gini_denominator": "n_minus_1",
+                 "direction": "inequality"},
+        "Novelty": {"ties": "average", "info": "self", "popularity": "users", "norm": "train_users",
+                    "novelty_cold": "dropped", "novelty_weighting": "none"},
+        "ARP": {"ties": "average", "popularity": "users", "arp_normalise": "none", "arp_cold": "dropped"},
+        "ILD": {"ties": "average", "distance": "cosine", "normaliser": "list_length", "short_list": "zero",
+                "missing": "error"},
+        "Serendipity": {"ties": "average", "variant": "evidently"},
+        "Personalization": {"ties": "average", "list_length": "k"},
     },
 }

@@ -144,7 +144,8 @@ class Convention:
         for p in d.all_params:
             raw = spec.params[p.name] if p.name in spec.params else self.default(d.name, p.convention_key)
             values[p.name] = p.coerce(raw, metric=d.name) if p.name not in spec.params else raw
-        if values["ties"] == "average" and not d.tie_average:
+        # (a recommendation list ranks tied items by their average rank, fractional or truncated: data.top_lists)
+        if values["ties"] == "average" and not d.tie_average and d.lists is None:
             raise ConventionError(
                 f"{spec.text}: ties=average (expectation over tied orders) is defined here only for metrics "
                 f"linear in the gains; {d.name} is not. Use ties=optimistic/pessimistic for bounds, or a "
@@ -152,7 +153,7 @@ class Convention:
         for name, (allowed, why) in d.only.items():
             if values[name] not in allowed:
                 raise ConventionError(f"{spec.text}: {name}={values[name]} is not defined for {d.name}: {why}")
-        if values["ties"] == "average_floor" and not (d.floor_ranks or d.order_free is True):
+        if values["ties"] == "average_floor" and not (d.floor_ranks or d.order_free is True or d.lists is not None):
             raise ConventionError(
                 f"{spec.text}: ties=average_floor gives the rows of a tie block one shared rank; {d.name} reads "
                 "the order of rows, not their ranks alone, so it is not defined there (it is for P, R, F, AP, RR, "

@@ -89,7 +89,7 @@ RECTOOLS = derive_preset(
     provenance="rectools 0.19.0 (MobileTeleSystems/RecTools 41a5a63): rectools/metrics/classification.py "
                "(Precision r_precision, Recall, F1Beta), ranking.py (MAP divide_by_k, NDCG divide_by_achievable, "
                "MRR), auc.py",
-    **_RECSYS, ideal="cutoff", metric_defaults={**_BINARY, **BY_PRESET["rectools"]},
+    **_RECSYS, ideal="cutoff", list_users="recommended", metric_defaults={**_BINARY, **BY_PRESET["rectools"]},
     notes=("Options: Precision(r_precision=True) is P(denominator=min_k_relevant); MAP(divide_by_k=True) is "
            "AP(denominator=k); NDCG(divide_by_achievable=True) is nDCG(ideal=judged); F1Beta(beta=b) is "
            "F(beta=b).",
@@ -134,7 +134,7 @@ RECOMMENDERS = derive_preset(
     provenance="recommenders 1.2.1 (recommenders-team/recommenders 5c862af): recommenders/evaluation/"
                "python_evaluation.py (merge_ranking_true_pred, precision_at_k, recall_at_k, ndcg_at_k, "
                "map_at_k, map, r_precision_at_k)",
-    **{**_RECSYS, "missing_in_run": "skip"}, denominator="min_k_relevant",
+    **{**_RECSYS, "missing_in_run": "skip"}, denominator="min_k_relevant", list_users="recommended",
     # r_precision_at_k (python_evaluation.py:589-598) divides a Series of the users with a hit at rank <= R by
     # one of the users with a hit in the top k: index alignment makes the others NaN, and .mean() skips them
     metric_defaults={**_BINARY, "Rprec": {"no_hit": "nan"}, **BY_PRESET["recommenders"]},

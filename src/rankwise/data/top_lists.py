@@ -19,9 +19,11 @@ from rankwise.data.vocabulary import Vocabulary
 from rankwise.errors import ConventionError, DataError
 from rankwise.kernels.segments import expand_ranges, segment_ids
 
-# the tie policies that order a recommendation list (the others are expectations or bounds over orders of
-# judged documents, which an item list does not have)
-LIST_TIES = ("input", "docid_asc", "docid_desc", "docid_desc_numeric")
+# the tie policies that order a recommendation list (the others are bounds over orders of judged documents, which
+# an item list does not have). average and average_floor keep the input order but give the items of a tie
+# block their average rank, fractional or truncated (pandas' rank, then astype(int): Evidently), and a cutoff
+# k keeps the items ranked <= k: a block at ranks 2-3 is out of the top 2 (average) or in it (average_floor)
+LIST_TIES = ("input", "docid_asc", "docid_desc", "docid_desc_numeric", "average", "average_floor")
 
 
 @dataclass(frozen=True)
@@ -43,14 +45,14 @@ class Cut:
         return np.diff(self.offsets)
 
 
-def _cut(offsets: np.ndarray, items: np.ndarray, grades: np.ndarray, k: int | None) -> Cut:
-    lengths = np.diff(offsets)
-    if k is not None:
-        lengths = np.minimum(lengths, k)
-    rows, cut_offsets = expand_ranges(offsets[:-1], lengths)
-    seg = segment_ids(cut_offsets)
-    ranks = rows - offsets[:-1][seg] + 1
-    return Cut(cut_offsets, items[rows], ranks, grades[rows], seg)
+def _cut(offsets: np.ndarray, items: np.ndarray, grades: np.ndarray, ranks: np.ndarray, k: int | None) -> Cut:
+    """The rows ranked <= k of each list (ranks rise within a list, so these are a prefix of it)."""
+    n = offsets.size - 1
+    seg = segment_ids(offsets)
+    keep = np.ones(items.size, dtype=bool) if k is None else ranks <= k
+    cut_offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(seg[keep], minlength=n)[:n], out=cut_offsets[1:])
+    return Cut(cut_offsets, items[keep], ranks[keep], grades[keep], seg[keep])
 
 
 @dataclass(frozen=True)
@@ -66,8 +68,9 @@ class TopLists:
     test_offsets: np.ndarray  # CSR over the users: each user's test rows (recommended or not): their grades and
     test_grades: np.ndarray  # their items' codes (-1 for an item no other input names)
     test_items: np.ndarray
-    # the reference run's lists of the same users (offsets, item codes), when the evaluation has one (Intersection)
-    reference: tuple[np.ndarray, np.ndarray] | None = None
+    ranks: np.ndarray  # each row's 1-based rank: its position, or its tie block's average rank (LIST_TIES)
+    # the reference run's lists of the same users (offsets, item codes, ranks), when the evaluation has one
+    reference: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @property
     def n(self) -> int:
@@ -79,14 +82,14 @@ class TopLists:
         return np.bincount(seg[self.test_grades >= rel], minlength=self.n)[:self.n]
 
     def top(self, k: int | None) -> Cut:
-        return _cut(self.offsets, self.items, self.grades, k)
+        return _cut(self.offsets, self.items, self.grades, self.ranks, k)
 
     def reference_top(self, k: int | None) -> Cut:
         """The reference run's lists cut at k (grades 0)."""
         if self.reference is None:
             raise DataError("this metric compares the lists with a reference run: pass reference=")
-        offsets, items = self.reference
-        return _cut(offsets, items, np.zeros(items.size), k)
+        offsets, items, ranks = self.reference
+        return _cut(offsets, items, np.zeros(items.size), ranks, k)
 
     @cached_property
     def history(self) -> np.ndarray:
@@ -119,7 +122,7 @@ def top_lists(side: ItemSide, qrels: Qrels, run: Run, user_ids: np.ndarray, *, t
     if ties not in LIST_TIES:
         raise ConventionError(f"ties={ties} does not order a recommendation list; the beyond-accuracy metrics "
                               f"take one of {', '.join(LIST_TIES)} (e.g. Novelty(ties=input)@10)")
-    offsets, items = _ordered(side, run, user_ids, ties, scores)
+    offsets, items, ranks = _ordered(side, run, user_ids, ties, scores)
     seg = segment_ids(offsets)
     qq = qrels.query_vocab.codes_of(user_ids)
     starts = np.where(qq >= 0, qrels.offsets[np.maximum(qq, 0)], 0)
@@ -131,13 +134,14 @@ def top_lists(side: ItemSide, qrels: Qrels, run: Run, user_ids: np.ndarray, *, t
     reference = None
     if side.reference is not None:
         reference = _ordered(side, side.reference, user_ids, ties, scores)
-    for a in (offsets, items, grades, qoff, test, tcodes):
+    for a in (offsets, items, grades, qoff, test, tcodes, ranks):
         a.setflags(write=False)
-    return TopLists(side, user_ids, offsets, items, grades, qoff, test, tcodes, reference)
+    return TopLists(side, user_ids, offsets, items, grades, qoff, test, tcodes, ranks, reference)
 
 
-def _ordered(side: ItemSide, run: Run, user_ids: np.ndarray, ties: str, scores: str) -> tuple[np.ndarray, np.ndarray]:
-    """The lists of ``user_ids`` in ``run`` in rank order: (CSR offsets over the users, item codes)."""
+def _ordered(side: ItemSide, run: Run, user_ids: np.ndarray, ties: str,
+             scores: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The lists of ``user_ids`` in ``run`` in rank order: (CSR offsets over the users, item codes, ranks)."""
     rq = run.query_vocab.codes_of(user_ids)
     starts = np.where(rq >= 0, run.offsets[np.maximum(rq, 0)], 0)
     lengths = np.where(rq >= 0, np.diff(run.offsets)[np.maximum(rq, 0)], 0)
@@ -146,7 +150,16 @@ def _ordered(side: ItemSide, run: Run, user_ids: np.ndarray, ties: str, scores: 
     score = run.scores[rows].astype(np.float32 if scores == "float32" else np.float64)
     codes = item_codes(run, rows, side)
     order = np.lexsort((_tie_key(ties, codes, rows, side), -score, seg))
-    return offsets, codes[order]
+    position = np.arange(rows.size) - offsets[:-1][seg] + 1
+    ranks = position.astype(np.float64)
+    if ties in ("average", "average_floor") and rows.size:
+        s = score[order]
+        starts = np.flatnonzero(np.r_[True, (seg[1:] != seg[:-1]) | (s[1:] != s[:-1])])
+        sizes = np.diff(np.r_[starts, rows.size])
+        block = np.repeat(np.arange(starts.size), sizes)
+        average = (position[starts] + (sizes - 1) / 2.0)[block]
+        ranks = np.floor(average) if ties == "average_floor" else average
+    return offsets, codes[order], ranks
 
 
 def _tie_key(ties: str, items: np.ndarray, rows: np.ndarray, side: ItemSide) -> np.ndarray:

@@ -18,9 +18,10 @@ from rankwise.data.collections import Qrels, Run
 from rankwise.data.item_side import ItemSide
 from rankwise.data.top_lists import item_codes
 from rankwise.errors import InvalidParameterError
+from rankwise.evaluation.joined import join_results
 from rankwise.evaluation.lists import resampled_values, user_weights
 from rankwise.evaluation.notices import BELOW_REL_KEY
-from rankwise.evaluation.plan import make_plan
+from rankwise.evaluation.plan import Plan, make_plan
 from rankwise.evaluation.results import Results
 from rankwise.execution.parts import evaluate_in_memory
 from rankwise.io.item_inputs import build_item_side
@@ -59,10 +60,27 @@ def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], 
         qrels = Qrels.from_arrays(np.repeat(run.query_ids, np.diff(run.offsets)), run.doc_ids(), np.zeros(len(run)),
                                   query_id_type=run.query_id_type)
     side = build_item_side(run, train=train, items=items, item_features=item_features, reference=reference)
-    res = evaluate_in_memory(qrels, run, metrics, conv, workers=workers, side=side)
+    res = _evaluated(plan, qrels, run, conv, workers, side, synthetic)
     counts = item_counts(side, run, res.query_ids)
     info = {k: v for k, v in res.info.items() if not (synthetic and k == BELOW_REL_KEY)}  # (no grades were given)
     return replace(res, info={**info, ITEMS_KEY: counts} if counts else info)
+
+
+def _evaluated(plan: Plan, qrels: Qrels, run: Run, conv: Convention, workers: int, side: ItemSide,
+               synthetic: bool) -> Results:
+    """The evaluation of the plan; its metrics of every recommended user (``users=recommended``) evaluated over
+    the run's users, judged or not, when those are not all the plan's users, and joined to the others'."""
+    wide = [m for m in plan.metrics if m in plan.list_metrics and plan.resolved[m].params["users"] == "recommended"]
+    if not wide or synthetic:  # (without test interactions every user of the run is evaluated already)
+        return evaluate_in_memory(qrels, run, plan.metrics, conv, workers=workers, side=side)
+    # users with recommendations whether or not they have test interactions; test users without any are not
+    # recommended users
+    every = conv.derive(missing_in_qrels="evaluate", missing_in_run="skip")
+    parts = [evaluate_in_memory(qrels, run, wide, every, workers=workers, side=side)]
+    narrow = [m for m in plan.metrics if m not in wide]
+    if narrow:
+        parts.insert(0, evaluate_in_memory(qrels, run, narrow, conv, workers=workers, side=side))
+    return join_results(parts, plan.metrics, conv)
 
 
 def item_counts(side: ItemSide, run: Run, users: np.ndarray) -> dict[str, int]:

@@ -9,6 +9,14 @@ from __future__ import annotations
 
 from rankwise.spec.params import Param
 
+LIST_USERS = Param(
+    "users", "whose recommendation lists a beyond-accuracy metric reads", choices=("evaluated", "recommended"),
+    key="list_users",
+    choice_docs={"evaluated": "the evaluation's users, as the accuracy metrics (under most presets: the users with "
+                              "test interactions)",
+                 "recommended": "every user with a recommendation, with test interactions or not (RecTools, Microsoft "
+                                "Recommenders: their beyond-accuracy metrics read only the recommendations)"})
+
 POPULARITY = Param(
     "popularity", "how an item's popularity is counted in the training interactions", choices=("interactions", "users"),
     choice_docs={"interactions": "its training rows, a repeated (user, item) row counted each time (RecTools, RecBole, "

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Mapping, TypeAlias
 
 from rankwise.errors import ConventionError
+from rankwise.spec.beyond_params import LIST_USERS
 from rankwise.spec.params import COMMON_PARAMS, Param
 
 if TYPE_CHECKING:
@@ -106,6 +107,8 @@ class MetricDef:
 
     @property
     def all_params(self) -> tuple[Param, ...]:
+        if self.lists is not None:  # (whose lists a beyond-accuracy metric reads)
+            return tuple(self.params) + (LIST_USERS,) + COMMON_PARAMS
         return tuple(self.params) + COMMON_PARAMS
 
     def param(self, name: str) -> Param | None:
