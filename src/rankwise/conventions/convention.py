@@ -103,6 +103,16 @@ class Convention:
     base: str | None = None  # the preset this one is written as a diff from
     preset: str | None = None  # the named preset a derived convention started from
     overrides: Mapping[str, object] = field(default_factory=dict)  # choices changed on top of that preset
+    # What the preset's library does that the notices must know (no value depends on these):
+    # own_tie_order: the preset's tie policy *is* its library's own order of tied scores, whatever the input, so a
+    # tie it decides is the value that library reports and saying so on every call is noise (the count stays in
+    # Results.info). False for libraries whose order of ties follows no rule (torch.topk, a shuffle, an unstable
+    # sort) and for 'input' presets whose library sorts the scores itself (implicit: its own lists only).
+    own_tie_order: bool = False
+    # every_test_row_relevant: the library counts every test row relevant (binary relevance from the test
+    # interactions, no rating threshold): a grade column picked up from a test frame ('rating') then makes rows
+    # below rankwise's rel threshold non-relevant where the library would not, which a notice says.
+    every_test_row_relevant: bool = False
 
     def __post_init__(self) -> None:
         for fld in POLICIES:

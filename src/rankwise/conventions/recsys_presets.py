@@ -8,13 +8,15 @@ tests/golden/recsys/ with the command that produced them.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from rankwise.conventions.beyond_defaults import BY_PRESET
 from rankwise.conventions.trec_eval_base import TREC_EVAL, derive_preset
 
 # what every recommender library shares, unlike trec_eval: recommendations are read in the order given (or
 # re-sorted by score in double precision), a grade is a rating, and a user with test items but no
 # recommendations scores 0 instead of being set aside
-_RECSYS = {"ties": "input", "scores": "float64", "negative": "nonrelevant", "missing_in_run": "zero",
+_RECSYS: dict[str, Any] = {"ties": "input", "scores": "float64", "negative": "nonrelevant", "missing_in_run": "zero",
            "fractional_grades": "kept", "missing_in_run_lines": "printed"}
 _BINARY = {"nDCG": {"gain": "binary", "rel": 1.0}, "DCG": {"gain": "binary", "rel": 1.0}}
 
@@ -50,7 +52,7 @@ TORCHMETRICS = derive_preset(
 )
 
 IMPLICIT = derive_preset(
-    TREC_EVAL, name="implicit",
+    TREC_EVAL, name="implicit", every_test_row_relevant=True,
     description="implicit.evaluation.ranking_metrics_at_k: precision is Σ hits / Σ min(k, R) over users (a "
                 "micro-average), AP@k and nDCG@k divide by min(k, R) relevant documents with binary gains, "
                 "users without test items are skipped.",
@@ -82,7 +84,7 @@ CORNAC = derive_preset(
 )
 
 RECTOOLS = derive_preset(
-    TREC_EVAL, name="rectools",
+    TREC_EVAL, name="rectools", own_tie_order=True, every_test_row_relevant=True,
     description="RecTools metrics with their defaults: recommendations in the order of their rank column, "
                 "binary relevance, P@k = hits / k, AP@k over all R (divide_by_k=False), nDCG@k normalised by k "
                 "ideal documents whatever R is (divide_by_achievable=False), users without test items left out.",
@@ -97,7 +99,7 @@ RECTOOLS = derive_preset(
 )
 
 REPLAY = derive_preset(
-    TREC_EVAL, name="replay",
+    TREC_EVAL, name="replay", own_tie_order=True, every_test_row_relevant=True,
     description="RePlay (replay-rec) metrics: recommendations re-sorted by score, ties by item id descending; "
                 "binary relevance; nDCG@k's ideal and AP@k's denominator are min(k, R); users of the ground "
                 "truth without recommendations score 0.",
@@ -110,7 +112,7 @@ REPLAY = derive_preset(
 )
 
 RECBOLE = derive_preset(
-    TREC_EVAL, name="recbole",
+    TREC_EVAL, name="recbole", every_test_row_relevant=True,
     description="RecBole's full-sort evaluation: binary relevance, P@k = hits / k, nDCG@k and AP@k normalised "
                 "by min(k, R), users without test items never evaluated; AUC is GAUC: tied pairs half credit, "
                 "users without negatives dropped, the mean weighted by each user's positives.",
@@ -126,7 +128,7 @@ RECBOLE = derive_preset(
 )
 
 RECOMMENDERS = derive_preset(
-    TREC_EVAL, name="recommenders",
+    TREC_EVAL, name="recommenders", own_tie_order=True, every_test_row_relevant=True,
     description="Microsoft Recommenders' python_evaluation: predictions re-sorted by score with a stable sort "
                 "(ties keep their row order), every test row relevant, P@k = hits / k, map_at_k divides by "
                 "min(k, R) (map: by R), nDCG with binary gains, Rprec@k (r_precision_at_k) averaged over the "
@@ -148,7 +150,7 @@ RECOMMENDERS = derive_preset(
 )
 
 LENSKIT = derive_preset(
-    TREC_EVAL, name="lenskit",
+    TREC_EVAL, name="lenskit", own_tie_order=True, every_test_row_relevant=True,
     description="LensKit's ranking metrics: lists in the order given, the NDCG discount 1/log2(max(rank, 2)) "
                 "(ranks 1 and 2 weigh the same) with binary gains and an ideal of min(k, R) documents, "
                 "P@k / min(k, list length), R@k / min(k, R), AP / min(R, list length); a user's missing or "
@@ -164,7 +166,7 @@ LENSKIT = derive_preset(
 )
 
 BEIR = derive_preset(
-    TREC_EVAL, name="beir",
+    TREC_EVAL, name="beir", own_tie_order=True,
     description="BEIR's EvaluateRetrieval: trec_eval's definitions through pytrec_eval, after dropping every "
                 "retrieved document whose id is the query's (ignore_identical_ids=True); R_cap@k (recall_cap) "
                 "divides by min(k, R).",
@@ -181,7 +183,7 @@ BEIR = derive_preset(
 )
 
 ELLIOT = derive_preset(
-    TREC_EVAL, name="elliot",
+    TREC_EVAL, name="elliot", own_tie_order=True,
     description="Elliot's accuracy metrics: lists in the order given, P@k = hits / k, MAP@k = the mean of "
                 "P@1 .. P@k, nDCG gain 2^(grade + 1) − 1 (relevance threshold 0); users without test items are "
                 "left out, a user with test items and an empty list scores 0.",

@@ -112,10 +112,9 @@ def qrels_counts(plan: Plan, qrels: Qrels) -> InputCounts:
 
 def every_row_relevant_rel(plan: Plan) -> float | None:
     """The highest ``rel`` threshold of the plan's metrics when its preset's library counts every test row
-    relevant (``conventions.library_habits``): judgments below it are non-relevant here, not there."""
-    from rankwise.conventions.library_habits import EVERY_TEST_ROW_RELEVANT
+    relevant (``Convention.every_test_row_relevant``): judgments below it are non-relevant here, not there."""
     conv = plan.convention
-    if (conv.preset or conv.name) not in EVERY_TEST_ROW_RELEVANT:
+    if not conv.every_test_row_relevant:
         return None
     rels = [float(rm.params["rel"]) for rm in plan.resolved.values() if "rel" in rm.params]  # type: ignore[arg-type]
     return max(rels) if rels and max(rels) > 0 else None

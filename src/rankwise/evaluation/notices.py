@@ -154,14 +154,13 @@ def notices(res: Results, n_judged: int | None = None) -> list[tuple[str, str]]:
 
 def own_tie_order(res: Results, metric: str) -> bool:
     """Whether ``metric``'s tie policy is the own order of ties of the library whose preset ``res`` is under
-    (``conventions.library_habits.OWN_TIE_ORDER``), not changed by an override."""
-    from rankwise.conventions.library_habits import OWN_TIE_ORDER
+    (``Convention.own_tie_order``), not changed by an override."""
     from rankwise.conventions.presets import PRESETS
 
-    name = _preset(res)
-    if name not in OWN_TIE_ORDER:
+    preset = PRESETS.get(_preset(res))
+    if preset is None or not preset.own_tie_order:
         return False
-    preset, rm = PRESETS[name], res.resolved[metric]
+    rm = res.resolved[metric]
     own = preset.metric_defaults.get(rm.definition.name.lower(), {}).get("ties", preset.defaults.get("ties"))
     return bool(rm.params["ties"] == own)
 
