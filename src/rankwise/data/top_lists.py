@@ -149,6 +149,8 @@ def _grades(side: ItemSide, qrels: Qrels, qrows: np.ndarray, qoff: np.ndarray, s
     tkeys = segment_ids(qoff) * n + tcodes
     keep = tcodes >= 0
     tkeys, tvals = tkeys[keep], qrels.values[qrows][keep]
+    if tkeys.size == 0:  # (no test item is among the evaluation's items: none was recommended)
+        return grades
     o = np.argsort(tkeys, kind="stable")
     tkeys, tvals = tkeys[o], tvals[o]
     keys = seg * n + items
