@@ -105,24 +105,31 @@ def top_lists(side: ItemSide, qrels: Qrels, run: Run, user_ids: np.ndarray, *, t
     if ties not in LIST_TIES:
         raise ConventionError(f"ties={ties} does not order a recommendation list; the beyond-accuracy metrics "
                               f"take one of {', '.join(LIST_TIES)} (e.g. Novelty(ties=input)@10)")
-    rq = run.query_vocab.codes_of(user_ids)
-    starts = np.where(rq >= 0, run.offsets[np.maximum(rq, 0)], 0)
-    lengths = np.where(rq >= 0, np.diff(run.offsets)[np.maximum(rq, 0)], 0)
+    starts, lengths = _ranges(run.offsets, run.query_vocab.codes_of(user_ids))
     rows, offsets = expand_ranges(starts, lengths)
     seg = segment_ids(offsets)
     score = run.scores[rows].astype(np.float32 if scores == "float32" else np.float64)
     codes = item_codes(run, rows, side)
     order = np.lexsort((_tie_key(ties, codes, rows, side), -score, seg))
     items = codes[order]
-    qq = qrels.query_vocab.codes_of(user_ids)
-    starts = np.where(qq >= 0, qrels.offsets[np.maximum(qq, 0)], 0)
-    lengths = np.where(qq >= 0, np.diff(qrels.offsets)[np.maximum(qq, 0)], 0)
+    starts, lengths = _ranges(qrels.offsets, qrels.query_vocab.codes_of(user_ids))
     qrows, qoff = expand_ranges(starts, lengths)
     grades = _grades(side, qrels, qrows, qoff, seg, items)
     test = qrels.values[qrows].astype(np.float64)
     for a in (offsets, items, grades, qoff, test):
         a.setflags(write=False)
     return TopLists(side, user_ids, offsets, items, grades, qoff, test)
+
+
+def _ranges(offsets: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first row, rows) of each user's segment of a CSR collection (``codes``: its index there, -1 for a user
+    it lacks: no rows). The collection may have no user at all: the part of the users a run lacks."""
+    starts = np.zeros(codes.size, dtype=np.int64)
+    lengths = np.zeros(codes.size, dtype=np.int64)
+    ok = codes >= 0
+    starts[ok] = offsets[codes[ok]]
+    lengths[ok] = np.diff(offsets)[codes[ok]]
+    return starts, lengths
 
 
 def _tie_key(ties: str, items: np.ndarray, rows: np.ndarray, side: ItemSide) -> np.ndarray:
