@@ -4,6 +4,7 @@ vocabulary; the figure is computed once from the merged tally."""
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 
@@ -28,13 +29,30 @@ from rankwise.spec.metric import ListForm, MetricDef
 from rankwise.spec.ranking_context import Cutoff, Params, param_float, param_str
 
 
+def counts_by(items: np.ndarray, key: np.ndarray, prefix: str, n: int) -> dict[str, np.ndarray]:
+    """Per distinct value v of ``key`` (a list's length, an item's rank), how many rows of each item have it:
+    ``{prefix + v: counts}``. Integer counts sum exactly, so a weight computed from them in ``weighted`` is the
+    same to the bit however the users were split into parts (a float weight summed per part is not: the
+    parts' rounding differs). One array per distinct value (at most k, or the longest list, of them)."""
+    return {f"{prefix}{int(v)}": np.bincount(items[key == v], minlength=n).astype(np.float64) for v in np.unique(key)}
+
+
+def weighted(t: ItemTally, prefix: str, weight: Callable[[int], float], n: int) -> np.ndarray:
+    """Σ_v weight(v)·counts_v over the ``counts_by`` arrays of a merged tally, in the order of v."""
+    out = np.zeros(n)
+    for v in sorted(int(name[len(prefix):]) for name in t.arrays if name.startswith(prefix)):
+        out += weight(v) * t.arrays[f"{prefix}{v}"]
+    return out
+
+
 def _gini_tally(lists: TopLists, p: Params, k: Cutoff) -> ItemTally:
     cut = lists.top(k)
-    w = None
-    if param_str(p, "weight") == "exposure":
-        w = param_float(p, "patience") ** (cut.ranks - 1).astype(np.float64)
-    return ItemTally({"weight": np.bincount(cut.items, weights=w, minlength=lists.side.n_items).astype(np.float64)},
-                     {LISTS_SEEN: float(np.count_nonzero(cut.lengths))})
+    n = lists.side.n_items
+    if param_str(p, "weight") == "exposure":  # (per rank: exact counts, weighed once in _gini_value)
+        arrays = counts_by(cut.items, cut.ranks, "rank:", n)
+    else:
+        arrays = {"weight": np.bincount(cut.items, minlength=n).astype(np.float64)}
+    return ItemTally(arrays, {LISTS_SEEN: float(np.count_nonzero(cut.lengths))})
 
 
 def _gini_needs(p: Params) -> tuple[str, ...]:
@@ -55,7 +73,11 @@ def gini_index(x: np.ndarray, n: int, denominator: str) -> float:
 
 
 def _gini_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> float:
-    weight = t.arrays.get("weight", np.zeros(side.n_items))
+    if param_str(p, "weight") == "exposure":
+        patience = param_float(p, "patience")
+        weight = weighted(t, "rank:", lambda r: float(patience ** (r - 1)), side.n_items)
+    else:
+        weight = t.arrays.get("weight", np.zeros(side.n_items))
     over = param_str(p, "over")
     shown = weight > 0
     if over == "recommended":
@@ -97,10 +119,10 @@ GINI = MetricDef(
 def _entropy_tally(lists: TopLists, p: Params, k: Cutoff) -> ItemTally:
     cut = lists.top(k)
     n = lists.side.n_items
-    share = 1.0 / np.maximum(cut.lengths, 1)[cut.seg]
-    return ItemTally({"rows": np.bincount(cut.items, minlength=n).astype(np.float64),
-                      "user_share": np.bincount(cut.items, weights=share, minlength=n)},
-                     {LISTS_SEEN: float(np.count_nonzero(cut.lengths)), "users": float(lists.n)})
+    arrays = {"rows": np.bincount(cut.items, minlength=n).astype(np.float64)}
+    if param_str(p, "weighting") == "user_share":  # (per list length: exact counts, weighed by 1/length once)
+        arrays.update(counts_by(cut.items, cut.lengths[cut.seg], "length:", n))
+    return ItemTally(arrays, {LISTS_SEEN: float(np.count_nonzero(cut.lengths)), "users": float(lists.n)})
 
 
 def _entropy_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> float:
@@ -112,7 +134,8 @@ def _entropy_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> float:
     prob = rows[shown] / total
     info = -np.log(prob) / math.log(param_float(p, "log"))
     if param_str(p, "weighting") == "user_share":
-        h = float(np.sum(t.arrays["user_share"][shown] * info) / t.sums["users"])
+        share = weighted(t, "length:", lambda length: 1.0 / length, side.n_items)
+        h = float(np.sum(share[shown] * info) / t.sums["users"])
     else:
         h = float(np.sum(prob * info))
     return h / np.count_nonzero(shown) if param_str(p, "normalise") == "distinct_items" else h
@@ -134,10 +157,10 @@ ENTROPY = MetricDef(
 def _personalization_tally(lists: TopLists, p: Params, k: Cutoff) -> ItemTally:
     cut = lists.top(k)
     n = lists.side.n_items
-    root = 1.0 / np.sqrt(np.maximum(cut.lengths, 1))[cut.seg]
-    return ItemTally({"lists": np.bincount(cut.items, minlength=n).astype(np.float64),
-                      "cosine": np.bincount(cut.items, weights=root, minlength=n)},
-                     {LISTS_SEEN: float(np.count_nonzero(cut.lengths))})
+    arrays = {"lists": np.bincount(cut.items, minlength=n).astype(np.float64)}
+    if param_str(p, "list_length") == "actual":  # (per list length: exact counts, weighed by 1/√length once)
+        arrays.update(counts_by(cut.items, cut.lengths[cut.seg], "length:", n))
+    return ItemTally(arrays, {LISTS_SEEN: float(np.count_nonzero(cut.lengths))})
 
 
 def _personalization_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> float:
@@ -150,7 +173,8 @@ def _personalization_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -
                                         "Personalization@10")
         sq = float(np.sum(t.arrays["lists"] ** 2))
         return 1.0 - (sq - u * k) / (k * u * (u - 1))
-    sq = float(np.sum(t.arrays["cosine"] ** 2))
+    root = weighted(t, "length:", lambda length: 1.0 / math.sqrt(length), side.n_items)
+    sq = float(np.sum(root ** 2))
     return 1.0 - (sq - u) / (u * (u - 1))
 
 
