@@ -188,7 +188,7 @@ def _features(vocab: Vocabulary, ids: np.ndarray, values: np.ndarray, kind: str,
     if bad.size:
         r, c = (int(x) for x in bad[0])
         name = columns[c] if c < len(columns) else str(c)
-        raise DataError(f"item features: item {str(ids[r])!r} has {values[r, c]!r} in feature {name!r} "
+        raise DataError(f"item features: item {str(ids[r])!r} has {float(values[r, c])!r} in feature {name!r} "
                         f"({len(bad)} such value(s) in all); every feature must be a finite number. Fill them (0 for "
                         "an absent binary feature) or leave the item out: an item without features is counted and "
                         "reported by the metrics that need them")

@@ -124,9 +124,7 @@ def top_lists(side: ItemSide, qrels: Qrels, run: Run, user_ids: np.ndarray, *, t
                               f"take one of {', '.join(LIST_TIES)} (e.g. Novelty(ties=input)@10)")
     offsets, items, ranks = _ordered(side, run, user_ids, ties, scores)
     seg = segment_ids(offsets)
-    qq = qrels.query_vocab.codes_of(user_ids)
-    starts = np.where(qq >= 0, qrels.offsets[np.maximum(qq, 0)], 0)
-    lengths = np.where(qq >= 0, np.diff(qrels.offsets)[np.maximum(qq, 0)], 0)
+    starts, lengths = _ranges(qrels.offsets, qrels.query_vocab.codes_of(user_ids))
     qrows, qoff = expand_ranges(starts, lengths)
     tcodes = side.vocab.codes_of(qrels.doc_ids(qrows)) if qrows.size else np.zeros(0, dtype=np.int64)
     grades = _grades(side, qrels, tcodes, qrows, qoff, seg, items)
@@ -142,9 +140,7 @@ def top_lists(side: ItemSide, qrels: Qrels, run: Run, user_ids: np.ndarray, *, t
 def _ordered(side: ItemSide, run: Run, user_ids: np.ndarray, ties: str,
              scores: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The lists of ``user_ids`` in ``run`` in rank order: (CSR offsets over the users, item codes, ranks)."""
-    rq = run.query_vocab.codes_of(user_ids)
-    starts = np.where(rq >= 0, run.offsets[np.maximum(rq, 0)], 0)
-    lengths = np.where(rq >= 0, np.diff(run.offsets)[np.maximum(rq, 0)], 0)
+    starts, lengths = _ranges(run.offsets, run.query_vocab.codes_of(user_ids))
     rows, offsets = expand_ranges(starts, lengths)
     seg = segment_ids(offsets)
     score = run.scores[rows].astype(np.float32 if scores == "float32" else np.float64)
@@ -160,6 +156,17 @@ def _ordered(side: ItemSide, run: Run, user_ids: np.ndarray, ties: str,
         average = (position[starts] + (sizes - 1) / 2.0)[block]
         ranks = np.floor(average) if ties == "average_floor" else average
     return offsets, codes[order], ranks
+
+
+def _ranges(offsets: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first row, rows) of each user's segment of a CSR collection (``codes``: its index there, -1 for a user
+    it lacks: no rows). The collection may have no user at all: the part of the users a run lacks."""
+    starts = np.zeros(codes.size, dtype=np.int64)
+    lengths = np.zeros(codes.size, dtype=np.int64)
+    ok = codes >= 0
+    starts[ok] = offsets[codes[ok]]
+    lengths[ok] = np.diff(offsets)[codes[ok]]
+    return starts, lengths
 
 
 def _tie_key(ties: str, items: np.ndarray, rows: np.ndarray, side: ItemSide) -> np.ndarray:
@@ -185,6 +192,8 @@ def _grades(side: ItemSide, qrels: Qrels, tcodes: np.ndarray, qrows: np.ndarray,
     tkeys = segment_ids(qoff) * n + tcodes
     keep = tcodes >= 0
     tkeys, tvals = tkeys[keep], qrels.values[qrows][keep]
+    if tkeys.size == 0:  # (no test item is among the evaluation's items: none was recommended)
+        return grades
     o = np.argsort(tkeys, kind="stable")
     tkeys, tvals = tkeys[o], tvals[o]
     keys = seg * n + items

@@ -61,9 +61,7 @@ def list_values(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, side:
 
 def empty_tally(side: ItemSide) -> ItemTally:
     """The tally of no user (an evaluation whose query plan is empty)."""
-    zeros = np.zeros(side.n_items)
-    return ItemTally({"lists": zeros, "exposure": zeros, "user_share": zeros, "cosine": zeros},
-                     {LISTS_SEEN: 0.0})
+    return ItemTally({"lists": np.zeros(side.n_items)}, {LISTS_SEEN: 0.0})
 
 
 def whole_run_values(plan: Plan, tallies: Mapping[str, ItemTally], side: ItemSide | None

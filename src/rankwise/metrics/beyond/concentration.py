@@ -4,6 +4,7 @@ vocabulary; the figure is computed once from the merged tally."""
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 
@@ -28,10 +29,28 @@ from rankwise.spec.metric import ListForm, MetricDef
 from rankwise.spec.ranking_context import Cutoff, Params, param_float, param_str
 
 
+def counts_by(cut_items: np.ndarray, key: np.ndarray, prefix: str) -> dict[str, np.ndarray]:
+    """Per distinct value v of ``key`` (an item's rank, its list's length), each row's 0/1 weight of having it:
+    ``{prefix + v: weights}``. Their tallies are whole counts, which sum exactly, so a weight computed from
+    them (``weighted``) is the same to the bit however the users were split into parts (a float weight summed
+    per part is not: the parts' rounding differs). One array per distinct value (at most k of them)."""
+    return {f"{prefix}{float(v)!r}": (key == v).astype(np.float64) for v in np.unique(key)}
+
+
+def weighted(t: ItemTally, prefix: str, weight: Callable[[float], float], n: int) -> np.ndarray:
+    """Σ_v weight(v)·counts_v over the ``counts_by`` arrays of a tally, in the order of v (over the last axis:
+    one row per bootstrap replicate when the tally is resampled)."""
+    keys = sorted((float(name[len(prefix):]), name) for name in t.arrays if name.startswith(prefix))
+    out: np.ndarray = np.zeros(n)
+    for v, name in keys:
+        out = out + weight(v) * t.arrays[name]
+    return out
+
+
 def _gini_weights(lists: TopLists, p: Params, k: Cutoff) -> UserWeights:
     cut = lists.top(k)
-    exposure = param_float(p, "patience") ** (cut.ranks - 1).astype(np.float64)
-    return list_weights(cut, exposure=exposure)
+    # (per rank: exact counts, weighed by patience^(rank-1) once, in _gini_value)
+    return list_weights(cut, **counts_by(cut.items, cut.ranks, "rank:"))
 
 
 def _gini_needs(p: Params) -> tuple[str, ...]:
@@ -55,7 +74,11 @@ def gini_index(x: np.ndarray, n: np.ndarray | int, denominator: str) -> np.ndarr
 
 
 def _gini_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarray:
-    weight = t.arrays["exposure" if param_str(p, "weight") == "exposure" else "lists"]
+    if param_str(p, "weight") == "exposure":
+        patience = param_float(p, "patience")
+        weight = weighted(t, "rank:", lambda r: float(patience ** (r - 1)), side.n_items)
+    else:
+        weight = t.arrays["lists"]
     over = param_str(p, "over")
     shown = weight > 0
     if over == "recommended":
@@ -97,7 +120,8 @@ GINI = MetricDef(
 
 def _entropy_weights(lists: TopLists, p: Params, k: Cutoff) -> UserWeights:
     cut = lists.top(k)
-    return list_weights(cut, user_share=1.0 / np.maximum(cut.lengths, 1)[cut.seg])
+    # (per list length: exact counts, weighed by 1/length once, in _entropy_value)
+    return list_weights(cut, **counts_by(cut.items, cut.lengths[cut.seg], "length:"))
 
 
 def _entropy_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarray:
@@ -108,7 +132,8 @@ def _entropy_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.nda
         prob = rows / total[..., None]
         info = np.where(shown, -np.log(np.where(shown, prob, 1.0)), 0.0) / math.log(param_float(p, "log"))
         if param_str(p, "weighting") == "user_share":
-            h = np.sum(t.arrays["user_share"] * info, axis=-1) / np.asarray(t.sums[LISTS_SEEN])
+            share = weighted(t, "length:", lambda length: 1.0 / length, side.n_items)
+            h = np.sum(share * info, axis=-1) / np.asarray(t.sums[LISTS_SEEN])
         else:
             h = np.sum(prob * info, axis=-1)
         if param_str(p, "normalise") == "distinct_items":
@@ -131,7 +156,8 @@ ENTROPY = MetricDef(
 
 def _personalization_weights(lists: TopLists, p: Params, k: Cutoff) -> UserWeights:
     cut = lists.top(k)
-    return list_weights(cut, cosine=1.0 / np.sqrt(np.maximum(cut.lengths, 1))[cut.seg])
+    # (per list length: exact counts, weighed by 1/√length once, in _personalization_value)
+    return list_weights(cut, **counts_by(cut.items, cut.lengths[cut.seg], "length:"))
 
 
 def _personalization_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarray:
@@ -142,7 +168,8 @@ def _personalization_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -
                                         "Personalization@10")
         overlap = (np.sum(t.arrays["lists"] ** 2, axis=-1) - u * k) / k
     else:
-        overlap = np.sum(t.arrays["cosine"] ** 2, axis=-1) - u
+        root = weighted(t, "length:", lambda length: 1.0 / math.sqrt(length), side.n_items)
+        overlap = np.sum(root ** 2, axis=-1) - u
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(u >= 2, 1.0 - overlap / (u * (u - 1)), np.nan)
 

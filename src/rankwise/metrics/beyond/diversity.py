@@ -85,7 +85,7 @@ def _ild(lists: TopLists, p: Params, k: Cutoff) -> tuple[np.ndarray, None]:
     if distance == "hamming":
         total = _hamming_pair_sums(side, items, offsets)
     elif distance == "cosine":
-        total = pairs - cosine_pair_sums(unit_features(side), items, offsets)
+        total = pairs - cosine_pair_sums(unit_features(side, "ILD(distance=cosine)"), items, offsets)
     else:
         total = pairs - cooccurrence_pair_sums(side, items, offsets)
     short = param_str(p, "short_list")
@@ -95,6 +95,7 @@ def _ild(lists: TopLists, p: Params, k: Cutoff) -> tuple[np.ndarray, None]:
             value = np.where(lengths > 0, total / np.where(lengths > 0, lengths, 1), np.nan)
         else:
             value = np.where(pairs > 0, total / np.where(pairs > 0, pairs, 1), np.nan)
+    value = np.where(pairs > 0, value, np.nan)  # (missing=skip_pair may leave a long list without a pair)
     few = lengths < 2
     value = np.where(few, 0.0 if short == "zero" else np.nan, value)
     value = np.where(lengths == 0, np.nan, value)  # (no list: no value, whatever short_list says)
@@ -145,7 +146,7 @@ def _serendipity(lists: TopLists, p: Params, k: Cutoff) -> tuple[np.ndarray, Non
     history = lists.history
     h_rows = np.where(history >= 0, np.diff(train.offsets)[np.maximum(history, 0)], 0).astype(np.float64)
     how = "features" if variant == "evidently" else param_str(p, "similarity")
-    sums = history_sums(side, cut.items, cut.seg, history, how)
+    sums = history_sums(side, cut.items, cut.seg, history, how, f"Serendipity(variant={variant})")
     hit = cut.grades >= param_float(p, "rel")
     has_history = h_rows > 0
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -68,13 +68,16 @@ def _novelty(lists: TopLists, p: Params, k: Cutoff) -> tuple[np.ndarray, np.ndar
         refuse_cold(cut, side, "Novelty", "choose what a cold item counts as with Novelty(cold=...)")
     nov = item_novelty(side, p)[cut.items]
     if param_str(p, "weighting") == "relevant_discounted":
-        disc = 1.0 / np.log2(cut.ranks + 1.0)
+        # cold=dropped leaves a cold item out of the numerator and the denominator; dropped_sum only out of the
+        # numerator. aggregate=micro pools the users' sums: each user weighs its Σ disc
+        disc = np.where(np.isnan(nov), 0.0, 1.0) * (1.0 / np.log2(cut.ranks + 1.0)) if cold == "dropped" \
+            else 1.0 / np.log2(cut.ranks + 1.0)
         rel = cut.grades >= param_float(p, "rel")
         num, _ = user_sums(np.where(rel, disc * np.nan_to_num(nov), 0.0), cut)
         den, _ = user_sums(disc, cut)
         has = lists.n_relevant(param_float(p, "rel")) > 0
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(has & (den > 0), num / np.where(den > 0, den, 1), np.nan), None
+            return np.where(has & (den > 0), num / np.where(den > 0, den, 1), np.nan), den
     if cold == "dropped_sum":  # adds 0, counts in the list's length (Microsoft Recommenders' inner merge)
         return user_means(np.nan_to_num(nov), cut), cut.lengths.astype(np.float64)
     keep = ~np.isnan(nov)

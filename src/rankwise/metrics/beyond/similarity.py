@@ -13,14 +13,20 @@ from typing import Any
 import numpy as np
 
 from rankwise.data.item_side import ItemSide
+from rankwise.errors import DataError
 from rankwise.kernels.segments import expand_ranges, segment_ids
 
 PAIRS_AT_ONCE = 1 << 22  # pairs read from the sparse matrix at a time (bounded memory on long lists)
 
 
-def unit_features(side: ItemSide) -> np.ndarray:
-    """The features scaled to unit length (rows of zeros stay zeros, as do items without features)."""
+def unit_features(side: ItemSide, metric: str) -> np.ndarray:
+    """The features scaled to unit length (rows of zeros stay zeros, as do items without features); a
+    DataError for categorical features, whose codes are labels, not coordinates."""
     assert side.features is not None
+    if side.features.kind != "numeric":
+        raise DataError(f"{metric} reads the cosine of the item features, but they are categorical (columns "
+                        f"{', '.join(side.features.columns)} hold text): a cosine of category codes means nothing. "
+                        "Give numeric features (e.g. one 0/1 column per category), or use ILD(distance=hamming)")
     v = side.features.values
     norm = np.sqrt(np.einsum("ij,ij->i", v, v))
     return v / np.where(norm > 0, norm, 1.0)[:, None]
@@ -75,7 +81,8 @@ def cooccurrence_pair_sums(side: ItemSide, items: np.ndarray, offsets: np.ndarra
     return np.bincount(seg, weights=sims, minlength=offsets.size - 1)[:offsets.size - 1]
 
 
-def history_sums(side: ItemSide, items: np.ndarray, seg: np.ndarray, history: np.ndarray, how: str) -> np.ndarray:
+def history_sums(side: ItemSide, items: np.ndarray, seg: np.ndarray, history: np.ndarray, how: str,
+                 metric: str) -> np.ndarray:
     """For each recommended row (``items``, its user ``seg``, the user's index among the training users
     ``history``, -1 for none), Σ over the user's training rows h of sim(item, h)."""
     train = side.train
@@ -84,7 +91,7 @@ def history_sums(side: ItemSide, items: np.ndarray, seg: np.ndarray, history: np
     has = h >= 0
     out = np.zeros(items.size)
     if how == "features":
-        unit = unit_features(side)
+        unit = unit_features(side, metric)
         per_user = group_sums(unit[train.items], train.offsets)
         out[has] = np.einsum("ij,ij->i", unit[items[has]], per_user[h[has]])
         return out
