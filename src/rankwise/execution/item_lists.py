@@ -18,6 +18,7 @@ from rankwise.data.collections import Qrels, Run
 from rankwise.data.item_side import ItemSide
 from rankwise.data.top_lists import item_codes
 from rankwise.errors import InvalidParameterError
+from rankwise.evaluation.notices import BELOW_REL_KEY
 from rankwise.evaluation.plan import make_plan
 from rankwise.evaluation.results import Results
 from rankwise.execution.parts import evaluate_in_memory
@@ -47,13 +48,20 @@ def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], 
         if accuracy:
             raise InvalidParameterError(f"{', '.join(accuracy)} compare the recommendations with test interactions: "
                                         "pass the qrels (or leave these metrics out)")
+    synthesised = qrels is None
+    if qrels is None:
         # no test interactions: every recommended row is known and none is relevant, so every user of the run
         # is evaluated (the metrics that need relevance are refused above)
         qrels = Qrels.from_arrays(np.repeat(run.query_ids, np.diff(run.offsets)), run.doc_ids(), np.zeros(len(run)))
     side = build_item_side(run, train=train, items=items, item_features=item_features)
     res = evaluate_in_memory(qrels, run, metrics, conv, workers=workers, side=side)
+    info = dict(res.info)
+    if synthesised:  # the grades 0 given above are no judgments of the user's: nothing is said about them
+        info.pop(BELOW_REL_KEY, None)
     counts = item_counts(side, run, res.query_ids)
-    return replace(res, info={**res.info, ITEMS_KEY: counts}) if counts else res
+    if counts:
+        info[ITEMS_KEY] = counts
+    return replace(res, info=info) if info != res.info else res
 
 
 def item_counts(side: ItemSide, run: Run, users: np.ndarray) -> dict[str, int]:
