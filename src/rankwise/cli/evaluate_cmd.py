@@ -126,9 +126,6 @@ def run(args) -> int:
             raise InvalidParameterError("--engine spark evaluates accuracy metrics; the beyond-accuracy metrics and "
                                         "--train, --items, --item-features are evaluated by the local engine (leave "
                                         "out --engine spark)")
-        if len(args.run) > 1 and args.format == "trec":
-            raise InvalidParameterError("--format trec writes one run; evaluate several runs with --format "
-                                        "table, json, csv or tsv")
         return _print(args, _evaluate_items(args, items))
     if args.engine == "spark":
         if args.no_header:
