@@ -114,6 +114,43 @@ def _convention_rows(conv):
     return rows
 
 
+def _row_value(conv, row: str):
+    """What ``conv`` computes for a row of ``_convention_rows``: a policy, a default, or, for ``key [metric]``,
+    the metric's own default or else the convention's default of that key (what the metric resolves to: a
+    preset that says nothing of a metric still gives it a value). "-" where the convention has none."""
+    from rankwise.errors import ConventionError
+
+    if row in POLICIES:
+        return getattr(conv, row)
+    key, _, metric = row.partition(" [")
+    try:
+        return conv.default(metric.rstrip("]"), key) if metric else conv.defaults[key]
+    except (ConventionError, KeyError):
+        return "-"
+
+
+def _row_label(row: str) -> str:
+    """``key [metric]`` as the metric string spells it, e.g. ``entropy_log [entropy]`` -> ``Entropy(log=)``."""
+    key, _, metric = row.partition(" [")
+    found = registry.lookup(metric.rstrip("]")) if metric else None
+    if found is None:
+        return row
+    d = found[0]
+    name = next((p.name for p in d.all_params if p.convention_key == key), key)
+    return f"{d.name}({name}=)"
+
+
+def _differences(a, b) -> dict[str, tuple[object, object]]:
+    """{row label: (A's value, B's value)} where the two conventions compute differently."""
+    rows = dict.fromkeys([*_convention_rows(a), *_convention_rows(b)])
+    out = {}
+    for row in rows:
+        va, vb = _row_value(a, row), _row_value(b, row)
+        if va != vb:
+            out[_row_label(row)] = (va, vb)
+    return out
+
+
 def _fmt(v) -> str:
     if isinstance(v, float):
         import math
@@ -124,16 +161,15 @@ def _fmt(v) -> str:
 def cmd_conventions(args) -> int:
     if args.diff:
         a, b = (get_convention(x) for x in args.diff)
-        ra, rb = _convention_rows(a), _convention_rows(b)
-        keys = [k for k in dict.fromkeys([*ra, *rb]) if ra.get(k) != rb.get(k)]
+        diff = _differences(a, b)
         if args.format == "json":
-            print(json.dumps({k: {a.name: _fmt(ra.get(k, "-")), b.name: _fmt(rb.get(k, "-"))} for k in keys}, indent=2))
+            print(json.dumps({k: {a.name: _fmt(va), b.name: _fmt(vb)} for k, (va, vb) in diff.items()}, indent=2))
             return 0
-        w = max([len(k) for k in keys] + [6])
+        w = max([len(k) for k in diff] + [6])
         print(f"{'choice':<{w}}  {a.name:<18} {b.name}")
-        for k in keys:
-            print(f"{k:<{w}}  {_fmt(ra.get(k, '-')):<18} {_fmt(rb.get(k, '-'))}")
-        if not keys:
+        for k, (va, vb) in diff.items():
+            print(f"{k:<{w}}  {_fmt(va):<18} {_fmt(vb)}")
+        if not diff:
             print("(no difference)")
         return 0
     if args.format == "markdown":
@@ -150,10 +186,9 @@ def cmd_conventions(args) -> int:
         print(f"  {c.description}")
         print(f"  reproduces: {c.provenance}")
         if c.base:
-            base = _convention_rows(get_convention(c.base))
-            rows = _convention_rows(c)
-            diff = {k: v for k, v in rows.items() if base.get(k) != v}
-            print("  differs in: " + (", ".join(f"{k}={_fmt(v)}" for k, v in diff.items()) or "-"))
+            diff = _differences(get_convention(c.base), c)
+            print("  differs in: " + (", ".join(f"{k}={_fmt(v)}" if not k.endswith("=)") else f"{k[:-1]}{_fmt(v)})"
+                                                for k, (_, v) in diff.items()) or "-"))
         else:
             print("  choices: " + ", ".join(f"{k}={_fmt(v)}" for k, v in _convention_rows(c).items()))
         for n in c.notes:

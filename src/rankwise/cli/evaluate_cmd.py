@@ -27,8 +27,13 @@ def register(sub) -> None:
                        description="Evaluate a run against relevance judgments. Every number says how it was "
                                    "computed: see 'rankwise explain METRIC'. Tables wider than the terminal "
                                    "($COLUMNS) are wrapped into blocks of columns; files and pipes get whole rows.")
-    p.add_argument("qrels", help="relevance judgments (TREC 'qid 0 doc rel', CSV, TSV, Parquet, JSON; .gz ok)")
-    p.add_argument("run", nargs="+",
+    # (QRELS may be left out when every metric is a beyond-accuracy one: the positionals are sorted out in run(),
+    # and main() hands the runs given after an option to `run`, which argparse would otherwise reject)
+    p.add_argument("qrels", nargs="?", metavar="QRELS",
+                   help="relevance judgments (TREC 'qid 0 doc rel', CSV, TSV, Parquet, JSON; .gz ok); the test "
+                        "interactions of a recommender. Left out (or --no-qrels) when every metric is a "
+                        "beyond-accuracy one that reads no test interactions: then the users are the run's")
+    p.add_argument("run", nargs="*", metavar="RUN",
                    help="ranking(s) to evaluate (TREC 'qid Q0 doc rank score tag', CSV, TSV, Parquet, JSON); "
                         "several runs (NAME=PATH to name one) print one table of systems x metrics")
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
@@ -61,8 +66,25 @@ def register(sub) -> None:
                    help="--engine spark: the Spark master (default local[*]; sc://HOST:PORT for Spark Connect)")
     p.add_argument("--partitions", type=int, metavar="N",
                    help="--engine spark: query partitions (default: Spark's adaptive choice)")
+    add_item_options(p)
     add_convention_options(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, stray_positionals="run", usage_error=p.error)
+
+
+def add_item_options(p) -> None:
+    """What the beyond-accuracy metrics read besides the runs (coverage, novelty, diversity...: 'rankwise
+    metrics'); they are handed to rankwise.evaluate as its train=, items= and item_features=."""
+    g = p.add_argument_group("beyond accuracy (coverage, popularity, novelty, diversity, serendipity)")
+    g.add_argument("--train", metavar="PATH",
+                   help="the training interactions: CSV/TSV/Parquet with user and item columns (found by name: "
+                        "user/userId, item/movieId...), or 'user item' lines; repeated rows count")
+    g.add_argument("--items", metavar="PATH", help="the declared catalogue: one item id per line")
+    g.add_argument("--item-features", metavar="PATH",
+                   help="CSV/TSV/Parquet with an item column and one column per feature: numbers (cosine) or "
+                        "categories (Hamming), e.g. one 0/1 column per genre")
+    g.add_argument("--no-qrels", action="store_true",
+                   help="every positional argument is a run: no test interactions, the users are the runs' "
+                        "(only for metrics that read none; implied by a single file)")
 
 
 def no_metric_message(command: str, inputs: list[str]) -> str:
@@ -79,14 +101,32 @@ def run(args) -> int:
     from rankwise.conventions.measure_sets import TREC_EVAL_DEFAULT, expand, is_trec_eval
 
     conv = get_convention(args.convention)
+    given = [a for a in (args.qrels, *args.run) if a is not None]
     if not args.metric:
         if args.format != "trec" or not is_trec_eval(conv):
-            raise InvalidParameterError(no_metric_message("evaluate", [args.qrels, *args.run]))
+            raise InvalidParameterError(no_metric_message("evaluate", given))
         args.metric = list(TREC_EVAL_DEFAULT)  # a drop-in trec_eval: its default measures, in its order
     args.metric = expand(args.metric, conv)
+    items = _item_inputs(args)
+    if args.no_qrels or (len(given) == 1 and _all_beyond(args.metric)):
+        if not given:
+            args.usage_error("the following arguments are required: run")
+        args.qrels, args.run = None, given
+    elif len(given) < 2:
+        args.usage_error("the following arguments are required: " + ("qrels, run" if not given else "run") +
+                         ("" if not given else " (a single file is read as the run, without qrels, only when every "
+                          "metric is a beyond-accuracy one: 'rankwise metrics')"))
+    else:
+        args.qrels, args.run = given[0], given[1:]
     if len(args.run) > 1 and args.format == "trec":
         raise InvalidParameterError("--format trec writes one run; evaluate several runs with --format "
                                     "table, json, csv or tsv")
+    if args.qrels is None or items or _any_beyond(args.metric):
+        if args.engine == "spark":
+            raise InvalidParameterError("--engine spark evaluates accuracy metrics; the beyond-accuracy metrics and "
+                                        "--train, --items, --item-features are evaluated by the local engine (leave "
+                                        "out --engine spark)")
+        return _print(args, _evaluate_items(args, items))
     if args.engine == "spark":
         if args.no_header:
             raise InvalidParameterError("--no-header is read by the local engine; Spark reads CSV/TSV files with a "
@@ -193,6 +233,96 @@ def _evaluate_one(args, qrels: Future, path: str, progress):
     conv = conv or _convention(args, strict=True)
     stage(f"evaluating {run_.n_queries} queries, {len(run_)} ranked documents")
     return evaluate_in_memory(judged, run_, args.metric, conv, workers=args.jobs)
+
+
+def _item_inputs(args) -> dict:
+    """rankwise.evaluate's train=, items= and item_features= from --train, --items and --item-features (the
+    paths of the first two are read by the API; the features table is read here into a frame)."""
+    out: dict = {}
+    if args.train:
+        out["train"] = args.train
+    if args.items:
+        out["items"] = args.items
+    if args.item_features:
+        out["item_features"] = args.item_features
+    return out
+
+
+def _list_metrics(metrics: list[str]) -> tuple[int, int]:
+    """(metrics read off the item lists, all metrics). A bad metric string counts as neither here: it is said
+    where it always is, after the input files' errors."""
+    from rankwise.spec.grammar import parse_metric
+
+    n_lists = 0
+    for m in metrics:
+        try:
+            n_lists += parse_metric(m).definition.lists is not None
+        except RankwiseError:
+            pass
+    return n_lists, len(metrics)
+
+
+def _all_beyond(metrics: list[str]) -> bool:
+    n_lists, n = _list_metrics(metrics)
+    return n > 0 and n_lists == n
+
+
+def _any_beyond(metrics: list[str]) -> bool:
+    return _list_metrics(metrics)[0] > 0
+
+
+def _evaluate_items(args, items: dict) -> dict:
+    """{run name: Results} of an evaluation with beyond-accuracy metrics: rankwise.evaluate with the files read
+    as the command reads them (--qrels-format, --run-format, the column options, --duplicates) and the item
+    inputs. Its warnings are silenced: the CLI says them once, in its own words (_print)."""
+    import rankwise
+    from rankwise.execution.workers import resolve_workers
+    from rankwise.io.feature_table import read_feature_table
+    from rankwise.io.tabular import read_qrels_file, read_run_file
+
+    jobs = resolve_workers(args.jobs, "--jobs")
+    _check_item_options(args, items)
+    side = columns_from(args) or {}
+    if "item_features" in items:
+        items = {**items, "item_features": read_feature_table(items["item_features"])}
+    qrels = None if args.qrels is None else read_qrels_file(args.qrels, args.qrels_format, columns=side.get("qrels"),
+                                                            duplicates=args.duplicates)
+    results = {}
+    for name, path in named_paths(args.run).items():
+        run_ = read_run_file(path, args.run_format, columns=side.get("run"), duplicates=args.duplicates)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RankwiseWarning)
+            results[name] = rankwise.evaluate(qrels, run_, args.metric, args.convention, workers=jobs, **items,
+                                              **overrides_from(args))
+    return results
+
+
+# the options that give what a beyond-accuracy metric reads (its ListForm.needs), as the command spells them
+ITEM_OPTIONS = {"train": "--train PATH (the training interactions: user and item columns)",
+                "items": "--items PATH (the catalogue: one item id per line)",
+                "features": "--item-features PATH (an item column and one column per feature)"}
+
+
+def _check_item_options(args, items: dict) -> None:
+    """A metric that reads an input the command was not given: said before any file is read, in the command's
+    words (rankwise.evaluate says it in the API's). A metric or override that does not resolve is left to the
+    evaluation, which says it after the input files' errors."""
+    from rankwise.evaluation.plan import make_plan
+
+    given = {"train": "train" in items, "items": "items" in items, "features": "item_features" in items}
+    conv = _convention(args, strict=False)
+    if conv is None:
+        return
+    try:
+        needs = make_plan(args.metric, conv).item_inputs()
+    except RankwiseError:
+        return
+    for m, need in needs.items():
+        missing = [n for n in need if not given[n]]
+        if missing:
+            options = "; ".join(ITEM_OPTIONS[n] for n in missing)
+            raise InvalidParameterError(f"{m} reads {' and '.join(missing)}: give {options} ('rankwise explain "
+                                        f"{shlex.quote(m)} -c {args.convention}' says why)")
 
 
 def _convention(args, strict: bool):

@@ -78,7 +78,14 @@ def main(argv=None, *, owns_process: bool = False) -> int:
     """Run the command line ``argv``; ``owns_process``: the command runs in a process of its own (the
     ``rankwise`` command, ``python -m rankwise``), which it may tune (a stream gives freed memory back)."""
     parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    stray = getattr(args, "stray_positionals", None)
+    if extra and stray and not any(a.startswith("-") for a in extra):
+        # positionals after an option (`evaluate Q -m AP RUN`): argparse gives a trailing nargs='*' argument
+        # nothing from the first group of positionals' and rejects the rest, so they are handed to it here
+        getattr(args, stray).extend(extra)
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.owns_process = owns_process
     args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed: reports quote their command line
     if not getattr(args, "func", None):

@@ -199,7 +199,25 @@ def set_aside_report(res: Results) -> str:
     for k, v in res.info.items():
         if v and isinstance(v, int) and k not in CONVENTION_INFO:  # (those are notice_lines')
             lines.append(f"rankwise: {k.replace('_', ' ')}: {v}")
+    lines += item_lines(res)
     return "\n".join(lines)
+
+
+# Results.info["items"] (execution.item_lists.item_counts): what the beyond-accuracy metrics read with a caveat
+ITEM_COUNTS = {
+    "cold_rows": "recommendations of items never seen in the training interactions (cold)",
+    "outside_catalogue_rows": "recommendations of items outside the declared catalogue (--items)",
+    "without_features_rows": "recommendations of items without features (--item-features)",
+    "users_without_recommendations": "evaluated users without any recommendation",
+}
+
+
+def item_lines(res: Results) -> list[str]:
+    """The counts of Results.info["items"], one stderr line each: every count is said, none is dropped."""
+    counts = res.info.get("items")
+    if not isinstance(counts, dict):
+        return []
+    return [f"rankwise: {ITEM_COUNTS.get(k, k.replace('_', ' '))}: {v}" for k, v in counts.items() if v]
 
 
 def notice_lines(res: Results, label: str = "") -> list[str]:

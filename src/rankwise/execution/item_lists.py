@@ -32,7 +32,8 @@ _HOW = {"train": "train= (the training interactions: a frame or file with user a
         "items": "items= (the catalogue's item ids)",
         "features": "item_features= (a frame with an item column and one column per feature, {item: vector} or "
                     "(ids, matrix))",
-        "reference": "reference= (another recommender's run: the same forms as the run)"}
+        "reference": "reference= (another recommender's run: the same forms as the run)",
+        "test": "the test interactions as the qrels (this choice reads which recommended items are relevant)"}
 
 
 def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], conv: Convention, *, workers: int = 1,
@@ -41,7 +42,7 @@ def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], 
     """``rankwise.evaluate`` of metrics that read the items (any accuracy metrics alongside). ``qrels`` None: every
     user of the run is evaluated and nothing is relevant (for metrics that need no test interactions)."""
     plan = make_plan(metrics, conv)
-    given = {"train": train, "items": items, "features": item_features, "reference": reference}
+    given = {"train": train, "items": items, "features": item_features, "reference": reference, "test": qrels}
     for m, needs in plan.item_inputs().items():
         missing = [n for n in needs if given[n] is None]
         if missing:

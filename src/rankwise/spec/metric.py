@@ -44,7 +44,8 @@ class ListForm:
     Gini index) has ``weights(lists, params, k)``, each user's share of the whole (``UserWeights``: weights of
     items and numbers, summed over the users into an ``ItemTally``), and ``value(tally, side, params, k)``, the
     figure of a tally (of a tally's rows: one per bootstrap replicate, over the last axis of its arrays).
-    ``needs(params)``: the inputs beyond the run it reads ('train', 'items', 'features')."""
+    ``needs(params)``: the inputs beyond the run it reads ('train', 'items', 'features', 'reference'; 'test' when
+    it reads which recommended items are relevant)."""
     needs: Callable[["Params"], tuple[str, ...]]
     per_user: Callable[["TopLists", "Params", "Cutoff"], "tuple[np.ndarray, np.ndarray | None]"] | None = None
     weights: Callable[["TopLists", "Params", "Cutoff"], "UserWeights"] | None = None

@@ -118,8 +118,9 @@ ILD = MetricDef(
 def _serendipity_needs(p: Params) -> tuple[str, ...]:
     variant = param_str(p, "variant")
     if variant == "rectools":
-        return ("train", "items")
-    return ("train", "features") if variant == "evidently" or param_str(p, "similarity") == "features" else ("train",)
+        return ("train", "items", "test")
+    reads = ("train", "features") if variant == "evidently" or param_str(p, "similarity") == "features" else ("train",)
+    return reads + ("test",) if variant == "evidently" or param_str(p, "relevance") == "hit" else reads
 
 
 def _rectools(lists: TopLists, cut: Cut, p: Params) -> np.ndarray:

@@ -19,7 +19,7 @@ from rankwise.spec.ranking_context import Cutoff, Params, param_float, param_str
 
 
 def _train(p: Params) -> tuple[str, ...]:
-    return ("train",)
+    return ("train", "test") if param_str(p, "kind") == "reo" else ("train",)
 
 
 def _weights(lists: TopLists, p: Params, k: Cutoff) -> UserWeights:

@@ -37,6 +37,10 @@ def _train(p: Params) -> tuple[str, ...]:
     return ("train",)
 
 
+def _novelty_needs(p: Params) -> tuple[str, ...]:
+    return ("train", "test") if param_str(p, "weighting") == "relevant_discounted" else ("train",)
+
+
 def item_novelty(side: ItemSide, p: Params) -> np.ndarray:
     """Each item's novelty: -log2 s or 1 - s of its popularity share s, cold items by ``cold`` (NaN where the
     item is dropped)."""
@@ -102,7 +106,7 @@ NOVELTY = MetricDef(
                      "weighting": "relevant_discounted"},
              "EFD": {"info": "self", "popularity": "users", "norm": "train_pairs", "cold": "max_observed",
                      "weighting": "relevant_discounted"}},
-    lists=ListForm(_train, per_user=_novelty))
+    lists=ListForm(_novelty_needs, per_user=_novelty))
 
 
 def _arp(lists: TopLists, p: Params, k: Cutoff) -> tuple[np.ndarray, None]:
