@@ -25,6 +25,7 @@ BASE_DEFAULTS: Mapping[str, object] = {
     "distance": "cosine", "normaliser": "pairs", "short_list": "nan", "missing": "error",
     "variant": "recommenders", "similarity": "cooccurrence", "relevance": "hit",
     "list_length": "actual", "parity_kind": "rsp", "ref_k": "k", "list_users": "evaluated",
+    "rank_weight": "none", "smoothing": 1e-6,
 }
 
 _MIUF = {"info": "self", "popularity": "users", "norm": "train_users", "novelty_cold": "one_user",

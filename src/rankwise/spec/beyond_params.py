@@ -161,6 +161,12 @@ PARITY_KIND = Param(
                  "reo": "equal opportunity: relevant recommended items of the group / relevant test items of the group "
                         "outside the user's training, over the users with a relevant item (Elliot PopREO)"})
 
+RANK_WEIGHT = Param(
+    "rank_weight", "how each item of a list weighs in its categories' counts", choices=("none", "geometric"),
+    choice_docs={"none": "every item weighs 1 (LensKit entropy)",
+                 "geometric": "patience^(rank-1) (LensKit rank_biased_entropy, GeometricRankWeight)"})
+SMOOTHING = Param("smoothing", "added to every category's count before the shares (LensKit: 1e-6)", kind="float")
+
 REF_K = Param("ref_k", "the cutoff of the reference run's lists: k (the metric's) or a number",
               kind="choice_or_positive", choices=("k",))
 

@@ -66,6 +66,7 @@ EXTRA_METRIC_MODULES: tuple[str, ...] = (
     # beyond accuracy, read off the recommendation lists (issue #24): each module defines DEFINITIONS
     "rankwise.metrics.beyond.coverage", "rankwise.metrics.beyond.concentration", "rankwise.metrics.beyond.popularity",
     "rankwise.metrics.beyond.diversity", "rankwise.metrics.beyond.parity", "rankwise.metrics.beyond.intersection",
+    "rankwise.metrics.beyond.categories",
 )
 
 
