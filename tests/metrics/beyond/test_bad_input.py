@@ -79,9 +79,10 @@ def test_error_choices_name_the_item(metric, inputs, message):
 def test_info_counts_what_the_metrics_read_with_a_caveat():
     """Over the evaluated users' rows (u1: a, b, cold; u2: b, a): 'cold' is cold (1 row); with the catalogue {a},
     b and cold are outside it (3 rows); with features for a alone, b and cold have none (3 rows); u3, a test user
-    without a recommendation, is evaluated under missing_in_run=zero (1 user)."""
+    without a recommendation, is evaluated under missing_in_run=zero (1 user) by metrics of the evaluation's users
+    (list_users=evaluated: rectools' own, users=recommended, reads only users with a recommendation)."""
     res = _evaluate(["Coverage@3", "Novelty@3"], test={**TEST, "u3": {"a": 1}}, train=TRAIN, items=["a"],
-                    item_features={"a": [1.0]}, missing_in_run="zero")
+                    item_features={"a": [1.0]}, missing_in_run="zero", list_users="evaluated")
     assert res.info["items"] == {"cold_rows": 1, "outside_catalogue_rows": 3, "without_features_rows": 3,
                                  "users_without_recommendations": 1}
     assert _evaluate(["Coverage@3"], train=TRAIN | {"t3": ["cold"]}).info.get("items") is None  # nothing to say
