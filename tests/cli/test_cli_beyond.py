@@ -96,7 +96,8 @@ def test_features_outside_and_users_without_recommendations_counted(fx, capsys, 
     (tmp_path / "few.csv").write_text("item,f1\n1,a\n2,b\n3,a\n4,b\n")  # item 5 without features
     (tmp_path / "test4.csv").write_text(TEST + "u4,1\n")  # u4: no recommendation
     (tmp_path / "four.txt").write_text("1\n2\n3\n4\n")
-    assert main(["evaluate", str(tmp_path / "test4.csv"), fx["reco"], "-c", "rectools", "-m", "ILD@3",
+    # (u4 is evaluated by P@3; rectools' beyond-accuracy metrics read only the users with a recommendation)
+    assert main(["evaluate", str(tmp_path / "test4.csv"), fx["reco"], "-c", "rectools", "-m", "ILD@3", "-m", "P@3",
                  "-m", "CatalogCoverage(catalogue=declared)@3", "--item-features", str(tmp_path / "few.csv"),
                  "--items", str(tmp_path / "four.txt")]) == 0
     err = capsys.readouterr().err

@@ -82,6 +82,7 @@ def add_item_options(p) -> None:
     g.add_argument("--item-features", metavar="PATH",
                    help="CSV/TSV/Parquet with an item column and one column per feature: numbers (cosine) or "
                         "categories (Hamming), e.g. one 0/1 column per genre")
+    g.add_argument("--reference", metavar="PATH", help="another recommender's run, for Intersection")
     g.add_argument("--no-qrels", action="store_true",
                    help="every positional argument is a run: no test interactions, the users are the runs' "
                         "(only for metrics that read none; implied by a single file)")
@@ -245,6 +246,8 @@ def _item_inputs(args) -> dict:
         out["items"] = args.items
     if args.item_features:
         out["item_features"] = args.item_features
+    if args.reference:
+        out["reference"] = args.reference
     return out
 
 
@@ -300,7 +303,9 @@ def _evaluate_items(args, items: dict) -> dict:
 # the options that give what a beyond-accuracy metric reads (its ListForm.needs), as the command spells them
 ITEM_OPTIONS = {"train": "--train PATH (the training interactions: user and item columns)",
                 "items": "--items PATH (the catalogue: one item id per line)",
-                "features": "--item-features PATH (an item column and one column per feature)"}
+                "features": "--item-features PATH (an item column and one column per feature)",
+                "reference": "--reference PATH (another recommender's run)",
+                "test": "the qrels (the test interactions) before the runs"}
 
 
 def _check_item_options(args, items: dict) -> None:
@@ -309,7 +314,8 @@ def _check_item_options(args, items: dict) -> None:
     evaluation, which says it after the input files' errors."""
     from rankwise.evaluation.plan import make_plan
 
-    given = {"train": "train" in items, "items": "items" in items, "features": "item_features" in items}
+    given = {"train": "train" in items, "items": "items" in items, "features": "item_features" in items,
+             "reference": "reference" in items, "test": args.qrels is not None}
     conv = _convention(args, strict=False)
     if conv is None:
         return
