@@ -486,6 +486,10 @@ def machine() -> str:
     return "; ".join(parts)
 
 
+def _ratio(x: float) -> str:
+    return f"{x:.2f}" if x < 1 else f"{x:.1f}"
+
+
 def _fmt(x: float) -> str:
     return f"{x:.3f}" if x < 10 else f"{x:.1f}"
 
@@ -511,7 +515,7 @@ def table(result: dict, tasks) -> str:
             if lib else "- (no library here)"
         rw_s = _fmt(rw["seconds"]) if rw else "failed"
         if peer:
-            peer_s, ratio = _fmt(peer["seconds"]), f"**{peer['seconds'] / rw['seconds']:.1f}×**" if rw else ""
+            peer_s, ratio = _fmt(peer["seconds"]), f"**{_ratio(peer['seconds'] / rw['seconds'])}×**" if rw else ""
             diffs = [abs(rw["values"][k] - v) for k, v in peer["values"].items()] if rw else []
             diff = f"{max(diffs):.1e}" if diffs else ""
             setup = {k: v for k, v in peer.get("setup", {}).items() if k != "read parquet"}
