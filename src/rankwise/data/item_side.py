@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from rankwise.data.collections import Run
-from rankwise.data.vocabulary import Vocabulary
+from rankwise.data.vocabulary import Vocabulary, intern
 from rankwise.errors import DataError
 
 FEATURE_KINDS = ("numeric", "categorical")
@@ -153,14 +153,12 @@ def item_side(recommended: np.ndarray, *, items: np.ndarray | None = None,
 
 
 def _training(vocab: Vocabulary, users: np.ndarray, items: np.ndarray) -> Training:
-    users = np.asarray(users, dtype=str)
-    codes = vocab.codes_of(np.asarray(items, dtype=str))
-    user_ids, first, ucodes = np.unique(users, return_index=True, return_inverse=True)
-    # users in order of first appearance, each user's rows in the order given
-    appearance = np.argsort(first, kind="stable")
-    rank = np.empty_like(appearance)
-    rank[appearance] = np.arange(appearance.size)
-    ucodes = rank[ucodes]
+    # users in order of first appearance (interned by hashing: pyarrow's when installed), each user's rows in the
+    # order given; each distinct item looked up once
+    user_vocab, ucodes = intern(np.asarray(users, dtype=str), order="appearance")
+    user_ids = user_vocab.ids
+    item_vocab, icodes = intern(np.asarray(items, dtype=str), order="appearance")
+    codes = vocab.codes_of(item_vocab.ids)[icodes]
     order = np.argsort(ucodes, kind="stable")
     offsets = np.zeros(user_ids.size + 1, dtype=np.int64)
     np.cumsum(np.bincount(ucodes, minlength=user_ids.size), out=offsets[1:])
@@ -168,7 +166,7 @@ def _training(vocab: Vocabulary, users: np.ndarray, items: np.ndarray) -> Traini
     rows = np.bincount(codes, minlength=n).astype(np.int64)
     pairs = np.unique(ucodes.astype(np.int64) * n + codes)
     distinct_users = np.bincount(pairs % n, minlength=n).astype(np.int64)
-    out = Training(user_ids[appearance], offsets, codes[order], rows, distinct_users)
+    out = Training(user_ids, offsets, codes[order], rows, distinct_users)
     for a in (out.offsets, out.items, out.rows, out.users):
         a.setflags(write=False)
     return out

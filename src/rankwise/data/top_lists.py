@@ -99,16 +99,17 @@ class TopLists:
         return Vocabulary(train.user_ids, is_sorted=False).codes_of(self.user_ids)
 
 
-def item_codes(run: Run, rows: np.ndarray, side: ItemSide) -> np.ndarray:
-    """The item code in ``side``'s vocabulary of each of the run's ``rows`` (every recommended item is in it:
-    ``data.item_side.item_side`` is built from the run's items). Each distinct item is looked up once."""
+def item_codes(run: Run | Qrels, rows: np.ndarray, side: ItemSide, *, known: bool = True) -> np.ndarray:
+    """The item code in ``side``'s vocabulary of each of the collection's ``rows``. ``known``: every item is in it
+    (a run's: ``data.item_side.item_side`` is built from the run's items), else -1 for an item that is not (a
+    test item no input names). Each distinct item is looked up once."""
     keys = run.doc_keys[rows]
     if keys.shape[1] == 1:
         _, first, inverse = np.unique(keys[:, 0], return_index=True, return_inverse=True)
         codes = side.vocab.codes_of(run.doc_ids(rows[first]))[inverse.ravel()]
     else:
         codes = side.vocab.codes_of(run.doc_ids(rows))
-    if codes.size and codes.min() < 0:
+    if known and codes.size and codes.min() < 0:
         missing = run.doc_ids(rows[np.flatnonzero(codes < 0)[:1]])[0]
         raise DataError(f"recommended item {missing!r} is not among the evaluation's items: the item side must be "
                         "built from this run's items (rankwise.evaluate builds it so)")
@@ -126,7 +127,7 @@ def top_lists(side: ItemSide, qrels: Qrels, run: Run, user_ids: np.ndarray, *, t
     seg = segment_ids(offsets)
     starts, lengths = _ranges(qrels.offsets, qrels.query_vocab.codes_of(user_ids))
     qrows, qoff = expand_ranges(starts, lengths)
-    tcodes = side.vocab.codes_of(qrels.doc_ids(qrows)) if qrows.size else np.zeros(0, dtype=np.int64)
+    tcodes = item_codes(qrels, qrows, side, known=False) if qrows.size else np.zeros(0, dtype=np.int64)
     grades = _grades(side, qrels, tcodes, qrows, qoff, seg, items)
     test = qrels.values[qrows].astype(np.float64)
     reference = None

@@ -56,10 +56,12 @@ def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], 
                                         "pass the qrels (or leave these metrics out)")
         # no test interactions: every recommended row is known and none is relevant, so every user of the run
         # is evaluated (the metrics that need relevance are refused above)
-        # (the run's query id type kept: its ids are canonical strings here, and integer user ids must come back
-        # as ints, as they do with qrels)
-        qrels = Qrels.from_arrays(np.repeat(run.query_ids, np.diff(run.offsets)), run.doc_ids(), np.zeros(len(run)),
-                                  query_id_type=run.query_id_type)
+        # (built on the run's own ids and keys, not re-read from text: the same users and items, and the run's
+        # query id type, so that integer user ids come back as ints, as they do with qrels)
+        zeros = np.zeros(len(run))
+        zeros.setflags(write=False)
+        qrels = Qrels(run.query_vocab, run.doc_keys, run.doc_vocab, run.offsets, zeros,
+                      query_id_type=run.query_id_type)
     side = build_item_side(run, train=train, items=items, item_features=item_features, reference=reference)
     res = _evaluated(plan, qrels, run, conv, workers, side, synthetic)
     counts = item_counts(side, run, res.query_ids)
