@@ -215,7 +215,7 @@ def _whole_run(args, matrix):
     """The bootstrap figures of the whole-run metrics (coverage, Gini, ...) among the compared metrics, or None."""
     if args.values or not matrix.metrics:
         return None
-    from rankwise.comparison.systems import whole_run_for
+    from rankwise.comparison.whole_run import whole_run_for
     from rankwise.run_names import named_runs
     return whole_run_for(args.inputs[0], named_runs(args.inputs[1:], command_line=True), matrix,
                          convention=args.convention, columns=columns_from(args), duplicates=args.duplicates,

@@ -23,7 +23,7 @@ from rankwise.comparison.paired import (
 )
 from rankwise.comparison.provenance import run_inputs, run_notices
 from rankwise.comparison.result import AnovaTable, Comparison, PairedResult, PairwiseResult, SystemSummary
-from rankwise.comparison.whole_run import WholeRun, whole_run_figures
+from rankwise.comparison.whole_run import WholeRun, whole_run_for, whole_run_note, whole_run_result
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.evaluation.results import Results
 from rankwise.run_names import named_runs
@@ -66,35 +66,6 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
                          bootstrap_ci=bootstrap_ci, whole_run=figures)
     # the report names the files compared and carries what their evaluation said
     return replace(cmp, inputs=run_inputs(qrels, runs), notices=run_notices(results))
-
-
-def whole_run_for(qrels: Any, runs: Mapping[str, Any], matrix: PerQueryMatrix, *, convention: Any,
-                  columns: Mapping[str, Any] | None = None, duplicates: str = "error", all_pairs: bool = False,
-                  test: str | None = None, permutations: int | None = None, seed: int | None = None,
-                  overrides: Mapping[str, Any] | None = None, train: Any = None, items: Any = None,
-                  item_features: Any = None) -> dict[str, WholeRun] | None:
-    """The bootstrap figures of the matrix's whole-run metrics (coverage, Gini, entropy, personalization: no
-    per-user value) for ``runs`` (named as the matrix's runs), or None when it has none."""
-    from rankwise.conventions.presets import DEFAULT, get_convention
-    from rankwise.spec.grammar import parse_metric
-
-    whole = [m for m in matrix.metrics if (form := parse_metric(m).definition.lists) is not None and form.whole_run]
-    if not whole:
-        return None
-    if all_pairs or (test or "") in opt.ALL_PAIRS_TESTS:
-        raise InvalidParameterError(f"{', '.join(whole)}: whole-run figures are compared with a baseline, by a "
-                                    "paired bootstrap over the users; all-pairs mode needs per-user values. "
-                                    "Compare them in baseline mode, or leave them out of this comparison")
-    if any(len(r) > 1 for r in matrix.runs_per_system.values()):
-        raise InvalidParameterError(f"{', '.join(whole)}: a whole-run figure of several runs of one system is not a "
-                                    "per-user mean; compare one run per system (group_tags=False, --no-group)")
-    conv = get_convention(convention or DEFAULT)
-    if overrides:
-        conv = conv.derive(**overrides)
-    return whole_run_figures(qrels, {s: runs[r[0]] for s, r in matrix.runs_per_system.items()}, whole, conv,
-                             matrix.query_ids, draws=permutations or opt.DEFAULT_PERMUTATIONS,
-                             seed=opt.DEFAULT_SEED if seed is None else seed, columns=columns, duplicates=duplicates,
-                             train=train, items=items, item_features=item_features)
 
 
 def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str], *,
@@ -213,9 +184,9 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
                               correction, family, matrix.metrics)
         for m in matrix.metrics:
             if m in whole_run:
-                comparisons.extend(_whole_run_result(m, s, baseline, r, p_adj, whole_run[m], alpha)
+                comparisons.extend(whole_run_result(m, s, baseline, r, p_adj, whole_run[m], alpha)
                                    for s, r, p_adj in zip(others, boot[m], adjusted[m]))
-                notes.append(_whole_run_note(m, whole_run[m]))
+                notes.append(whole_run_note(m, whole_run[m]))
                 continue
             st, p_adj = stats_by_metric[m], adjusted[m]
             for j, (s, b, _, _) in enumerate(cols[m]):
@@ -347,21 +318,6 @@ def _paired_result(metric, system, baseline, st: PairedStats, j, p_adj, test, al
                         ci_t, ci_b, float(st.effect_size[j]), float(st.statistic[j]), float(st.p[j]),
                         float(p_adj), int(st.wins[j]), int(st.ties[j]), int(st.losses[j]),
                         int(st.wins[j] + st.ties[j] + st.losses[j]), bool(p_adj < alpha))
-
-
-def _whole_run_result(metric: str, system: str, baseline: str, r: tuple[float, tuple[float, float], float, float],
-                      p_adj: float, w: WholeRun, alpha: float) -> PairedResult:
-    """A whole-run figure's comparison: no per-user differences, so no t-interval, effect size or W/T/L."""
-    delta, ci, z, p = r
-    nan = (math.nan, math.nan)
-    return PairedResult(metric, system, baseline, delta, ci, nan, ci, math.nan, z, p, float(p_adj), 0, 0, 0, w.n,
-                        bool(p_adj < alpha))
-
-
-def _whole_run_note(metric: str, w: WholeRun) -> str:
-    return (f"{metric}: a whole-run figure, compared by a paired bootstrap over the {w.n} users ({w.draws} samples, "
-            f"seed {w.seed}): percentile intervals, p from the shifted bootstrap distribution, statistic = Δ / "
-            "bootstrap sd; no per-user effect size or wins/ties/losses")
 
 
 def _constant_note(c: PairedResult, test: str) -> str:

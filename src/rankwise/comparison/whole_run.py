@@ -15,6 +15,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from rankwise.comparison import options as opt
+from rankwise.comparison.matrix import PerQueryMatrix
+from rankwise.comparison.result import PairedResult
 from rankwise.errors import InvalidParameterError
 
 BLOCK_BYTES = 1 << 26  # the draws of a block of replicates (replicates × users) stay under 64 MB
@@ -83,3 +86,47 @@ def whole_run_figures(qrels: Any, runs: Mapping[str, Any], metrics: list[str], c
                   for s, run in runs.items()}
     return {m: WholeRun({s: per_system[s][m][0] for s in runs}, {s: per_system[s][m][1] for s in runs},
                         int(users.size), draws, seed) for m in metrics}
+
+
+def whole_run_for(qrels: Any, runs: Mapping[str, Any], matrix: PerQueryMatrix, *, convention: Any,
+                  columns: Mapping[str, Any] | None = None, duplicates: str = "error", all_pairs: bool = False,
+                  test: str | None = None, permutations: int | None = None, seed: int | None = None,
+                  overrides: Mapping[str, Any] | None = None, train: Any = None, items: Any = None,
+                  item_features: Any = None) -> dict[str, WholeRun] | None:
+    """The bootstrap figures of the matrix's whole-run metrics (coverage, Gini, entropy, personalization: no
+    per-user value) for ``runs`` (named as the matrix's runs), or None when it has none."""
+    from rankwise.conventions.presets import DEFAULT, get_convention
+    from rankwise.spec.grammar import parse_metric
+
+    whole = [m for m in matrix.metrics if (form := parse_metric(m).definition.lists) is not None and form.whole_run]
+    if not whole:
+        return None
+    if all_pairs or (test or "") in opt.ALL_PAIRS_TESTS:
+        raise InvalidParameterError(f"{', '.join(whole)}: whole-run figures are compared with a baseline, by a "
+                                    "paired bootstrap over the users; all-pairs mode needs per-user values. "
+                                    "Compare them in baseline mode, or leave them out of this comparison")
+    if any(len(r) > 1 for r in matrix.runs_per_system.values()):
+        raise InvalidParameterError(f"{', '.join(whole)}: a whole-run figure of several runs of one system is not a "
+                                    "per-user mean; compare one run per system (group_tags=False, --no-group)")
+    conv = get_convention(convention or DEFAULT)
+    if overrides:
+        conv = conv.derive(**overrides)
+    return whole_run_figures(qrels, {s: runs[r[0]] for s, r in matrix.runs_per_system.items()}, whole, conv,
+                             matrix.query_ids, draws=permutations or opt.DEFAULT_PERMUTATIONS,
+                             seed=opt.DEFAULT_SEED if seed is None else seed, columns=columns, duplicates=duplicates,
+                             train=train, items=items, item_features=item_features)
+
+
+def whole_run_result(metric: str, system: str, baseline: str, r: tuple[float, tuple[float, float], float, float],
+                      p_adj: float, w: WholeRun, alpha: float) -> PairedResult:
+    """A whole-run figure's comparison: no per-user differences, so no t-interval, effect size or W/T/L."""
+    delta, ci, z, p = r
+    nan = (math.nan, math.nan)
+    return PairedResult(metric, system, baseline, delta, ci, nan, ci, math.nan, z, p, float(p_adj), 0, 0, 0, w.n,
+                        bool(p_adj < alpha))
+
+
+def whole_run_note(metric: str, w: WholeRun) -> str:
+    return (f"{metric}: a whole-run figure, compared by a paired bootstrap over the {w.n} users ({w.draws} samples, "
+            f"seed {w.seed}): percentile intervals, p from the shifted bootstrap distribution, statistic = Δ / "
+            "bootstrap sd; no per-user effect size or wins/ties/losses")
