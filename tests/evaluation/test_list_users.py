@@ -28,3 +28,10 @@ def test_by_default_every_metric_reads_the_evaluations_users():
     assert r.set_aside["missing_in_qrels"] == ("u3",)
     wide = rw.evaluate(TEST, RECO, ["Novelty(users=recommended)@3"], train=TRAIN)
     assert wide.n_averaged["Novelty(users=recommended)@3"] == 3
+
+
+def test_spark_says_it_does_not_compute_them_yet():
+    pytest.importorskip("pyspark")
+    from rankwise.spark import evaluate as spark_evaluate
+    with pytest.raises(rw.InvalidParameterError, match="not yet on Spark"):
+        spark_evaluate(None, None, ["P@10", "Coverage@10"])  # (refused before any DataFrame is read)

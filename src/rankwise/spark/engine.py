@@ -105,6 +105,11 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     if not written:
         raise InvalidParameterError("no metrics given; e.g. metrics=['nDCG@10', 'AP']")
     plan = make_plan(written, conv, check_ids=False)  # a bad metric fails here, not on the cluster
+    if plan.list_metrics:
+        raise InvalidParameterError(
+            f"{', '.join(m for m in written if m in plan.list_metrics)}: the beyond-accuracy metrics are computed by "
+            "rankwise.evaluate (in memory, on every core of one machine), not yet on Spark; evaluate them there "
+            "(rankwise.evaluate(test, run_frame.toPandas(), metrics, train=..., items=...))")
     resolved = plan.resolved
     if partitions is not None and int(partitions) < 1:
         raise InvalidParameterError(f"partitions must be a positive number; got {partitions}")
