@@ -94,7 +94,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
              columns: Mapping[str, Any] | None = None, workers: int | None = None, stream: str = "auto",
              progress: Callable[[int, int], None] | None = None, duplicates: str = "error",
              train: Any = None, items: Any = None, item_features: Any = None, reference: Any = None,
-             **overrides: Any) -> Results:
+             intervals: int = 0, **overrides: Any) -> Results:
     """Evaluate ``run`` against ``qrels`` with ``metrics`` under a named convention.
 
     ``qrels`` and ``run`` are Qrels/Run, DataFrames (pandas, polars) or Arrow tables, dicts (``{query: {doc:
@@ -117,7 +117,9 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     recommender's run in any form of ``run`` (``Intersection``). A metric that needs one
     that was not given says so. ``qrels`` may then be None: every user of the run is evaluated, nothing is
     relevant. ``Results.info["items"]`` counts the recommended cold items, those outside the catalogue or without
-    features, and the users without a recommendation.
+    features, and the users without a recommendation. A whole-run figure (coverage, Gini, entropy, personalization,
+    parity) has no per-user values; ``intervals=1000`` gives each its 95% interval, ± 1.96 standard errors estimated
+    from 1000 bootstrap samples of its users, in ``Results.intervals`` (seed 0: the same every time).
 
     ``overrides`` change single choices of the convention, e.g. ``ties="average"``,
     ``missing_in_run="zero"``, ``denominator="min_k_relevant"``.
@@ -137,12 +139,12 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     if overrides:
         conv = conv.derive(**overrides)
     n_workers = resolve_workers(workers)
-    if qrels is None or any(x is not None for x in (train, items, item_features, reference)) or \
+    if qrels is None or any(x is not None for x in (train, items, item_features, reference)) or intervals or \
             _reads_items(metrics, conv):
         judged = None if qrels is None else _rows(as_qrels(qrels, columns, duplicates=duplicates), qrels)
         ranked = _rows(as_run(run, columns, duplicates=duplicates), run)
         res = evaluate_lists(judged, ranked, metrics, conv, workers=n_workers, train=train, items=items,
-                             item_features=item_features,
+                             item_features=item_features, intervals=intervals,
                              reference=None if reference is None else as_run(reference, columns, duplicates=duplicates))
         warn_about(res, ranked.n_queries if judged is None else judged.n_queries)
         return res

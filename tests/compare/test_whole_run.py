@@ -123,3 +123,21 @@ def test_the_html_report_draws_accuracy_against_beyond_accuracy(tmp_path):
     html = render(c, "html")
     assert "R@5 against each beyond-accuracy metric" in html
     assert "Novelty@5: per-query differences" in html and "Coverage@5: per-query differences" not in html
+
+
+def test_evaluate_gives_a_whole_run_figure_its_bootstrap_interval():
+    """±1.96 standard errors of the figure over bootstrap samples of the users: the samples drawn here as the
+    evaluation draws them (seed 0) and evaluated for real (a user drawn twice is two users)."""
+    train, test, a, _, items = _data(7, n_users=30)
+    res = rw.evaluate(None, a, ["Gini@5", "Novelty@5"], train=train, items=items, intervals=40)
+    assert set(res.intervals) == {"Gini@5"} and res.to_dict()["intervals"]["Gini@5"] == list(res.intervals["Gini@5"])
+    users = np.array(sorted(a))
+    figures = []
+    for counts in np.concatenate(draw_blocks(users.size, 40, 0)):
+        resampled = {f"{u}#{c}": a[u] for u, n in zip(users, counts) for c in range(int(n))}
+        figures.append(rw.evaluate(None, resampled, ["Gini@5"], train=train, items=items)["Gini@5"])
+    half = 1.959963984540054 * np.std(figures, ddof=1)
+    assert res.intervals["Gini@5"] == pytest.approx((res["Gini@5"] - half, res["Gini@5"] + half), abs=1e-12)
+    assert rw.evaluate(None, a, ["Gini@5"], train=train, items=items, intervals=40).intervals == res.intervals
+    with pytest.raises(InvalidParameterError, match="at least 2"):
+        rw.evaluate(None, a, ["Gini@5"], train=train, items=items, intervals=1)

@@ -3,9 +3,11 @@ personalization): a paired bootstrap over the users.
 
 A whole-run figure has no per-user value to test, so each system's figure is computed on bootstrap samples of
 the compared users, the same samples for every system (paired), from each user's share of it
-(``data.item_tally.UserWeights``: no re-evaluation per sample). The interval of a figure and of a difference is
-the percentile interval; the p-value of a difference is that of the shifted bootstrap distribution,
-(1 + #{|Δ* - Δ| >= |Δ|}) / (B + 1) (Efron & Tibshirani 1993, §16.4; Sakai 2014's paired bootstrap test).
+(``data.item_tally.UserWeights``: no re-evaluation per sample). The bootstrap gives each figure's and each
+difference's standard error; the interval is the normal one around the figure itself, ± z·se, and the test the
+normal test of Δ / se (Efron & Tibshirani 1993, §6 and §13.2). Not the percentile interval: a figure that counts
+distinct items (coverage, a Gini index, entropy) is biased on a bootstrap sample, whose repeated users recommend
+fewer distinct items than the users themselves, so the samples' figures need not even straddle the figure.
 """
 from __future__ import annotations
 
@@ -14,13 +16,13 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
+from scipy import stats
 
 from rankwise.comparison import options as opt
 from rankwise.comparison.matrix import PerQueryMatrix
 from rankwise.comparison.result import PairedResult
 from rankwise.errors import InvalidParameterError
-
-BLOCK_BYTES = 1 << 26  # the draws of a block of replicates (replicates × users) stay under 64 MB
+from rankwise.evaluation.lists import draw_blocks
 
 
 @dataclass(frozen=True)
@@ -34,40 +36,32 @@ class WholeRun:
     seed: int
 
     def interval(self, system: str, alpha: float) -> tuple[float, float]:
-        return _percentile(self.replicates[system], alpha)
+        return normal_interval(self.values[system], self.replicates[system], alpha)
 
     def paired(self, system: str, baseline: str, alpha: float) -> tuple[float, tuple[float, float], float, float]:
-        """(delta, its percentile interval, delta / bootstrap sd, shifted-bootstrap p) of system - baseline."""
+        """(delta, its interval, delta / bootstrap se, two-sided normal p) of system - baseline."""
         delta = self.values[system] - self.values[baseline]
         d = self.replicates[system] - self.replicates[baseline]
-        ok = d[~np.isnan(d)]
-        if not math.isfinite(delta) or ok.size == 0:
-            return delta, (math.nan, math.nan), math.nan, math.nan
-        sd = float(ok.std(ddof=1)) if ok.size > 1 else 0.0
-        p = float((1 + np.count_nonzero(np.abs(ok - delta) >= abs(delta) - 1e-12 * max(abs(delta), 1.0)))
-                  / (ok.size + 1))
-        return delta, _percentile(ok, alpha), delta / sd if sd > 0 else math.nan, min(p, 1.0)
+        interval = normal_interval(delta, d, alpha)
+        se = standard_error(d)
+        if not (math.isfinite(delta) and math.isfinite(se)):
+            return delta, interval, math.nan, math.nan
+        if se == 0:  # every sample gives the same difference: none (p = 1) or a certain one (p = 0)
+            return delta, interval, math.nan, 1.0 if delta == 0 else 0.0
+        z = delta / se
+        return delta, interval, z, float(2 * stats.norm.sf(abs(z)))
 
 
-def _percentile(x: np.ndarray, alpha: float) -> tuple[float, float]:
-    ok = x[~np.isnan(x)]
-    if ok.size == 0:
-        return math.nan, math.nan
-    lo, hi = np.quantile(ok, [alpha / 2, 1 - alpha / 2])
-    return float(lo), float(hi)
+def standard_error(replicates: np.ndarray) -> float:
+    """The bootstrap standard error: the standard deviation of the samples' figures (NaN samples left out)."""
+    ok = replicates[~np.isnan(replicates)]
+    return float(ok.std(ddof=1)) if ok.size > 1 else math.nan
 
 
-def draw_blocks(n_users: int, draws: int, seed: int) -> list[np.ndarray]:
-    """``draws`` bootstrap samples of ``n_users`` users as counts (replicates × users: how often each user is
-    drawn), in blocks of bounded size; the same seed gives the same samples."""
-    rng = np.random.default_rng([seed, 24])
-    per_block = max(1, BLOCK_BYTES // max(8 * n_users, 1))
-    blocks = []
-    for start in range(0, draws, per_block):
-        b = min(per_block, draws - start)
-        picks = rng.integers(0, n_users, size=(b, n_users)) + (np.arange(b) * n_users)[:, None]
-        blocks.append(np.bincount(picks.ravel(), minlength=b * n_users).reshape(b, n_users).astype(np.float64))
-    return blocks
+def normal_interval(value: float, replicates: np.ndarray, alpha: float) -> tuple[float, float]:
+    """value ± z(1 - alpha/2)·se, se the bootstrap standard error of the replicates."""
+    half = float(stats.norm.ppf(1 - alpha / 2)) * standard_error(replicates)
+    return value - half, value + half
 
 
 def whole_run_figures(qrels: Any, runs: Mapping[str, Any], metrics: list[str], conv: Any, users: np.ndarray, *,
@@ -128,5 +122,5 @@ def whole_run_result(metric: str, system: str, baseline: str, r: tuple[float, tu
 
 def whole_run_note(metric: str, w: WholeRun) -> str:
     return (f"{metric}: a whole-run figure, compared by a paired bootstrap over the {w.n} users ({w.draws} samples, "
-            f"seed {w.seed}): percentile intervals, p from the shifted bootstrap distribution, statistic = Δ / "
-            "bootstrap sd; no per-user effect size or wins/ties/losses")
+            f"seed {w.seed}): intervals ± z·(bootstrap standard error) around the figures, statistic z = Δ / se with "
+            "its normal p; no per-user effect size or wins/ties/losses")

@@ -19,6 +19,7 @@ from rankwise.evaluation.plan import Plan
 from rankwise.spec.metric import ListForm
 
 LIST_TALLY = "list:"  # tally name prefix: list:<metric as written> -> its ItemTally
+BLOCK_BYTES = 1 << 26  # the draws of a block of bootstrap replicates (replicates × users) stay under 64 MB
 LISTS_SEEN = "lists_seen"  # ItemTally.sums key: the users whose list at the metric's k is not empty
 
 
@@ -106,3 +107,16 @@ def resampled_values(plan: Plan, m: str, weights: UserWeights, side: ItemSide, d
     value = form_of(plan, m).value
     assert value is not None
     return np.asarray(value(weights.resampled(side.n_items, draws), side, rm.params, rm.k), dtype=np.float64)
+
+
+def draw_blocks(n_users: int, draws: int, seed: int) -> list[np.ndarray]:
+    """``draws`` bootstrap samples of ``n_users`` users as counts (replicates × users: how often each user is
+    drawn), in blocks of bounded size; the same seed gives the same samples."""
+    rng = np.random.default_rng([seed, 24])
+    per_block = max(1, BLOCK_BYTES // max(8 * n_users, 1))
+    blocks = []
+    for start in range(0, draws, per_block):
+        b = min(per_block, draws - start)
+        picks = rng.integers(0, n_users, size=(b, n_users)) + (np.arange(b) * n_users)[:, None]
+        blocks.append(np.bincount(picks.ravel(), minlength=b * n_users).reshape(b, n_users).astype(np.float64))
+    return blocks

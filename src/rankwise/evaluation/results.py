@@ -27,6 +27,9 @@ class Results:
     # metric -> per-query weights (aligned with query_ids) of a weighted aggregate (aggregate=micro or
     # relevant_weighted); absent for means, sums and geometric means
     weights: Mapping[str, np.ndarray] = field(default_factory=dict)
+    # metric -> the 95% interval of a whole-run figure: ± 1.96 bootstrap standard errors over samples of its users
+    # (rankwise.evaluate(..., intervals=B)); absent for per-query metrics, whose spread is their values'
+    intervals: Mapping[str, tuple[float, float]] = field(default_factory=dict)
 
     @property
     def n_queries(self) -> int:
@@ -75,6 +78,8 @@ class Results:
             "excluded_no_relevant": {m: int(self.excluded.get(m, 0)) for m in self.metrics},
             "info": dict(self.info),
         }
+        if self.intervals:
+            out["intervals"] = {m: [clean(lo), clean(hi)] for m, (lo, hi) in self.intervals.items()}
         if per_query:
             out["per_query"] = {q: {m: clean(v) for m, v in row.items()}
                                 for q, row in self.per_query_dict().items()}
@@ -122,6 +127,9 @@ class Results:
             note = ""
             if self.excluded.get(m):
                 note = f"  ({self.excluded[m]} {self._left_out_because(m)})"
+            if m in self.intervals:
+                lo, hi = self.intervals[m]
+                note += f"  (95% interval, bootstrap over users: {lo:.{digits}f} to {hi:.{digits}f})"
             lines.append(f"  {m:<{mw}}  {shown:>{digits + 3}}  {self.n_averaged[m]}{note}")
         for reason, ids in self.set_aside.items():
             if ids:

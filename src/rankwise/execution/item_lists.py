@@ -9,7 +9,7 @@ run into ``Results.info["items"]``, never dropped silently.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from rankwise.data.item_side import ItemSide
 from rankwise.data.top_lists import item_codes
 from rankwise.errors import InvalidParameterError
 from rankwise.evaluation.joined import join_results
-from rankwise.evaluation.lists import resampled_values, user_weights
+from rankwise.evaluation.lists import draw_blocks, resampled_values, user_weights
 from rankwise.evaluation.notices import BELOW_REL_KEY
 from rankwise.evaluation.plan import Plan, make_plan
 from rankwise.evaluation.results import Results
@@ -38,9 +38,11 @@ _HOW = {"train": "train= (the training interactions: a frame or file with user a
 
 def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], conv: Convention, *, workers: int = 1,
                    train: Any = None, items: Any = None, item_features: Any = None,
-                   reference: Run | None = None) -> Results:
+                   reference: Run | None = None, intervals: int = 0) -> Results:
     """``rankwise.evaluate`` of metrics that read the items (any accuracy metrics alongside). ``qrels`` None: every
-    user of the run is evaluated and nothing is relevant (for metrics that need no test interactions)."""
+    user of the run is evaluated and nothing is relevant (for metrics that need no test interactions).
+    ``intervals``: bootstrap samples of the users for each whole-run figure's 95% percentile interval (seed 0:
+    the same interval every time); 0, none."""
     plan = make_plan(metrics, conv)
     given = {"train": train, "items": items, "features": item_features, "reference": reference, "test": qrels}
     for m, needs in plan.item_inputs().items():
@@ -63,19 +65,49 @@ def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], 
         qrels = Qrels(run.query_vocab, run.doc_keys, run.doc_vocab, run.offsets, zeros,
                       query_id_type=run.query_id_type)
     side = build_item_side(run, train=train, items=items, item_features=item_features, reference=reference)
-    res = _evaluated(plan, qrels, run, conv, workers, side, synthetic)
+    res, users_of = _evaluated(plan, qrels, run, conv, workers, side, synthetic)
     counts = item_counts(side, run, res.query_ids)
     info = {k: v for k, v in res.info.items() if not (synthetic and k == BELOW_REL_KEY)}  # (no grades were given)
-    return replace(res, info={**info, ITEMS_KEY: counts} if counts else info)
+    res = replace(res, info={**info, ITEMS_KEY: counts} if counts else info)
+    if intervals:
+        res = replace(res, intervals=_intervals(plan, qrels, run, side, users_of, intervals))
+    return res
+
+
+def _intervals(plan: Plan, qrels: Qrels, run: Run, side: ItemSide, users_of: Mapping[str, np.ndarray],
+               draws: int) -> dict[str, tuple[float, float]]:
+    """Each whole-run figure's 95% interval: the figure ± 1.96 standard errors, the standard error that of its
+    ``draws`` bootstrap samples of the users (their figures from the users' weights:
+    ``evaluation.lists.resampled_values``). Normal, not percentile: a figure of distinct items is biased on a
+    sample of users drawn with repeats (``comparison.whole_run``)."""
+    if draws < 2:
+        raise InvalidParameterError(f"intervals must be a number of bootstrap samples, at least 2 (e.g. 1000); "
+                                    f"got {draws}")
+    out = {}
+    for m in plan.metrics:
+        form = plan.resolved[m].definition.lists
+        if form is None or not form.whole_run:
+            continue
+        users = np.asarray(users_of[m]).astype(str)
+        weights = user_weights(plan, qrels, run, users, side)[m]
+        reps = np.concatenate([resampled_values(plan, m, weights, side, d)
+                               for d in draw_blocks(users.size, draws, 0)]) if users.size else np.zeros(0)
+        ok = reps[~np.isnan(reps)]
+        half = 1.959963984540054 * float(ok.std(ddof=1)) if ok.size > 1 else np.nan  # (z of 0.975)
+        value = float(resampled_values(plan, m, weights, side, np.ones((1, users.size)))[0])
+        out[m] = (value - half, value + half)
+    return out
 
 
 def _evaluated(plan: Plan, qrels: Qrels, run: Run, conv: Convention, workers: int, side: ItemSide,
-               synthetic: bool) -> Results:
-    """The evaluation of the plan; its metrics of every recommended user (``users=recommended``) evaluated over
-    the run's users, judged or not, when those are not all the plan's users, and joined to the others'."""
+               synthetic: bool) -> tuple[Results, dict[str, np.ndarray]]:
+    """The evaluation of the plan, and the users each metric read; its metrics of every recommended user
+    (``users=recommended``) evaluated over the run's users, judged or not, when those are not all the plan's
+    users, and joined to the others'."""
     wide = [m for m in plan.metrics if m in plan.list_metrics and plan.resolved[m].params["users"] == "recommended"]
     if not wide or synthetic:  # (without test interactions every user of the run is evaluated already)
-        return evaluate_in_memory(qrels, run, plan.metrics, conv, workers=workers, side=side)
+        res = evaluate_in_memory(qrels, run, plan.metrics, conv, workers=workers, side=side)
+        return res, dict.fromkeys(plan.metrics, res.query_ids)
     # users with recommendations whether or not they have test interactions; test users without any are not
     # recommended users
     every = conv.derive(missing_in_qrels="evaluate", missing_in_run="skip")
@@ -83,7 +115,7 @@ def _evaluated(plan: Plan, qrels: Qrels, run: Run, conv: Convention, workers: in
     narrow = [m for m in plan.metrics if m not in wide]
     if narrow:
         parts.insert(0, evaluate_in_memory(qrels, run, narrow, conv, workers=workers, side=side))
-    return join_results(parts, plan.metrics, conv)
+    return join_results(parts, plan.metrics, conv), {m: p.query_ids for p in parts for m in p.metrics}
 
 
 def item_counts(side: ItemSide, run: Run, users: np.ndarray) -> dict[str, int]:
