@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 import numpy as np
 
 from rankwise.errors import InvalidParameterError, require
-from rankwise.spec.grammar import lower_is_better
+from rankwise.spec.grammar import lower_is_better, parse_metric
+from rankwise.spec.metric import ListForm
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -233,16 +234,23 @@ def _cutoff_panel(ax: "Axes", c: "Comparison", family: str, items: list[tuple[in
 
 
 # ---- accuracy against beyond accuracy ----------------------------------------------------------
+def _list_form(metric: str) -> ListForm | None:
+    """The metric's form on the recommendation lists; None for any other metric, or a name the registry does not
+    know (per-query values from files may name anything)."""
+    try:
+        return parse_metric(metric).definition.lists
+    except InvalidParameterError:
+        return None
+
+
 def beyond_metrics(metrics: Sequence[str]) -> list[str]:
     """The metrics read off the recommendation lists (coverage, novelty, diversity...: beyond accuracy)."""
-    from rankwise.spec.grammar import parse_metric
-    return [m for m in metrics if parse_metric(m).definition.lists is not None]
+    return [m for m in metrics if _list_form(m) is not None]
 
 
 def whole_run_metrics(metrics: Sequence[str]) -> list[str]:
     """The beyond-accuracy metrics that are one figure of the whole run (no per-query value)."""
-    from rankwise.spec.grammar import parse_metric
-    return [m for m in metrics if (form := parse_metric(m).definition.lists) is not None and form.whole_run]
+    return [m for m in metrics if (form := _list_form(m)) is not None and form.whole_run]
 
 
 def tradeoff(comparison: "Comparison", accuracy: str | None = None) -> "Figure":

@@ -4,7 +4,6 @@ the training interactions."""
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import rankdata
 
 from rankwise.data.item_side import ItemSide
 from rankwise.data.top_lists import Cut, TopLists
@@ -138,6 +137,8 @@ ARP = MetricDef(
 
 
 def _quantile(lists: TopLists, p: Params, k: Cutoff) -> tuple[np.ndarray, None]:
+    from scipy.stats import rankdata  # (here: scipy.stats takes a quarter second to import, and every metric
+    # module is imported with rankwise)
     cut = lists.top(k)
     pop = popularity(lists.side, param_str(p, "popularity"))
     warm = pop > 0
