@@ -15,6 +15,8 @@ from typing import Mapping
 
 import numpy as np
 
+LISTS_SEEN = "lists_seen"  # a sum of every whole-run tally: the users whose list at the metric's k is not empty
+
 
 @dataclass(frozen=True)
 class ItemTally:

@@ -13,14 +13,13 @@ import numpy as np
 
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.item_side import ItemSide
-from rankwise.data.item_tally import ItemTally, UserWeights
+from rankwise.data.item_tally import LISTS_SEEN, ItemTally, UserWeights
 from rankwise.data.top_lists import TopLists, top_lists
 from rankwise.evaluation.plan import Plan
 from rankwise.spec.metric import ListForm
 
 LIST_TALLY = "list:"  # tally name prefix: list:<metric as written> -> its ItemTally
 BLOCK_BYTES = 1 << 26  # the draws of a block of bootstrap replicates (replicates × users) stay under 64 MB
-LISTS_SEEN = "lists_seen"  # ItemTally.sums key: the users whose list at the metric's k is not empty
 
 
 def require_side(side: ItemSide | None) -> ItemSide:
@@ -31,7 +30,8 @@ def require_side(side: ItemSide | None) -> ItemSide:
 
 def form_of(plan: Plan, m: str) -> ListForm:
     form = plan.resolved[m].definition.lists
-    assert form is not None
+    if form is None:  # (a caller's bug: only the plan's list metrics are asked for)
+        raise RuntimeError(f"{m} is not read off the recommendation lists")
     return form
 
 
@@ -52,8 +52,7 @@ def list_values(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, side:
         if form.weights is not None:
             tallies[LIST_TALLY + m] = form.weights(lists, rm.params, rm.k).tally(side.n_items)
             values[m] = np.full(query_ids.size, np.nan)
-        else:
-            assert form.per_user is not None
+        elif form.per_user is not None:
             v, w = form.per_user(lists, rm.params, rm.k)
             values[m] = v
             if rm.params["aggregate"] == "micro":
@@ -105,7 +104,8 @@ def resampled_values(plan: Plan, m: str, weights: UserWeights, side: ItemSide, d
     often each user is drawn), computed on the replicates at once."""
     rm = plan.resolved[m]
     value = form_of(plan, m).value
-    assert value is not None
+    if value is None:  # (a caller's bug: only whole-run metrics are resampled)
+        raise RuntimeError(f"{m} is not a whole-run figure")
     return np.asarray(value(weights.resampled(side.n_items, draws), side, rm.params, rm.k), dtype=np.float64)
 
 

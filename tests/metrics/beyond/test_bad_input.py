@@ -86,3 +86,13 @@ def test_info_counts_what_the_metrics_read_with_a_caveat():
     assert res.info["items"] == {"cold_rows": 1, "outside_catalogue_rows": 3, "without_features_rows": 3,
                                  "users_without_recommendations": 1}
     assert _evaluate(["Coverage@3"], train=TRAIN | {"t3": ["cold"]}).info.get("items") is None  # nothing to say
+
+
+def test_an_input_missing_below_the_needs_check_is_a_clear_error_not_an_assert():
+    """Under ``python -O`` an assert vanishes: the item facts' fetchers say what is missing and how to pass it."""
+    from rankwise.data.item_side import item_side
+    from rankwise.metrics.beyond.item_facts import declared, features, training
+    bare = item_side(np.array(["a", "b"]))
+    for fetch, option in ((training, "train="), (features, "item_features="), (declared, "items=")):
+        with pytest.raises(rw.DataError, match=option):
+            fetch(bare)

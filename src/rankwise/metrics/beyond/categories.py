@@ -9,7 +9,8 @@ import numpy as np
 
 from rankwise.data.top_lists import TopLists
 from rankwise.errors import DataError
-from rankwise.metrics.beyond.common import no_ranking_form
+from rankwise.metrics.beyond.item_facts import features
+from rankwise.metrics.beyond.list_only import no_ranking_form
 from rankwise.metrics.beyond.similarity import group_sums
 from rankwise.spec.beyond_params import LOG, PATIENCE, RANK_WEIGHT, SMOOTHING
 from rankwise.spec.metric import ListForm, MetricDef
@@ -22,13 +23,13 @@ def _needs(p: Params) -> tuple[str, ...]:
 
 def _entropy(lists: TopLists, p: Params, k: Cutoff) -> tuple[np.ndarray, None]:
     side = lists.side
-    assert side.features is not None
-    if side.features.kind != "numeric":
+    feats = features(side)
+    if feats.kind != "numeric":
         raise DataError("CategoryEntropy reads the item features as an item × category matrix of numbers (one 0/1 "
-                        f"column per category); the features' columns {', '.join(side.features.columns)} hold text: "
+                        f"column per category); the features' columns {', '.join(feats.columns)} hold text: "
                         "give one 0/1 column per category (pandas.get_dummies)")
     cut = lists.top(k)
-    rows = side.features.values[cut.items]
+    rows = feats.values[cut.items]
     if param_str(p, "rank_weight") == "geometric":
         rows = rows * (param_float(p, "patience") ** (cut.ranks - 1))[:, None]
     counts = group_sums(rows, cut.offsets) + param_float(p, "smoothing")

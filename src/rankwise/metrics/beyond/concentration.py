@@ -9,11 +9,12 @@ from typing import Callable
 import numpy as np
 
 from rankwise.data.item_side import ItemSide
-from rankwise.data.item_tally import ItemTally, UserWeights
+from rankwise.data.item_tally import LISTS_SEEN, ItemTally, UserWeights
 from rankwise.data.top_lists import TopLists
 from rankwise.errors import DataError, InvalidParameterError
-from rankwise.metrics.beyond.common import no_ranking_form, nothing
-from rankwise.metrics.beyond.coverage import LISTS_SEEN, list_weights
+from rankwise.metrics.beyond.coverage import list_weights
+from rankwise.metrics.beyond.item_facts import declared, training
+from rankwise.metrics.beyond.list_only import no_ranking_form, nothing
 from rankwise.spec.beyond_params import (
     DIRECTION,
     ENTROPY_NORMALISE,
@@ -85,11 +86,9 @@ def _gini_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarra
         x, n = weight, np.count_nonzero(shown, axis=-1)
     else:
         if over == "train_items":
-            assert side.train is not None
-            members, what = side.train.in_train, "training items"
+            members, what = training(side).in_train, "training items"
         else:
-            assert side.declared is not None
-            members, what = side.declared, "declared catalogue (items=)"
+            members, what = declared(side), "declared catalogue (items=)"
         outside = shown & ~members
         if outside.any():
             item = str(side.vocab.ids[np.argmax(outside.reshape(-1, outside.shape[-1]).any(axis=0))])

@@ -4,15 +4,14 @@ from __future__ import annotations
 import numpy as np
 
 from rankwise.data.item_side import ItemSide
-from rankwise.data.item_tally import ItemTally, UserWeights
+from rankwise.data.item_tally import LISTS_SEEN, ItemTally, UserWeights
 from rankwise.data.top_lists import Cut, TopLists
 from rankwise.errors import DataError
-from rankwise.metrics.beyond.common import no_ranking_form, nothing
+from rankwise.metrics.beyond.item_facts import training
+from rankwise.metrics.beyond.list_only import no_ranking_form, nothing
 from rankwise.spec.beyond_params import CATALOGUE, COVERAGE_NUMERATOR, MIN_LENGTH
 from rankwise.spec.metric import ListForm, MetricDef
 from rankwise.spec.ranking_context import Cutoff, Params, param_str
-
-LISTS_SEEN = "lists_seen"  # (evaluation.lists.LISTS_SEEN: the users whose cut list is not empty)
 
 
 def list_weights(cut: Cut, **rows: np.ndarray) -> UserWeights:
@@ -35,16 +34,14 @@ def _needs(p: Params) -> tuple[str, ...]:
 def _value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarray:
     shown = t.arrays["lists"] > 0
     if param_str(p, "numerator") == "recommended_in_train":
-        assert side.train is not None
-        shown &= side.train.in_train
+        shown &= training(side).in_train
     n: np.ndarray = np.asarray(np.count_nonzero(shown, axis=-1), dtype=np.float64)
     how = param_str(p, "catalogue")
     if how == "none":
         return n
     den: float
     if how == "train_items":
-        assert side.train is not None
-        den = float(np.count_nonzero(side.train.in_train))
+        den = float(np.count_nonzero(training(side).in_train))
     else:
         den = side.n_declared + (1.0 if how == "declared_plus_padding" else 0.0)
     if den == 0:

@@ -8,8 +8,10 @@ from rankwise.data.item_side import ItemSide
 from rankwise.data.top_lists import Cut, TopLists
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.kernels.segments import segment_ids
-from rankwise.metrics.beyond.common import no_ranking_form, training, user_means
+from rankwise.metrics.beyond.item_facts import features, training
+from rankwise.metrics.beyond.list_only import no_ranking_form
 from rankwise.metrics.beyond.similarity import cooccurrence_pair_sums, cosine_pair_sums, history_sums, unit_features
+from rankwise.metrics.beyond.user_means import user_means
 from rankwise.spec.beyond_params import (
     ILD_DISTANCE,
     ILD_NORMALISER,
@@ -31,8 +33,7 @@ def _described(side: ItemSide, distance: str) -> np.ndarray:
     """Whether each item has what the distance reads: features, or training rows for co-occurrence."""
     if distance == "cooccurrence_cosine":
         return training(side).in_train
-    assert side.features is not None
-    return side.features.present
+    return features(side).present
 
 
 def _kept(cut: Cut, side: ItemSide, distance: str, missing: str, metric: str) -> np.ndarray:
@@ -52,8 +53,7 @@ def _kept(cut: Cut, side: ItemSide, distance: str, missing: str, metric: str) ->
 def _hamming_pair_sums(side: ItemSide, items: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Per list, Σ over its unordered pairs of the number of feature columns whose values differ: per column,
     all pairs minus the pairs of equal values (Σ_v C(count_v, 2))."""
-    assert side.features is not None
-    values = side.features.values
+    values = features(side).values
     n_lists = offsets.size - 1
     sizes = np.diff(offsets).astype(np.float64)
     pairs = sizes * (sizes - 1) / 2

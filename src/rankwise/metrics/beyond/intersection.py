@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from rankwise.data.top_lists import TopLists
-from rankwise.metrics.beyond.common import no_ranking_form, user_means
+from rankwise.metrics.beyond.list_only import no_ranking_form
+from rankwise.metrics.beyond.user_means import user_means
 from rankwise.spec.beyond_params import REF_K
 from rankwise.spec.metric import ListForm, MetricDef
 from rankwise.spec.ranking_context import Cutoff, Params

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 
 from rankwise.data.item_side import ItemSide
-from rankwise.data.item_tally import ItemTally, UserWeights
+from rankwise.data.item_tally import LISTS_SEEN, ItemTally, UserWeights
 from rankwise.data.top_lists import TopLists
 from rankwise.kernels.segments import segment_ids
-from rankwise.metrics.beyond.common import no_ranking_form, training
-from rankwise.metrics.beyond.coverage import LISTS_SEEN
+from rankwise.metrics.beyond.item_facts import training
+from rankwise.metrics.beyond.list_only import no_ranking_form
 from rankwise.metrics.beyond.popularity import tail_items
 from rankwise.spec.beyond_params import PARITY_KIND, POPULARITY, TAIL, TAIL_RATIO
 from rankwise.spec.metric import ListForm, MetricDef

@@ -7,15 +7,9 @@ import numpy as np
 
 from rankwise.data.item_side import ItemSide
 from rankwise.data.top_lists import Cut, TopLists
-from rankwise.metrics.beyond.common import (
-    cold_rows,
-    no_ranking_form,
-    popularity,
-    refuse_cold,
-    training,
-    user_means,
-    user_sums,
-)
+from rankwise.metrics.beyond.item_facts import cold_rows, popularity, refuse_cold, training
+from rankwise.metrics.beyond.list_only import no_ranking_form
+from rankwise.metrics.beyond.user_means import user_means, user_sums
 from rankwise.spec.beyond_params import (
     ARP_COLD,
     ARP_NORMALISE,

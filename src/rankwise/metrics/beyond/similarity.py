@@ -15,6 +15,7 @@ import numpy as np
 from rankwise.data.item_side import ItemSide
 from rankwise.errors import DataError
 from rankwise.kernels.segments import expand_ranges, segment_ids
+from rankwise.metrics.beyond.item_facts import features, training
 
 PAIRS_AT_ONCE = 1 << 22  # pairs read from the sparse matrix at a time (bounded memory on long lists)
 
@@ -22,12 +23,12 @@ PAIRS_AT_ONCE = 1 << 22  # pairs read from the sparse matrix at a time (bounded 
 def unit_features(side: ItemSide, metric: str) -> np.ndarray:
     """The features scaled to unit length (rows of zeros stay zeros, as do items without features); a
     DataError for categorical features, whose codes are labels, not coordinates."""
-    assert side.features is not None
-    if side.features.kind != "numeric":
+    feats = features(side)
+    if feats.kind != "numeric":
         raise DataError(f"{metric} reads the cosine of the item features, but they are categorical (columns "
-                        f"{', '.join(side.features.columns)} hold text): a cosine of category codes means nothing. "
+                        f"{', '.join(feats.columns)} hold text): a cosine of category codes means nothing. "
                         "Give numeric features (e.g. one 0/1 column per category), or use ILD(distance=hamming)")
-    v = side.features.values
+    v = feats.values
     norm = np.sqrt(np.einsum("ij,ij->i", v, v))
     return v / np.where(norm > 0, norm, 1.0)[:, None]
 
@@ -52,8 +53,7 @@ def cosine_pair_sums(unit: np.ndarray, items: np.ndarray, offsets: np.ndarray) -
 
 
 def cooccurrence(side: ItemSide) -> Any:
-    assert side.train is not None
-    return side.train.cooccurrence
+    return training(side).cooccurrence
 
 
 def _read(s: Any, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -107,8 +107,7 @@ def history_sums(side: ItemSide, items: np.ndarray, seg: np.ndarray, history: np
                  metric: str) -> np.ndarray:
     """For each recommended row (``items``, its user ``seg``, the user's index among the training users
     ``history``, -1 for none), Σ over the user's training rows h of sim(item, h)."""
-    train = side.train
-    assert train is not None
+    train = training(side)
     h = history[seg]
     has = h >= 0
     out = np.zeros(items.size)
