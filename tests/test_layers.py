@@ -57,6 +57,7 @@ LAYERS: dict[str, int] = {
     # 3 workflows built beside evaluation (compare, sampled, catalogue) and the edges: file formats,
     #   renderers, figures, the reproductions, the example data
     "comparison": 3, "sampled": 3, "catalogue": 3,
+    "agreement": 3,  # similarity of two rankings, of system orderings, reproducibility (issue #25)
     "io": 3, "report": 3, "plots": 3, "experiments": 3, "examples": 3,
     # where an evaluation's parts run (memory parts, file blocks, streaming), and the front door (evaluate() on
     # every input, the input boundary as_qrels/as_run), which compare/ and the reproductions call
@@ -82,6 +83,9 @@ SAME_LAYER: dict[str, frozenset[str]] = {
     "sampled": frozenset({"catalogue"}),
     # compare() evaluates every run through the front door (any input, every core)
     "comparison": frozenset({"api"}),
+    # agreement/ takes runs in any form through the front door, evaluates them for the orderings and the
+    # reproducibility measures, and reuses compare's per-query matrix and paired tests
+    "agreement": frozenset({"api", "comparison", "io"}),
     # execution/ schedules the engine over what io/ reads (file blocks, the readers); io/ schedules nothing
     "execution": frozenset({"io"}),
     # the front door reads files (io/) and hands the evaluation to execution/
@@ -92,8 +96,8 @@ SAME_LAYER: dict[str, frozenset[str]] = {
     # layer 3, edges: a format reader may build a workflow's input; renderers draw workflows' results.
     # io/ must not import the renderers, the reproductions or sampled/ (it reads sampled ranks as data).
     "io": frozenset({"comparison"}),  # per-query values are read into a compare.PerQueryMatrix
-    "plots": frozenset({"comparison", "sampled", "catalogue"}),  # figures of a Comparison and of sampled estimates
-    "report": frozenset({"comparison", "plots"}),  # renderings of a Comparison, with its figures
+    "plots": frozenset({"comparison", "sampled", "catalogue", "agreement"}),  # figures of a Comparison and of sampled estimates
+    "report": frozenset({"comparison", "plots", "agreement"}),  # renderings of a Comparison, with its figures
     "experiments": _LAYER_3 - {"experiments"},  # the reproductions use whatever they reproduce
     # examples/ is data only: it imports nothing of its layer
     # layer 4: the entry points may use one another (cycles are still caught by rule 1)
