@@ -96,7 +96,8 @@ SAME_LAYER: dict[str, frozenset[str]] = {
     # layer 3, edges: a format reader may build a workflow's input; renderers draw workflows' results.
     # io/ must not import the renderers, the reproductions or sampled/ (it reads sampled ranks as data).
     "io": frozenset({"comparison"}),  # per-query values are read into a compare.PerQueryMatrix
-    "plots": frozenset({"comparison", "sampled", "catalogue", "agreement"}),  # figures of a Comparison and of sampled estimates
+    # figures of a Comparison, of sampled estimates and of agreement results
+    "plots": frozenset({"comparison", "sampled", "catalogue", "agreement"}),
     "report": frozenset({"comparison", "plots", "agreement"}),  # renderings of a Comparison, with its figures
     "experiments": _LAYER_3 - {"experiments"},  # the reproductions use whatever they reproduce
     # examples/ is data only: it imports nothing of its layer
