@@ -11,6 +11,9 @@ REPRODUCTIONS = {
     "graded-levels": ("rankwise.experiments.graded_levels",
                       "Scheel, Lommatzsch & Albayrak (2011) §2.1: nDCG vs μAP vs NDCNG as the number of "
                       "relevance levels grows"),
+    "krichene-rendle-figure1": ("rankwise.experiments.krichene_rendle_figure1",
+                                "Krichene & Rendle (KDD 2020) Figure 1: AUC, P@10, Recall@10, AP, nDCG and RR "
+                                "against the rank of one relevant item among n = 10,000"),
     "krichene-rendle-toy": ("rankwise.experiments.krichene_rendle_toy",
                             "Krichene & Rendle (KDD 2020) Tables 1-2: exact and sampled metrics of "
                             "recommenders A, B, C"),

@@ -87,3 +87,26 @@ def figure4(n_items: int = 10_000, m: int = 100, metric: str = "AP",
     left.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def figure1(result: dict, zoom: int = 100):
+    """Figure 1: each metric against the rank of one relevant item, the whole range (left) and the top ``zoom``.
+
+    ``result`` is :func:`rankwise.experiments.krichene_rendle_figure1.run`'s (the values are computed there,
+    not here, so the figure and the printed table show the same numbers).
+    """
+    plt = _pyplot()
+    r = np.asarray(result["ranks"])
+    fig, (whole, top) = plt.subplots(1, 2, figsize=(10, 3.6))
+    for name, values in result["values"].items():
+        v = np.asarray(values)
+        whole.plot(r, v, label=name)
+        top.plot(r[:zoom], v[:zoom], label=name)
+    whole.set_title(f"n = {result['n_items']:,}: all ranks")
+    top.set_title(f"top {zoom} ranks")
+    for ax in (whole, top):
+        ax.set_xlabel("predicted rank r of the relevant item")
+        ax.set_ylabel("metric")
+    top.legend()
+    fig.tight_layout()
+    return fig
