@@ -38,6 +38,7 @@ def test_cli_values_give_the_api_correlations(values_csv, capsys):
         assert pair["intervals"][measure] == pytest.approx(list(want.pairs[0].intervals[measure]))
 
 
+@pytest.mark.slow  # draws two figures (matplotlib): about 3 s
 def test_cli_discriminative_power_and_swap_rate_are_the_apis(values_csv, capsys, tmp_path):
     path, m = values_csv
     argv = ["correlate", "--values", str(path), "-f", "json", "-B", "0", "--discriminative-power", "--test", "t",

@@ -66,6 +66,7 @@ tables = st.integers(3, 12).flatmap(lambda n: st.tuples(
     st.lists(st.lists(st.floats(0, 1, allow_nan=False), min_size=n, max_size=n), min_size=1, max_size=6)))
 
 
+@pytest.mark.slow  # hypothesis against scipy: about 4 s
 @settings(max_examples=60, deadline=None)
 @given(tables)
 def test_every_replicate_matches_scipy(data):

@@ -109,12 +109,12 @@ def check_measures(measures: str | Sequence[str] | None) -> tuple[str, ...]:
 
 def _resampled_means(views: list[View], resamples: int, seed: int) -> tuple[list[np.ndarray], bool]:
     """(B, S) means per view over B topic resamples; views with the same topics share each resample."""
-    sets: dict[bytes, int] = {}
+    sets: dict[tuple[str, ...], int] = {}
     for v in views:
-        sets.setdefault(np.asarray(v.query_ids, dtype=str).tobytes() + str(v.query_ids.size).encode(), len(sets))
+        sets.setdefault(tuple(map(str, v.query_ids)), len(sets))
     out = []
     for v in views:
-        key = np.asarray(v.query_ids, dtype=str).tobytes() + str(v.query_ids.size).encode()
+        key = tuple(map(str, v.query_ids))
         values = v.values if v.values is not None else np.empty((v.means.size, 0))
         q = values.shape[1]
         have = (~np.isnan(values)).astype(np.float64)
