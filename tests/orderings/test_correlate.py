@@ -162,3 +162,12 @@ def test_json_has_no_nan():
                      measures=["tau_ap"])
     text = json.dumps(c.to_dict(), allow_nan=False)
     assert json.loads(text)["matrices"]["tau_ap"][1][0] is None  # B as the truth, A (tied) as the estimate
+
+
+def test_queries_set_aside_by_the_source_are_said_once():
+    a, b = noisy(13, s=4, q=6)
+    rows = [(f"s{i}", f"q{j}", m, float(v[i, j])) for m, v in (("A", a), ("B", b)) for i in range(4) for j in range(6)
+            if not (i == 0 and j == 5)]  # s0 has no value for q5: q5 is set aside for every system
+    c = rw.correlate(PerQueryMatrix.from_long(*zip(*rows)), resamples=0)
+    aside = [n for n in c.notes if "set aside for every system: 1 queries (not_in_every_system)" in n]
+    assert len(aside) == 1 and c.n_queries == {"A": 5, "B": 5}

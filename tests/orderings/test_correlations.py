@@ -173,3 +173,20 @@ def test_tau_ap_and_tau_share_their_counts():
     higher, correct, _ = oc._above_counts(estimates, truths)
     pooled = 2 * correct.sum(axis=1) / higher.sum(axis=1) - 1
     np.testing.assert_allclose(pooled, tau, atol=1e-12)
+
+
+def test_tie_aware_forms_worked_by_hand():
+    """Truth a > b > c > d; the estimate ties {a, b} above {c, d}.
+
+    tau_AP-a, the mean of tau_AP over the four orders of the ties: (a b c d) 1; (a b d c) 2/3 (1 + 1 + 2/3) - 1
+    = 7/9; (b a c d) 2/3 (0 + 1 + 1) - 1 = 1/3; (b a d c) 2/3 (0 + 1 + 2/3) - 1 = 1/9; mean 5/9.
+    tau_AP-b, half read from the estimate's groups: c and d each have both of {a, b} strictly above in the
+    truth, 2 / 2 * (1 + 1) - 1 = 1; half read from the truth: b (a above, tied in the estimate) 0, c (a, b
+    above, both higher in the estimate) 1, d (a, b, c above; c tied with d) 2/3: 2/3 (0 + 1 + 2/3) - 1 = 1/9;
+    the mean (1 + 1/9) / 2 = 5/9."""
+    truth, estimate = [4.0, 3.0, 2.0, 1.0], [1.0, 1.0, 0.0, 0.0]
+    assert one("tau_ap_a", truth, estimate) == pytest.approx(5 / 9, abs=1e-15)
+    assert one("tau_ap_b", truth, estimate) == pytest.approx(5 / 9, abs=1e-15)
+    assert np.isnan(one("tau_ap", truth, estimate))
+    # tau-b: 4 concordant pairs, 0 discordant, 6 untied in the truth, 4 in the estimate: 4 / sqrt(24)
+    assert one("tau_b", truth, estimate) == pytest.approx(4 / np.sqrt(24), abs=1e-15)

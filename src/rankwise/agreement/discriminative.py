@@ -75,6 +75,7 @@ def discriminative_power(matrix: PerQueryMatrix, metrics: str | Sequence[str] | 
     sub = matrix if chosen == list(matrix.metrics) else PerQueryMatrix(
         matrix.systems, tuple(chosen), matrix.query_ids,
         matrix.values[:, :, [matrix.metrics.index(m) for m in chosen]], convention=matrix.convention,
+        resolved={m: r for m, r in matrix.resolved.items() if m in chosen},
         set_aside=matrix.set_aside, runs_per_system=matrix.runs_per_system, notes=matrix.notes)
     cmp = compare_matrix(sub, all_pairs=True, test=test, correction=correction, family="metric", alpha=alpha,
                          permutations=permutations, seed=seed)

@@ -211,7 +211,9 @@ def _matrix(measure: str, means: np.ndarray) -> np.ndarray:
 
 
 def _notes(systems: list[str], views: list[View], measures: tuple[str, ...]) -> list[str]:
-    notes = []
+    # what the sources said: once when every view comes from one source (metrics of one matrix), else per view
+    same = len({v.notes for v in views}) == 1
+    notes: list[str] = list(views[0].notes) if same else [f"{v.name}: {n}" for v in views for n in v.notes]
     for v in views:
         if v.values is not None and np.isnan(v.values).any():
             lacking = int(np.isnan(v.values).any(axis=0).sum())

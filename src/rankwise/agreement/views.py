@@ -22,6 +22,7 @@ class View:
     query_ids: np.ndarray  # (Q,) as str
     values: np.ndarray | None  # (S, Q) per-query values, NaN = no value; None when only the means were given
     means: np.ndarray  # (S,)
+    notes: tuple[str, ...] = ()  # what the source of the values says about them (queries set aside, mixed files)
 
 
 def system_means(values: np.ndarray) -> np.ndarray:
@@ -65,8 +66,15 @@ def _matrix_views(named: Mapping[str, PerQueryMatrix], metrics: list[str] | None
         for m in chosen:
             label = m if len(named) == 1 else (name if len(chosen) == 1 else f"{name}:{m}")
             values = matrix.metric_values(m)[order]
-            views.append(View(label, np.asarray(matrix.query_ids).astype(str), values, system_means(values)))
+            views.append(View(label, np.asarray(matrix.query_ids).astype(str), values, system_means(values),
+                              _source_notes(matrix)))
     return systems, views
+
+
+def _source_notes(matrix: PerQueryMatrix) -> tuple[str, ...]:
+    aside = tuple(f"set aside for every system: {len(ids)} queries ({reason}), e.g. {', '.join(ids[:3])}"
+                  for reason, ids in matrix.set_aside.items())
+    return tuple(matrix.notes) + aside
 
 
 def _means_views(table: Mapping[str, Mapping[str, float]]) -> tuple[list[str], list[View]]:

@@ -6,12 +6,11 @@ view), or `--qrels A --qrels B RUN RUN ...` (the runs evaluated under each qrels
 from __future__ import annotations
 
 import sys
-import warnings
 from typing import Any
 
 from rankwise.cli.compare_cmd import _number, add_input_options
 from rankwise.comparison.options import CORRECTIONS, DEFAULT_ALPHA, DEFAULT_PERMUTATIONS, DEFAULT_SEED, TESTS
-from rankwise.errors import InvalidParameterError, RankwiseWarning
+from rankwise.errors import InvalidParameterError
 
 FORMATS = ("table", "json", "csv", "markdown", "latex")
 
@@ -69,7 +68,7 @@ def register(sub) -> None:
 
 def _sources(args) -> dict[str, tuple[Any, str]]:
     """{view: (per-query matrix, metric)}: each metric of one matrix, or each qrels (and metric) of --qrels."""
-    from rankwise.cli.compare_cmd import load_inputs
+    from rankwise.cli.compare_cmd import item_inputs, load_inputs
 
     if not args.qrels:
         matrix, _ = load_inputs(args)
@@ -93,10 +92,10 @@ def _sources(args) -> dict[str, tuple[Any, str]]:
     out: dict[str, tuple[Any, str]] = {}
     for name, path in _named_qrels(args.qrels).items():
         qrels = as_qrels(path, columns, duplicates=args.duplicates)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RankwiseWarning)  # what each evaluation set aside is in the notes
-            results = evaluate_runs(qrels, runs, args.metric, convention=args.convention or DEFAULT, columns=columns,
-                                    duplicates=args.duplicates, **overrides_from(args))
+        # (what an evaluation sets aside is said as rankwise compare says it: one warning per qrels)
+        results = evaluate_runs(qrels, runs, args.metric, convention=args.convention or DEFAULT, columns=columns,
+                                duplicates=args.duplicates, reference=args.reference, **item_inputs(args),
+                                **overrides_from(args))
         matrix = PerQueryMatrix.from_results(results, group_tags=not args.no_group)
         for m in matrix.metrics:
             out[name if len(matrix.metrics) == 1 else f"{name}:{m}"] = (matrix, m)
@@ -146,6 +145,7 @@ def _one_metric(matrix, metric: str):
     k = matrix.metrics.index(metric)
     return PerQueryMatrix(matrix.systems, (metric,), matrix.query_ids, matrix.values[:, :, k:k + 1],
                           convention=matrix.convention, set_aside=matrix.set_aside,
+                          resolved={m: r for m, r in matrix.resolved.items() if m == metric},
                           runs_per_system=matrix.runs_per_system, notes=matrix.notes)
 
 
