@@ -75,7 +75,7 @@ def _means(c: "OrderingCorrelation") -> Table:
 
 
 def _power(power: Mapping[str, "DiscriminativePower"]) -> Table:
-    header = ["metric", "test", "correction", "pairs", "significant", "power", "median ASL"]
+    header = ["view", "test", "correction", "pairs", "significant", "power", "median ASL"]
     rows = [[m, d.test, d.correction, str(len(d.pairs)), str(d.significant), fmt.num(d.power),
              fmt.pvalue(float(d.curve()[len(d.pairs) // 2]))] for m, d in power.items()]
     return header, rows
