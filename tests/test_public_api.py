@@ -17,6 +17,8 @@ def test_every_public_name_exists():
     for name in rw.__all__:
         assert getattr(rw, name) is not None, name
     assert callable(rw.compare) and callable(rw.power) and callable(rw.compare_matrix)
+    assert callable(rw.correlate) and callable(rw.discriminative_power) and callable(rw.swap_rate)
+    assert rw.correlate.__module__ == "rankwise.agreement.orderings"
 
 
 def test_the_front_door_explains_itself():

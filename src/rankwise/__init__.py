@@ -27,6 +27,7 @@ __all__ = [
     "evaluate", "evaluate_ranks", "compare", "Results", "Qrels", "Run", "RelevantRanks",
     "read_qrels", "read_run", "as_qrels", "as_run",
     "compare_matrix", "power", "PerQueryMatrix", "Comparison", "evaluate_catalogue",  # lazy: see _LAZY
+    "correlate", "discriminative_power", "swap_rate",  # lazy: system orderings (agreement/)
     "Convention", "PRESETS", "get_convention", "parse_metric", "MetricSpec", "ResolvedMetric", "explain",
     "RankwiseError", "ParseError", "InvalidParameterError", "ConventionError", "DataError",
     "MissingDependencyError", "RankwiseWarning",
@@ -41,6 +42,9 @@ _LAZY = {
     "power": ("rankwise.comparison", "power"), "PerQueryMatrix": ("rankwise.comparison", "PerQueryMatrix"),
     "Comparison": ("rankwise.comparison", "Comparison"),
     "evaluate_catalogue": ("rankwise.catalogue.workflow", "evaluate_catalogue"),
+    "correlate": ("rankwise.agreement.orderings", "correlate"),
+    "discriminative_power": ("rankwise.agreement.discriminative", "discriminative_power"),
+    "swap_rate": ("rankwise.agreement.swap_rate", "swap_rate"),
 }
 
 

@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "rankwise.cli.cmd_sampled",
     "rankwise.cli.compare_cmd",
     "rankwise.cli.power_cmd",
+    "rankwise.cli.correlate_cmd",
     "rankwise.cli.catalogue_cmd",
 )
 # Commands whose registration imports heavy modules (scipy.optimize, the experiments): registered in
@@ -25,6 +26,7 @@ HEAVY_COMMANDS = {
     "sampled": ("rankwise.cli.cmd_sampled", "sampled metrics: correct sampled ranks, simulate sampling"),
     "compare": ("rankwise.cli.compare_cmd", "compare systems: paired tests, CIs, effect sizes, corrections"),
     "power": ("rankwise.cli.power_cmd", "topic-set-size design: queries needed, minimum detectable difference"),
+    "correlate": ("rankwise.cli.correlate_cmd", "do two metrics, qrels or collections order the systems alike"),
 }
 
 
