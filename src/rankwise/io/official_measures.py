@@ -15,18 +15,21 @@ from __future__ import annotations
 import re
 
 from rankwise.errors import InvalidParameterError
-from rankwise.io.named_collections import load_dataset
+from rankwise.io import named_collections
 
 # ir_measures' name (its aliases included: MAP, MRR, NDCG, BPref, RPrec, Precision, Recall) -> rankwise's
 MEASURE_NAMES = {
     "AP": "AP", "MAP": "AP", "P": "P", "Precision": "P", "R": "R", "Recall": "R", "RR": "RR", "MRR": "RR",
     "nDCG": "nDCG", "NDCG": "nDCG", "Success": "Success", "Judged": "Judged", "Bpref": "Bpref", "BPref": "Bpref",
-    "Rprec": "Rprec", "RPrec": "Rprec", "NumRel": "NumRel", "NumRet": "NumRet", "NumRelRet": "NumRelRet",
-    "NumQ": "NumQ", "SetP": "SetP", "SetR": "SetR", "SetAP": "SetAP", "infAP": "infAP",
+    "Rprec": "Rprec", "RPrec": "Rprec", "NumRet": "NumRet", "NumRelRet": "NumRelRet",
+    "SetP": "SetP", "SetR": "SetR", "SetAP": "SetAP", "infAP": "infAP",
 }
+# Not translated: NumRel and NumQ. ir_measures gives a judged query missing from the run 0 for every measure,
+# these counts included (NumRel 0, NumQ 0), where rankwise's missing_in_run=zero scores the query as an empty
+# ranking (NumRel its relevant documents, NumQ 1): no preset reproduces that today.
 # the measures whose ``rel`` parameter ir_measures defines (the others ignore grades or use them as gains)
-REL_MEASURES = frozenset({"AP", "P", "R", "RR", "Success", "Bpref", "Rprec", "NumRel", "NumRelRet", "SetP", "SetR",
-                          "SetAP", "infAP"})
+REL_MEASURES = frozenset({"AP", "P", "R", "RR", "Success", "Bpref", "Rprec", "NumRelRet", "SetP", "SetR", "SetAP",
+                          "infAP"})
 # the convention under which the translated measures mean what ir_measures computes
 CONVENTION = "ir_measures"
 
@@ -35,7 +38,7 @@ _MEASURE = re.compile(r"^\s*(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>[^()]*)\))?\s
 
 def translate(measure: str) -> str:
     """The rankwise metric string of the ir_measures measure ``measure`` (``RR(rel=2)@10`` -> ``RR(rel=2)@10``,
-    ``MAP`` -> ``AP``, ``nDCG(dcg=exp-log2)@10`` -> ``nDCG(gain=exp)@10``)."""
+    ``MAP`` -> ``AP``, ``nDCG(dcg="log2")@10`` -> ``nDCG(gain=linear)@10``)."""
     m = _MEASURE.match(measure)
     if m is None:
         raise InvalidParameterError(f"cannot read the ir_measures measure {measure!r}; expected "
@@ -49,6 +52,7 @@ def translate(measure: str) -> str:
     params = []
     for item in filter(None, (s.strip() for s in (m.group("params") or "").split(","))):
         key, _, value = (s.strip() for s in item.partition("="))
+        value = value.strip("'\"")  # (ir_measures quotes string values: dcg="exp-log2")
         params.append(_param(measure, name, key, value))
     params = [p for p in params if p]
     text = name + (f"({','.join(params)})" if params else "")
@@ -58,19 +62,19 @@ def translate(measure: str) -> str:
 def _param(measure: str, name: str, key: str, value: str) -> str:
     if key == "rel" and name in REL_MEASURES and re.fullmatch(r"-?\d+", value):
         return f"rel={value}"
-    if key == "dcg" and name == "nDCG" and value in ("log2", "exp-log2"):
-        return "gain=linear" if value == "log2" else "gain=exp"
+    if key == "dcg" and name == "nDCG" and value == "log2":  # (exp-log2 is gdeval's nDCG: another definition)
+        return "gain=linear"
     if key == "judged_only" and value == "False":  # ir_measures' default, written out
         return ""
     raise InvalidParameterError(
         f"the parameter {key}={value} of the ir_measures measure {measure!r} has no rankwise translation "
-        f"(translated: rel=N for {', '.join(sorted(REL_MEASURES))}; dcg=log2 or exp-log2 for nDCG). Name the "
+        f"(translated: rel=N for {', '.join(sorted(REL_MEASURES))}; dcg=log2 for nDCG). Name the "
         "metric with rankwise's syntax instead")
 
 
 def official_measures(name: str) -> tuple[str, ...]:
     """The measures the collection ``name`` documents as official (ir_measures' syntax), () when none."""
-    docs = load_dataset(name).documentation() or {}
+    docs = named_collections.load_dataset(name).documentation() or {}
     found = docs.get("official_measures") or ()
     return tuple(str(m) for m in ([found] if isinstance(found, str) else found))
 
