@@ -217,16 +217,22 @@ def collection_of(qrels: Any) -> str | None:
     return None
 
 
-_GRADE_LABEL = re.compile(r"^([^:.;(]{1,40})")
-
-
 def grade_names(name: str) -> dict[int, str]:
     """{grade: its label} as the collection documents its grades (ir_datasets' qrels_defs), each label cut to
-    its first phrase ("Related" of "Related: The passage seems related to the query..."); {} when none."""
+    its name ("Related" of "Related: The passage seems related to the query...") or to its first words; {} when
+    none."""
     defs = load_dataset(name).qrels_defs() or {}
     out = {}
     for grade, text in defs.items():
-        m = _GRADE_LABEL.match(str(text).strip())
-        out[int(grade)] = m.group(1).strip() if m else str(text)
+        out[int(grade)] = _label(str(text))
     return dict(sorted(out.items()))
+
+
+def _label(text: str, width: int = 40) -> str:
+    text = " ".join(text.split())
+    head = text.split(":", 1)[0]
+    if len(head) <= width and head != text:
+        return head
+    first = re.split(r"(?<=[.;])\s", text, maxsplit=1)[0].rstrip(".;")
+    return first if len(first) <= width else first[:width].rsplit(" ", 1)[0] + "..."
 
