@@ -367,3 +367,25 @@ def test_the_real_ir_datasets_with_a_fake_home(tmp_path):
     assert cli.returncode == 0, cli.stderr
     assert json.loads(cli.stdout)["metrics"] == out["means"]
     assert "official measures of msmarco-passage/trec-dl-2019/judged" in cli.stderr
+
+
+def test_compare_takes_the_name_and_its_official_measures(files, collection, tmp_path):
+    other = tmp_path / "other.txt"
+    other.write_text(RUN.replace(" 3.0 t", " 0.5 t"))
+    with pytest.warns(RankwiseWarning, match="official measures"):
+        cmp = rankwise.compare(NAME, {"a": str(files[1]), "b": str(other)})
+    assert list(cmp.metrics) == ["nDCG@10", "RR(rel=2)", "AP(rel=2)"]
+    by_file = rankwise.compare(str(files[0]), {"a": str(files[1]), "b": str(other)},
+                               ["nDCG@10", "RR(rel=2)", "AP(rel=2)"], convention="ir_measures")
+    assert cmp.to_dict()["systems"] == by_file.to_dict()["systems"]
+    with pytest.warns(RankwiseWarning, match=r"is graded .* RR is binary"):
+        rankwise.compare(NAME, {"a": str(files[1]), "b": str(other)}, ["RR"])
+
+
+def test_the_compare_cli_warns_about_a_binary_measure_on_graded_judgments(files, collection, tmp_path, capsys):
+    from rankwise.cli.main import main
+
+    other = tmp_path / "other.txt"
+    other.write_text(RUN.replace(" 3.0 t", " 0.5 t"))
+    assert main(["compare", NAME, str(files[1]), str(other), "-m", "AP", "-f", "json"]) == 0
+    assert "rankwise: warning: msmarco-passage/trec-dl-2019/judged is graded" in capsys.readouterr().err
