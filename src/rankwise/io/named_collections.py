@@ -115,12 +115,15 @@ def read_named_qrels(name: str, *, duplicates: str = "error") -> Qrels:
     return qrels
 
 
-Columns = tuple[np.ndarray, np.ndarray, np.ndarray]
+# (query ids, doc ids as pyarrow string arrays, which Qrels.from_arrays takes as they are; grades as float64)
+Columns = tuple[Any, Any, np.ndarray]
 
 
 def _parse(name: str, dataset: Any) -> Columns:
     """The judgments through ir_datasets' own reader of the collection's format (once per collection and
     version: the cache keeps the columns)."""
+    import pyarrow as pa
+
     try:
         rows = [(r.query_id, r.doc_id, r.relevance) for r in dataset.qrels_iter()]
     except Exception as exc:  # (a download or a file of ir_datasets' home that fails: said as what it is)
@@ -132,7 +135,7 @@ def _parse(name: str, dataset: Any) -> Columns:
         raise ParseError("ir_datasets gives no judgments for this collection", path=name,
                          expected="a collection with at least one judgment")
     q, d, v = zip(*rows)
-    return np.array(q, dtype=object), np.array(d, dtype=object), np.asarray(v, dtype=np.float64)
+    return pa.array(q, pa.string()), pa.array(d, pa.string()), np.asarray(v, dtype=np.float64)
 
 
 def _read_cache(path: str) -> Columns | None:
@@ -140,9 +143,8 @@ def _read_cache(path: str) -> Columns | None:
         return None
     import pyarrow.parquet as pq
 
-    table = pq.read_table(path)
-    return (table.column("query").to_numpy(zero_copy_only=False),
-            table.column("doc").to_numpy(zero_copy_only=False),
+    table = pq.read_table(path).combine_chunks()
+    return (table.column("query").chunk(0), table.column("doc").chunk(0),
             table.column("relevance").to_numpy().astype(np.float64, copy=False))
 
 
@@ -153,8 +155,7 @@ def _write_cache(path: str, columns: Columns) -> None:
     import pyarrow.parquet as pq
 
     q, d, v = columns
-    table = pa.table({"query": pa.array(q.tolist(), pa.string()), "doc": pa.array(d.tolist(), pa.string()),
-                      "relevance": pa.array(v, pa.float64())})
+    table = pa.table({"query": q, "doc": d, "relevance": pa.array(v, pa.float64())})
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
