@@ -134,7 +134,7 @@ WHITELIST: dict[tuple[str, str], tuple[frozenset[str], str]] = {
 
 # Optional dependencies (pyproject extras): never imported when a rankwise module is imported (house
 # rule 11, and `import rankwise` must work without them); lazily, with an install hint, they may be.
-OPTIONAL = frozenset({"pyarrow", "pandas", "polars", "matplotlib", "torch", "pyspark"})
+OPTIONAL = frozenset({"pyarrow", "pandas", "polars", "matplotlib", "torch", "pyspark", "ir_datasets"})
 KIND_ORDER = ("top", "lazy", "typing", "by-name")
 
 

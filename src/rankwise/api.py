@@ -16,7 +16,7 @@ from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.frames import frame_kind
-from rankwise.errors import DataError, InvalidParameterError, RankwiseError
+from rankwise.errors import DataError, InvalidParameterError, RankwiseError, RankwiseWarning
 from rankwise.evaluation.notices import warn_about
 from rankwise.evaluation.plan import make_plan
 from rankwise.evaluation.results import Results
@@ -90,7 +90,8 @@ def _not_an_input(x: Any, cls: type, what: str) -> InvalidParameterError:
         "and from_arrays build one explicitly)")
 
 
-def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str | Convention = DEFAULT, *,
+def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
+             convention: str | Convention | None = None, *,
              columns: Mapping[str, Any] | None = None, workers: int | None = None, stream: str = "auto",
              progress: Callable[[int, int], None] | None = None, duplicates: str = "error",
              train: Any = None, items: Any = None, item_features: Any = None, reference: Any = None,
@@ -121,6 +122,13 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     parity) has no per-user values; ``intervals=1000`` gives each its 95% interval, ± 1.96 standard errors estimated
     from 1000 bootstrap samples of its users, in ``Results.intervals`` (seed 0: the same every time).
 
+    A ``qrels`` string that is not an existing file is an ir_datasets collection id (``"msmarco-passage/trec-dl-
+    2019/judged"``; ``pip install 'rankwise[datasets]'``): its judgments, downloaded by ir_datasets if need be and
+    cached as Parquet (docs/collections.md). With ``metrics`` None, the collection's official measures are evaluated
+    (under the ``ir_measures`` convention unless ``convention`` names one), saying so in a warning; a binary metric
+    without ``rel`` on a graded collection is warned about.
+
+    ``convention``: a preset name or Convention (None: ``trec_eval``, the default).
     ``overrides`` change single choices of the convention, e.g. ``ties="average"``,
     ``missing_in_run="zero"``, ``denominator="min_k_relevant"``.
 
@@ -135,9 +143,13 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     ``Results.info["blocks"]`` counts the blocks); ``"no"``: whole. ``progress(bytes_done, bytes_total)`` is
     called as the blocks are evaluated.
     """
-    conv = get_convention(convention)
+    collection = named_collection(qrels)
+    if metrics is None:
+        metrics, convention = official_metrics_of(collection, convention)
+    conv = get_convention(DEFAULT if convention is None else convention)
     if overrides:
         conv = conv.derive(**overrides)
+    warn_if_graded(collection, metrics, conv)
     n_workers = resolve_workers(workers)
     if qrels is None or any(x is not None for x in (train, items, item_features, reference)) or intervals or \
             _reads_items(metrics, conv):
@@ -164,6 +176,34 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
         res, n_judged = evaluate_in_memory(judged, ranked, metrics, conv, workers=n_workers), judged.n_queries
     warn_about(res, n_judged)  # once per call, one warning per kind (evaluation.notices)
     return res
+
+
+def named_collection(qrels: Any) -> str | None:
+    """The ir_datasets id ``qrels`` names (a string that is not a file) or was read from (a Qrels), else None."""
+    from rankwise.io.named_collections import collection_of, is_collection_name
+    return qrels if is_collection_name(qrels) else collection_of(qrels)
+
+
+def official_metrics_of(collection: str | None, convention: Any) -> tuple[list[str], Any]:
+    """``evaluate`` without metrics: the official measures of the named collection and the convention that gives
+    them ir_measures' meaning (unless one is named), said in a warning; an error when the qrels name none."""
+    if collection is None:
+        raise InvalidParameterError(
+            "no metric given: name one or more, e.g. rankwise.evaluate(qrels, run, ['nDCG@10', 'AP', 'P@5']) "
+            "('rankwise metrics' lists them). Only qrels named by an ir_datasets id bring official measures")
+    import warnings
+
+    from rankwise.evaluation.notices import user_stacklevel
+    from rankwise.io.official_measures import CONVENTION, official_metrics
+    metrics, note = official_metrics(collection)
+    warnings.warn(note, RankwiseWarning, stacklevel=user_stacklevel())
+    return metrics, CONVENTION if convention is None else convention
+
+
+def warn_if_graded(collection: str | None, metrics: Any, conv: Convention) -> None:
+    if collection is not None:
+        from rankwise.io.graded_collections import warn_if_graded as warn
+        warn(collection, metrics, conv)
 
 
 def _reads_items(metrics: str | Iterable[str], conv: Convention) -> bool:

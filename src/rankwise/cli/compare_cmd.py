@@ -25,13 +25,15 @@ OUTPUT_FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
 def add_input_options(p) -> None:
     """Where the per-query values come from: runs scored on qrels, or --values files."""
     p.add_argument("inputs", nargs="*", metavar="QRELS RUN",
-                   help="relevance judgments, then two or more runs (PATH or NAME=PATH; runs named SYSTEM@TAG are "
+                   help="relevance judgments (a file, or an ir_datasets id: docs/collections.md), then two or more "
+                        "runs (PATH or NAME=PATH; runs named SYSTEM@TAG are "
                         "averaged per query into SYSTEM)")
     p.add_argument("--values", nargs="+", metavar="FILE",
                    help="per-query values instead of qrels and runs: CSV with header system,query,metric,value, "
                         "or the JSON of 'rankwise evaluate --per-query --format json' (one file per system)")
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
-                   help="metric (repeat for several); with --values, the default is every metric in the files")
+                   help="metric (repeat for several); with --values, the default is every metric in the files; with "
+                        "qrels named by an ir_datasets id, the collection's official measures")
     p.add_argument("--mixed-conventions", action="store_true",
                    help="with --values: compare values whose files name different conventions or resolved metrics "
                         "(refused by default), labelled as mixed")
@@ -143,6 +145,13 @@ def load_inputs(args):
     if len(args.inputs) < 3:
         raise InvalidParameterError("give the qrels and at least two runs (rankwise compare QRELS RUN RUN ...), "
                                     "or per-query values with --values FILE ...")
+    from rankwise.io.named_collections import is_collection_name
+    collection = args.inputs[0] if not args.qrels_format and is_collection_name(args.inputs[0]) else None
+    if not args.metric and collection is not None:  # the collection's official measures, as `evaluate` takes them
+        from rankwise.io.official_measures import CONVENTION, official_metrics
+        args.metric, note = official_metrics(collection)
+        args.convention = args.convention or CONVENTION
+        print(f"rankwise: note: {note}", file=sys.stderr)
     if not args.metric:
         raise InvalidParameterError("name at least one metric with -m, e.g. -m nDCG@10 -m AP")
     columns = columns_from(args)
@@ -158,6 +167,10 @@ def load_inputs(args):
         wrong = None
     except RankwiseError as exc:
         wrong = exc
+    if collection is not None and wrong is None:  # (said here: the runs' own warnings are silenced below)
+        from rankwise.io.graded_collections import warn_if_graded
+        conv = get_convention(args.convention or DEFAULT).derive(**overrides_from(args))
+        warn_if_graded(collection, args.metric, conv)
     results = {}
     for name, path in named_runs(args.inputs[1:], command_line=True).items():
         run = (read_run_file(path, args.run_format, columns=side.get("run"), duplicates=args.duplicates)

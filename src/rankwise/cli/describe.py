@@ -25,7 +25,7 @@ def register(sub) -> None:
     p.add_argument("--convention", "-c", default=DEFAULT.name)
     p.add_argument("--across", nargs="*", metavar="QRELS RUN",
                    help="one line per preset: its choices that differ from the default; given QRELS RUN, each "
-                        "preset's value and the queries it scores differently")
+                        "preset's value and the queries it scores differently (QRELS: a file or an ir_datasets id)")
     p.set_defaults(func=cmd_explain)
 
 

@@ -30,7 +30,9 @@ def register(sub) -> None:
     # (QRELS may be left out when every metric is a beyond-accuracy one: the positionals are sorted out in run(),
     # and main() hands the runs given after an option to `run`, which argparse would otherwise reject)
     p.add_argument("qrels", nargs="?", metavar="QRELS",
-                   help="relevance judgments (TREC 'qid 0 doc rel', CSV, TSV, Parquet, JSON; .gz ok); the test "
+                   help="relevance judgments (TREC 'qid 0 doc rel', CSV, TSV, Parquet, JSON; .gz ok), or an "
+                        "ir_datasets id (e.g. msmarco-passage/trec-dl-2019/judged; pip install 'rankwise[datasets]'): "
+                        "without -m, its official measures are evaluated; the test "
                         "interactions of a recommender. Left out (or --no-qrels) when every metric is a "
                         "beyond-accuracy one that reads no test interactions: then the users are the run's")
     p.add_argument("run", nargs="*", metavar="RUN",
@@ -38,7 +40,8 @@ def register(sub) -> None:
                         "several runs (NAME=PATH to name one) print one table of systems x metrics")
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
                    help="metric, e.g. P@5, 'nDCG(gain=exp)@10', AP, RR (repeat for several), or a set: official "
-                        "(trec_eval's default measures) or all_trec. Required, except with --format trec under the "
+                        "(trec_eval's default measures) or all_trec. Required, except for qrels named by an "
+                        "ir_datasets id (its official measures), and with --format trec under the "
                         "trec_eval presets, which then print trec_eval's default set as trec_eval does; see "
                         "'rankwise metrics'")
     p.add_argument("--per-query", "-q", action="store_true", help="also print one value per query")
@@ -68,7 +71,8 @@ def register(sub) -> None:
                    help="--engine spark: query partitions (default: Spark's adaptive choice)")
     add_item_options(p)
     add_convention_options(p)
-    p.set_defaults(func=run, stray_positionals="run", usage_error=p.error)
+    # (None: trec_eval, or ir_measures for a collection's official measures, whose meaning is ir_measures')
+    p.set_defaults(func=run, stray_positionals="run", usage_error=p.error, convention=None)
 
 
 def add_item_options(p) -> None:
@@ -88,6 +92,14 @@ def add_item_options(p) -> None:
                         "(only for metrics that read none; implied by a single file)")
 
 
+def _named_collection(args, given: list[str]) -> str | None:
+    """The ir_datasets id the qrels argument names (a string that is no file, followed by a run), else None."""
+    if args.no_qrels or len(given) < 2 or args.qrels_format:
+        return None
+    from rankwise.io.named_collections import is_collection_name
+    return given[0] if is_collection_name(given[0]) else None
+
+
 def no_metric_message(command: str, inputs: list[str]) -> str:
     """The error for a missing -m: what is missing, the same command with metrics, where the list is."""
     example = " ".join(shlex.quote(a) for a in inputs[:3]) or "QRELS RUN"
@@ -100,14 +112,29 @@ def run(args) -> int:
     from rankwise.cli.output import Progress
     from rankwise.conventions import get_convention
     from rankwise.conventions.measure_sets import TREC_EVAL_DEFAULT, expand, is_trec_eval
+    from rankwise.conventions.presets import DEFAULT
 
-    conv = get_convention(args.convention)
     given = [a for a in (args.qrels, *args.run) if a is not None]
+    collection = _named_collection(args, given)
+    if not args.metric and collection is not None:
+        from rankwise.io.official_measures import CONVENTION, official_metrics
+        args.metric, note = official_metrics(collection)
+        args.convention = args.convention or CONVENTION
+        print(f"rankwise: note: {note}", file=sys.stderr)
+    args.convention = args.convention or DEFAULT.name  # (None in the parser: see register)
+    conv = get_convention(args.convention)
     if not args.metric:
         if args.format != "trec" or not is_trec_eval(conv):
             raise InvalidParameterError(no_metric_message("evaluate", given))
         args.metric = list(TREC_EVAL_DEFAULT)  # a drop-in trec_eval: its default measures, in its order
     args.metric = expand(args.metric, conv)
+    if collection is not None:
+        from rankwise.io.graded_collections import warn_if_graded
+        try:
+            graded_conv = conv.derive(**overrides_from(args))
+        except RankwiseError:  # (a wrong override is said where evaluating says it, after the files' errors)
+            graded_conv = conv
+        warn_if_graded(collection, args.metric, graded_conv)
     items = _item_inputs(args)
     if args.no_qrels or (len(given) == 1 and _all_beyond(args.metric)):
         if not given:
@@ -129,6 +156,9 @@ def run(args) -> int:
                                         "out --engine spark)")
         return _print(args, _evaluate_items(args, items))
     if args.engine == "spark":
+        if collection is not None:
+            raise InvalidParameterError(f"--engine spark reads files; {collection} is not one (an ir_datasets id is "
+                                        "read by the local engine: leave out --engine spark, or give a qrels file)")
         if args.no_header:
             raise InvalidParameterError("--no-header is read by the local engine; Spark reads CSV/TSV files with a "
                                         "header (add one, or leave out --engine spark)")

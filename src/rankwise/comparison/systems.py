@@ -29,7 +29,7 @@ from rankwise.evaluation.results import Results
 from rankwise.run_names import named_runs
 
 
-def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str], *,
+def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str] | None = None, *,
             baseline: str | None = None, all_pairs: bool = False, test: str | None = None,
             correction: str | None = None, family: str | None = None, alpha: float | None = None,
             permutations: int | None = None, seed: int | None = None, bootstrap_ci: bool = False,
@@ -44,8 +44,9 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
     of paths (``NAME=PATH`` names one; else the file's name without extensions); ``qrels`` is any input of
     :func:`rankwise.evaluate`, and ``columns`` names the columns of frames and files as there. Runs named
     ``SYSTEM@TAG`` are averaged per query into SYSTEM (``group_tags=False`` keeps them apart; ``groups`` names
-    the runs of each system). ``convention``, ``workers``, ``duplicates`` and ``overrides`` are those of
-    :func:`rankwise.evaluate`; the query policy ``missing_in_run`` decides whether a query some run lacks scores
+    the runs of each system). ``metrics``, ``convention``, ``workers``, ``duplicates`` and ``overrides`` are those
+    of :func:`rankwise.evaluate` (``metrics`` None: the official measures of qrels named by an ir_datasets id);
+    the query policy ``missing_in_run`` decides whether a query some run lacks scores
     zero or is set aside for every system. The rest is :func:`compare_matrix`'s.
 
     Beyond-accuracy metrics read ``train``, ``items``, ``item_features`` and ``reference`` (as
@@ -68,7 +69,7 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
     return replace(cmp, inputs=run_inputs(qrels, runs), notices=run_notices(results))
 
 
-def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str], *,
+def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str] | None, *,
                   convention: Any = None, columns: Mapping[str, Any] | None = None, workers: int | None = None,
                   duplicates: str = "error", **overrides: Any) -> dict[str, Results]:
     """Every run of a comparison evaluated on the same qrels (read and indexed once) and metrics: {name:
@@ -76,20 +77,20 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: 
     import warnings
 
     from rankwise.api import as_qrels, evaluate
-    from rankwise.conventions.presets import DEFAULT
     from rankwise.errors import RankwiseWarning
     from rankwise.evaluation.notices import user_stacklevel
 
     named = named_runs(runs)
     qrels = as_qrels(qrels, columns, duplicates=duplicates)
-    metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
+    metric_list = None if metrics is None else [metrics] if isinstance(metrics, str) else list(metrics)
     results = {}
     said: dict[str, list[str]] = {}  # a notice's text -> the systems it concerns, in the runs' order
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for name, run in named.items():
             start = len(caught)
-            results[name] = evaluate(qrels, run, metric_list, convention=convention or DEFAULT, columns=columns,
+            # (convention None: evaluate's default, or ir_measures' for a collection's official measures)
+            results[name] = evaluate(qrels, run, metric_list, convention=convention, columns=columns,
                                      workers=workers, duplicates=duplicates, **overrides)
             for w in caught[start:]:
                 if issubclass(w.category, RankwiseWarning):

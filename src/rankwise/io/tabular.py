@@ -32,6 +32,7 @@ from rankwise.data.frames import (
     scores_from_ranks,
 )
 from rankwise.errors import DataError, InvalidParameterError, ParseError, require
+from rankwise.io.named_collections import is_collection_name, read_named_qrels
 from rankwise.io.trec import decode_text, read_bytes, read_qrels, read_run, read_text
 
 FORMATS = ("trec", "csv", "tsv", "parquet", "json")
@@ -309,7 +310,13 @@ def read_qrels_file(path, fmt: str | None = None, *, query=None, doc=None, relev
     """Qrels from TREC, CSV, TSV, Parquet or JSON (format from the extension unless given).
 
     Columns of CSV/TSV/Parquet are found by name or named (``query=``, ``doc=``, ``relevance=``, or
-    ``columns={"query": ..., ...}``). Without a relevance column, every row is relevant (grade 1)."""
+    ``columns={"query": ..., ...}``). Without a relevance column, every row is relevant (grade 1).
+
+    A string that is not an existing path (and no ``fmt``) is an ir_datasets collection id
+    (``msmarco-passage/trec-dl-2019/judged``; the ``datasets`` extra): its judgments, cached after the first read
+    (``rankwise.io.named_collections``)."""
+    if fmt is None and is_collection_name(path):
+        return read_named_qrels(path, duplicates=duplicates)
     return _read_file(Qrels, read_qrels, path, fmt, _merge(columns, query=query, doc=doc, relevance=relevance),
                       "relevance", duplicates)
 
