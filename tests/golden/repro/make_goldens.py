@@ -4,7 +4,7 @@ Run in a throwaway environment (repro_eval pins nothing, but imports pandas with
 
     python -m venv /tmp/venv-repro
     /tmp/venv-repro/bin/pip install repro_eval==0.5.0 pandas
-    /tmp/venv-repro/bin/python tests/golden/repro/make_goldens.py
+    /tmp/venv-repro/bin/python tests/golden/repro/make_goldens.py [OUT.json]
 
 repro_eval 0.5.0 is irgroup/repro_eval commit 63b5d8c (the PyPI files are that commit's); it evaluates through
 ir_measures with the pytrec_eval backend. Its KTU is not a golden (it changes when documents are renamed:
@@ -28,7 +28,7 @@ def _plain(d):
     return {k: (_plain(v) if isinstance(v, dict) else float(v)) for k, v in d.items()}
 
 
-def main() -> None:
+def main(out_path: Path = HERE / "goldens.json") -> None:
     f = {n: str(HERE / n) for n in ("qrels.txt", "qrels_rpl.txt", "orig_b.run", "orig_a.run", "rpd_b.run",
                                      "rpd_a.run", "rpl_b.run", "rpl_a.run")}
     rpd = RpdEvaluator(qrels_orig_path=f["qrels.txt"], run_b_orig_path=f["orig_b.run"],
@@ -59,9 +59,9 @@ def main() -> None:
             "er": _plain(rpl.er()), "dri": _plain(rpl.dri()), "ttest": _plain(rpl.ttest()),
         },
     }
-    (HERE / "goldens.json").write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
-    print("wrote", HERE / "goldens.json", file=sys.stderr)
+    out_path.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    print("wrote", out_path, file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "goldens.json")
