@@ -72,6 +72,12 @@ def repro(original_baseline: Any, original_advanced: Any, reproduced_baseline: A
     if ranking:  # read once: the rankings are compared, then evaluated
         from rankwise.api import as_run
         runs = {r: as_run(x, columns, duplicates=duplicates) for r, x in runs.items()}
+    # the rankings first: a measure that does not exist is said before four runs are evaluated
+    similarities: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
+    for s in SYSTEMS if ranking else ():
+        ids, per_measure = _ranking_agreement(runs[f"original_{s}"], runs[f"reproduced_{s}"], ranking)
+        for name, vals in per_measure.items():
+            similarities.setdefault(name, {})[s] = (ids, vals)
     notes: list[str] = []
     if replicated:
         orig = _matrix(qrels, {r: runs[r] for r in ROLES[:2]}, metric_list, options)
@@ -83,12 +89,8 @@ def repro(original_baseline: Any, original_advanced: Any, reproduced_baseline: A
     values = {r: (orig if i < 2 else rep).values[(orig if i < 2 else rep).systems.index(r)]
               for i, r in enumerate(ROLES)}
     result = _measures(values, orig.query_ids, rep.query_ids, tuple(orig.metrics), replicated, unpaired, notes)
-    ranked: dict[str, dict[str, np.ndarray]] = {}
-    if ranking:
-        for s in SYSTEMS:
-            ids, per_measure = _ranking_agreement(runs[f"original_{s}"], runs[f"reproduced_{s}"], ranking)
-            for name, vals in per_measure.items():
-                ranked.setdefault(name, {})[s] = _align(ids, vals, orig.query_ids)
+    ranked = {name: {s: _align(ids, vals, orig.query_ids) for s, (ids, vals) in sides.items()}
+              for name, sides in similarities.items()}
     return Reproduction(
         kind=REPLICABILITY if replicated else REPRODUCIBILITY, metrics=tuple(orig.metrics),
         resolved=dict(orig.resolved), convention=str(orig.convention), query_ids=orig.query_ids,
