@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import rankwise
 from rankwise.agreement import reproduction
 from rankwise.agreement.reproduction import repro
 from rankwise.cli.main import main
@@ -75,13 +76,17 @@ def test_ranking_measures_are_aligned_by_topic(monkeypatch) -> None:
     any topic order and possibly for fewer topics: they are placed by topic id, NaN where absent."""
     calls = []
 
-    def fake(original, reproduced, measures):
-        calls.append(list(measures))
+    def fake(original, reproduced, measures, **order):
+        calls.append((list(measures), order))
         ids = np.array(["312", "301", "305"])
         return ids, {m: np.array([0.3, 0.1, 0.5]) + k for k, m in enumerate(measures)}
     monkeypatch.setattr(reproduction, "_ranking_agreement", fake)
     r = repro(*RPD, QRELS, "AP", ranking=["KTU", "RBO"])
-    assert calls == [["KTU", "RBO"], ["KTU", "RBO"]]
+    # the rankings are compared in the order the convention's metrics read them
+    assert calls == [(["KTU", "RBO"], {"ties": "docid_desc", "scores": "float32"})] * 2
+    with pytest.warns(rankwise.RankwiseWarning, match="ties='docid_asc'"):
+        repro(*RPD, QRELS, "AP", ranking=["KTU"], convention="trec_eval_10", ties="docid_asc")
+    assert calls[-1][1] == {"ties": "docid_asc", "scores": "float64"}
     ktu = r.ranking["KTU"]["baseline"]
     ids = [str(q) for q in r.query_ids]
     assert ktu[ids.index("301")] == 0.1 and ktu[ids.index("312")] == 0.3 and np.isnan(ktu[ids.index("302")])

@@ -63,3 +63,11 @@ def test_identical_and_too_few_topics() -> None:
     got = paired_t(a, a.copy())
     assert got.identical[0] and got.pvalue[0] == 1.0  # scipy: NaN; decided here (module doc)
     assert np.isnan(got.pvalue[1]) and not got.identical[1]  # one topic: no test
+
+
+def test_welch_with_constant_unequal_samples_rejects() -> None:
+    # both variances 0: Welch's df is 0/0, but t is infinite and p = 0 (as the pooled test's)
+    a = np.full((4, 1), 0.5)
+    got = unpaired_t(a, np.full((3, 1), 0.25), kind="welch")
+    assert got.statistic[0] == np.inf and got.pvalue[0] == 0.0
+    assert unpaired_t(a, np.full((3, 1), 0.25)).pvalue[0] == 0.0

@@ -48,23 +48,6 @@ class Reproduction:
     def paired(self) -> bool:
         return self.kind == REPRODUCIBILITY
 
-    def metric_index(self, metric: str) -> int:
-        return self.metrics.index(metric)
-
-    def summary(self, metric: str) -> dict[str, float | None]:
-        """Every figure of one metric, by name (None where undefined)."""
-        i = self.metric_index(metric)
-        out: dict[str, float | None] = {f"ARP {r.replace('_', ' ')}": _clean(self.arp[r][i]) for r in ROLES}
-        for s in SYSTEMS:
-            if s in self.rmse:
-                out[f"RMSE {s}"] = _clean(self.rmse[s][i])
-                out[f"nRMSE {s}"] = _clean(self.nrmse[s][i])
-        out["ER"] = _clean(self.er[i])
-        out["ΔRI"] = _clean(self.dri[i])
-        for s in SYSTEMS:
-            out[f"p {s}"] = _clean(self.ttests[s].pvalue[i])
-        return out
-
     def ranking_means(self) -> dict[str, dict[str, float | None]]:
         """Each ranking measure's mean over the topics with a value, per system."""
         out: dict[str, dict[str, float | None]] = {}

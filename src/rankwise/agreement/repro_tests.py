@@ -43,7 +43,8 @@ class TTests:
 def _p_two_sided(t: np.ndarray, df: np.ndarray) -> np.ndarray:
     from scipy import stats
     with np.errstate(invalid="ignore"):
-        return np.where(np.isnan(t) | ~(df > 0), np.nan, 2.0 * stats.t.sf(np.abs(t), np.where(df > 0, df, 1.0)))
+        p = np.where(np.isnan(t) | ~(df > 0), np.nan, 2.0 * stats.t.sf(np.abs(t), np.where(df > 0, df, 1.0)))
+    return np.where(np.isinf(t), 0.0, p)  # constant, unequal samples: p = 0 whatever df (Welch's is 0/0 there)
 
 
 def _ratio(num: np.ndarray, se: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

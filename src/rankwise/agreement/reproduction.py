@@ -74,8 +74,9 @@ def repro(original_baseline: Any, original_advanced: Any, reproduced_baseline: A
         runs = {r: as_run(x, columns, duplicates=duplicates) for r, x in runs.items()}
     # the rankings first: a measure that does not exist is said before four runs are evaluated
     similarities: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
+    order = _tie_rule(convention, overrides) if ranking else {}
     for s in SYSTEMS if ranking else ():
-        ids, per_measure = _ranking_agreement(runs[f"original_{s}"], runs[f"reproduced_{s}"], ranking)
+        ids, per_measure = _ranking_agreement(runs[f"original_{s}"], runs[f"reproduced_{s}"], ranking, **order)
         for name, vals in per_measure.items():
             similarities.setdefault(name, {})[s] = (ids, vals)
     notes: list[str] = []
@@ -157,20 +158,29 @@ def _measures(values: Mapping[str, np.ndarray], orig_ids: np.ndarray, rep_ids: n
             "dri": dri, "ttests": ttests}
 
 
-def _ranking_agreement(original: Any, reproduced: Any, measures: Sequence[str]) -> tuple[np.ndarray,
-                                                                                         dict[str, np.ndarray]]:
+def _tie_rule(convention: Any, overrides: Mapping[str, Any]) -> dict[str, str]:
+    """How the convention orders tied documents and compares scores: the rankings are compared in the order the
+    metrics read them (trec_eval: document id descending, scores as float32)."""
+    from rankwise.conventions.presets import get_convention
+    conv = get_convention(convention)
+    conv = conv.derive(**overrides) if overrides else conv
+    return {"ties": str(conv.defaults["ties"]), "scores": str(conv.defaults["scores"])}
+
+
+def _ranking_agreement(original: Any, reproduced: Any, measures: Sequence[str], **order: str) -> tuple[
+        np.ndarray, dict[str, np.ndarray]]:
     """Per-topic similarity of the original and reproduced rankings: (topic ids, {measure: values}).
 
     Delegates to ``rankwise.agreement.similarity.similarity`` (Kendall's tau union, RBO, ... by name), which
-    orders each run by score with the declared tie policy and codes documents so that no value depends on their
-    names (the defects of repro_eval's KTU)."""
+    orders each run by score with the tie rule ``order`` (``ties``, ``scores``) and codes documents so that no
+    value depends on their names (the defects of repro_eval's KTU)."""
     try:
         from rankwise.agreement.similarity import similarity  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         raise NotImplementedError(
             f"ranking measures {list(measures)}: this build of rankwise has no rankwise.agreement.similarity "
             "(the per-topic RBO and Kendall's tau union of issue #25); measure without ranking=...") from None
-    sim = similarity(original, reproduced, list(measures), intervals=False)
+    sim = similarity(original, reproduced, list(measures), intervals=False, **order)
     return np.asarray(sim.query_ids), {m: np.asarray(sim.values[m], dtype=np.float64) for m in measures}
 
 
