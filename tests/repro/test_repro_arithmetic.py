@@ -123,3 +123,9 @@ def test_bad_options_say_what_was_expected() -> None:
         repro(_runs([0]), _runs([1]), _runs([0]), _runs([1]), QRELS, "P@1", unpaired="wilcoxon")
     with pytest.raises(rankwise.InvalidParameterError, match="at least one metric"):
         repro(_runs([0]), _runs([1]), _runs([0]), _runs([1]), QRELS, [])
+
+
+def test_no_shared_topic_is_a_data_error() -> None:
+    with pytest.warns(rankwise.RankwiseWarning):
+        with pytest.raises(rankwise.DataError, match="no topic is shared"):
+            repro({"q0": {"rel": 1.0}}, {"q0": {"rel": 1.0}}, {"q1": {"rel": 1.0}}, {"q1": {"rel": 1.0}}, QRELS, "P@1")

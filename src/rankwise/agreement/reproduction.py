@@ -28,7 +28,7 @@ from rankwise.agreement.repro_result import (
 )
 from rankwise.agreement.repro_tests import UNPAIRED, paired_t, unpaired_t
 from rankwise.conventions.presets import DEFAULT
-from rankwise.errors import InvalidParameterError
+from rankwise.errors import DataError, InvalidParameterError
 
 __all__ = ["repro", "Reproduction"]
 
@@ -116,8 +116,8 @@ def _measures(values: Mapping[str, np.ndarray], orig_ids: np.ndarray, rep_ids: n
               metrics: tuple[str, ...], replicated: bool, unpaired: str, notes: list[str]) -> dict[str, Any]:
     """Every measure of Breuer et al. from the four (topics, metrics) tables, with a note for each undefined one."""
     if orig_ids.size == 0 or rep_ids.size == 0:
-        raise InvalidParameterError("no topic is shared by the runs (and the qrels): nothing to compare. Check "
-                                    "that the four runs rank the same topics as the qrels judge")
+        raise DataError("no topic is shared by the runs (and the qrels): nothing to compare. Check "
+                        "that the four runs rank the same topics as the qrels judge")
     ob, oa, rb, ra = (values[r] for r in ROLES)
     arp = {r: rm.arp(values[r]) for r in ROLES}
     improvement = {"original": rm.mean_improvement(oa, ob), "reproduced": rm.mean_improvement(ra, rb)}
