@@ -108,3 +108,12 @@ def test_plane_places_each_metric_at_its_er_and_delta_ri(tmp_path: Path) -> None
     assert "IPrec@1.0 (n/a)" in points and len(points["IPrec@1.0 (n/a)"][0]) == 0  # ΔRI undefined: no point
     fig.savefig(tmp_path / "plane.png")
     assert (tmp_path / "plane.png").stat().st_size > 1000
+
+
+def test_plot_and_output_files(capsys, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    rc, out, err = _run(capsys, *RPD, "--qrels", QRELS, "-m", "AP", "-f", "markdown", "-o", str(tmp_path / "r.md"),
+                        "--plot", str(tmp_path / "plane.svg"))
+    assert rc == 0 and out == "" and "wrote the ER–ΔRI plane" in err
+    assert (tmp_path / "r.md").read_text().startswith("**Reproducibility (same collection)")
+    assert "<svg" in (tmp_path / "plane.svg").read_text()[:500]
