@@ -96,3 +96,17 @@ def test_goldens_are_what_repro_eval_writes(tmp_path: Path) -> None:
     for part in ("reproducibility", "replicability"):
         assert fresh[part].keys() == GOLDEN[part].keys()
         assert json.dumps(fresh[part], sort_keys=True) == json.dumps(GOLDEN[part], sort_keys=True)
+
+
+def test_per_topic_values_and_means(rpd, rpl) -> None:
+    """The four runs' per-topic values (and so their ARP) are those repro_eval gets through ir_measures."""
+    scores = {**GOLDEN["reproducibility"]["scores"], **GOLDEN["replicability"]["scores"]}
+    for result, roles in ((rpd, {"original_baseline": "orig_b", "original_advanced": "orig_a",
+                                 "reproduced_baseline": "rpd_b", "reproduced_advanced": "rpd_a"}),
+                          (rpl, {"reproduced_baseline": "rpl_b", "reproduced_advanced": "rpl_a"})):
+        for role, name in roles.items():
+            ids = [str(q) for q in (result.query_ids if role.startswith("original") else result.reproduced_query_ids)]
+            assert sorted(ids) == sorted(scores[name])
+            want = np.array([[scores[name][q][k] for k in KEYS] for q in ids])
+            np.testing.assert_allclose(result.values[role], want, rtol=0, atol=1e-12, err_msg=role)
+            np.testing.assert_allclose(result.arp[role], want.mean(axis=0), rtol=0, atol=1e-12, err_msg=role)
