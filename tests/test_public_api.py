@@ -19,6 +19,7 @@ def test_every_public_name_exists():
     assert callable(rw.compare) and callable(rw.power) and callable(rw.compare_matrix)
     assert callable(rw.correlate) and callable(rw.discriminative_power) and callable(rw.swap_rate)
     assert rw.correlate.__module__ == "rankwise.agreement.orderings"
+    assert callable(rw.repro)
 
 
 def test_the_front_door_explains_itself():
@@ -30,7 +31,9 @@ def test_the_front_door_explains_itself():
     assert isinstance(rw.compare, types.FunctionType)
     assert list(inspect.signature(rw.compare).parameters)[:3] == ["qrels", "runs", "metrics"]
     assert "Evaluate every run" in (rw.compare.__doc__ or "")
-    for fn in (rw.evaluate, rw.evaluate_ranks, rw.compare, rw.compare_matrix):  # (a convention's fields: ~3000)
+    assert list(inspect.signature(rw.repro).parameters)[:6] == [
+        "original_baseline", "original_advanced", "reproduced_baseline", "reproduced_advanced", "qrels", "metrics"]
+    for fn in (rw.evaluate, rw.evaluate_ranks, rw.compare, rw.compare_matrix, rw.repro):  # (a convention's: ~3000)
         assert len(str(inspect.signature(fn))) < 800, fn
     assert repr(rw.get_convention("ranx").derive(ties="average")) == "Convention('ranx', ties='average')"
 

@@ -28,6 +28,7 @@ __all__ = [
     "read_qrels", "read_run", "as_qrels", "as_run",
     "compare_matrix", "power", "PerQueryMatrix", "Comparison", "evaluate_catalogue",  # lazy: see _LAZY
     "correlate", "discriminative_power", "swap_rate",  # lazy: system orderings (agreement/)
+    "repro",  # lazy: agreement/reproduction (scipy.stats)
     "Convention", "PRESETS", "get_convention", "parse_metric", "MetricSpec", "ResolvedMetric", "explain",
     "RankwiseError", "ParseError", "InvalidParameterError", "ConventionError", "DataError",
     "MissingDependencyError", "RankwiseWarning",
@@ -45,6 +46,7 @@ _LAZY = {
     "correlate": ("rankwise.agreement.orderings", "correlate"),
     "discriminative_power": ("rankwise.agreement.discriminative", "discriminative_power"),
     "swap_rate": ("rankwise.agreement.swap_rate", "swap_rate"),
+    "repro": ("rankwise.agreement.reproduction", "repro"),
 }
 
 

@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "rankwise.cli.reproduce",
     "rankwise.cli.cmd_sampled",
     "rankwise.cli.compare_cmd",
+    "rankwise.cli.repro_cmd",
     "rankwise.cli.power_cmd",
     "rankwise.cli.correlate_cmd",
     "rankwise.cli.catalogue_cmd",
@@ -25,6 +26,7 @@ HEAVY_COMMANDS = {
     "reproduce": ("rankwise.cli.reproduce", "reproduce a table or figure of the papers rankwise implements"),
     "sampled": ("rankwise.cli.cmd_sampled", "sampled metrics: correct sampled ranks, simulate sampling"),
     "compare": ("rankwise.cli.compare_cmd", "compare systems: paired tests, CIs, effect sizes, corrections"),
+    "repro": ("rankwise.cli.repro_cmd", "did a reproduction succeed? RMSE, ER, ΔRI and t-tests (Breuer et al.)"),
     "power": ("rankwise.cli.power_cmd", "topic-set-size design: queries needed, minimum detectable difference"),
     "correlate": ("rankwise.cli.correlate_cmd", "do two metrics, qrels or collections order the systems alike"),
 }
