@@ -17,6 +17,7 @@ def test_every_public_name_exists():
     for name in rw.__all__:
         assert getattr(rw, name) is not None, name
     assert callable(rw.compare) and callable(rw.power) and callable(rw.compare_matrix)
+    assert callable(rw.similarity) and rw.Similarity.__name__ == "Similarity"
 
 
 def test_the_front_door_explains_itself():

@@ -27,6 +27,7 @@ __all__ = [
     "evaluate", "evaluate_ranks", "compare", "Results", "Qrels", "Run", "RelevantRanks",
     "read_qrels", "read_run", "as_qrels", "as_run",
     "compare_matrix", "power", "PerQueryMatrix", "Comparison", "evaluate_catalogue",  # lazy: see _LAZY
+    "similarity", "Similarity",  # lazy
     "Convention", "PRESETS", "get_convention", "parse_metric", "MetricSpec", "ResolvedMetric", "explain",
     "RankwiseError", "ParseError", "InvalidParameterError", "ConventionError", "DataError",
     "MissingDependencyError", "RankwiseWarning",
@@ -41,6 +42,8 @@ _LAZY = {
     "power": ("rankwise.comparison", "power"), "PerQueryMatrix": ("rankwise.comparison", "PerQueryMatrix"),
     "Comparison": ("rankwise.comparison", "Comparison"),
     "evaluate_catalogue": ("rankwise.catalogue.workflow", "evaluate_catalogue"),
+    "similarity": ("rankwise.agreement.similarity", "similarity"),
+    "Similarity": ("rankwise.agreement.similarity", "Similarity"),
 }
 
 
