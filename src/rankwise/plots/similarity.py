@@ -23,7 +23,7 @@ COLOUR, MEAN = "#457b9d", "#d1495b"
 
 
 def distribution(sim: "Similarity") -> "Figure":
-    """A histogram of every measure's per-query values (bins of width 0.05 over [0, 1] when the values lie
+    """A histogram of every measure's per-query values (bins of width 0.05 centred on 0, 0.05, ..., 1 when they lie
     there), with the mean and its interval."""
     plt = require("matplotlib.pyplot", "plots", "rankwise.plots.similarity.distribution")
     with _plain_text(plt):
@@ -32,7 +32,8 @@ def distribution(sim: "Similarity") -> "Figure":
             v = np.asarray(sim.values[m], dtype=np.float64)
             ok = v[~np.isnan(v)]
             unit = ok.size == 0 or (ok.min() >= 0 and ok.max() <= 1)
-            ax.hist(ok, bins=np.linspace(0, 1, BINS + 1) if unit else BINS, color=COLOUR, edgecolor="white")
+            bins = np.linspace(-0.5 / BINS, 1 + 0.5 / BINS, BINS + 2) if unit else BINS  # a bar on each 0.05
+            ax.hist(ok, bins=bins, color=COLOUR, edgecolor="white")
             if ok.size:
                 ax.axvline(sim.means[m], color=MEAN, label=f"mean {sim.means[m]:.3f}")
             if m in sim.intervals and np.all(np.isfinite(sim.intervals[m])):
