@@ -10,8 +10,10 @@ from rankwise.errors import InvalidParameterError
 
 @pytest.mark.parametrize("text, resolved", [
     ("Jaccard@10", "Jaccard@10"), ("jaccard @ 10", "Jaccard@10"), ("IoU@5", "Jaccard@5"), ("Jaccard", "Jaccard"),
-    ("Overlap@10", "Overlap(denominator=k)@10"), ("OVERLAP(denominator=shorter)@3", "Overlap(denominator=min_length)@3"),
-    ("ANNRecall@100", "Overlap(denominator=b_length)@100"), ("Overlap(denominator=b_length)", "Overlap(denominator=b_length)"),
+    ("Overlap@10", "Overlap(denominator=k)@10"),
+    ("OVERLAP(denominator=shorter)@3", "Overlap(denominator=min_length)@3"),
+    ("ANNRecall@100", "Overlap(denominator=b_length)@100"),
+    ("Overlap(denominator=b_length)", "Overlap(denominator=b_length)"),
 ])
 def test_resolved_strings_name_every_parameter(text, resolved):
     assert str(parse_measure(text)) == resolved
@@ -22,7 +24,8 @@ def test_resolved_strings_name_every_parameter(text, resolved):
     ("RBP@10", r"unknown similarity measure 'RBP'.*rankwise similarity --list"),
     ("Jaccard@ten", r"cutoff in 'Jaccard@ten' must be a positive integer; got 'ten'"),
     ("Jaccard@0", "must be a positive integer"),
-    ("Overlap(denominator=all)@3", r"parameter denominator of Overlap must be one of k, min_length, b_length; got 'all'"),
+    ("Overlap(denominator=all)@3",
+     r"parameter denominator of Overlap must be one of k, min_length, b_length; got 'all'"),
     ("Overlap(denominatr=k)@3", r"Overlap has no parameter 'denominatr'.*Did you mean 'denominator'"),
     ("Jaccard(k=3)", r"Jaccard has no parameter 'k'.*It takes no parameter"),
     ("Overlap", r"Overlap\(denominator=k\) divides by the cutoff: give one \(Overlap@10\)"),
