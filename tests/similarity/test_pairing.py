@@ -129,3 +129,18 @@ def test_empty_runs_pair_to_nothing():
     p = pair_runs(a, b)
     assert p.pairs.n_queries == 0 and p.pairs.n_codes == 0 and p.pairs.a.offsets.tolist() == [0]
     assert np.array_equal(p.only_in_a, ["q"])
+
+
+@pytest.mark.parametrize("scores", ["float32", "float64"])
+def test_the_score_order_is_a_stable_sort_by_query_then_score_descending(scores):
+    """The packed single-precision key and the double-precision rank sort against np.lexsort, on scores with
+    signed zeros, infinities, tiny and negative values (ties in input order: the 'input' policy)."""
+    from rankwise.agreement.pairing import _score_order
+    rng = np.random.default_rng(7)
+    pool = np.array([-np.inf, -2.5, -1e-30, -0.0, 0.0, 1e-30, 3.0, 7.25, np.inf])
+    for _ in range(200):
+        n = int(rng.integers(1, 60))
+        seg = np.sort(rng.integers(0, 5, n))
+        score = rng.choice(pool, n).astype(np.float32 if scores == "float32" else np.float64)
+        want = np.lexsort((np.arange(n), -score.astype(np.float64), seg))
+        assert _score_order(seg, score).tolist() == want.tolist(), (seg, score)
