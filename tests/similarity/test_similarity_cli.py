@@ -70,6 +70,18 @@ def test_options_reach_the_pairing(runs, capsys):
     assert d["per_query"]["3"]["Overlap@1"] == 0.0  # compared with B's empty ranking
 
 
+@pytest.mark.slow  # starts Python: about 1 s
+def test_registering_the_command_stays_light():
+    """Every rankwise command registers this one: it must not load the report package (scipy.stats)."""
+    from rankwise.cli.similarity_cmd import OUTPUT_FORMATS
+    from rankwise.report.similarity import SIMILARITY_FORMATS
+    assert OUTPUT_FORMATS == SIMILARITY_FORMATS
+    code = ("import sys; from rankwise.cli.main import build_parser; build_parser(['evaluate']); "
+            "print(sorted(m for m in ('scipy.stats', 'rankwise.report', 'rankwise.comparison') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "[]", out.stderr
+
+
 def test_list_shows_every_measure(capsys):
     code, out, _ = _run(capsys, "similarity", "--list")
     assert code == 0 and out.startswith("Jaccard@k") and "Overlap@k  (also: ANNRecall)" in out and "b_length" in out

@@ -8,11 +8,14 @@ from rankwise.cli.options import columns_from
 from rankwise.errors import InvalidParameterError
 from rankwise.io.tabular import FORMATS
 
+# report.similarity.SIMILARITY_FORMATS (not imported here: the report package loads scipy.stats, and every
+# command registers this one)
+OUTPUT_FORMATS = ("table", "json", "csv", "markdown", "latex")
+
 
 def register(sub) -> None:
     from rankwise.agreement.measures import DEFAULT_MEASURES
     from rankwise.agreement.similarity import DEFAULT_RESAMPLES, DEFAULT_SEED
-    from rankwise.report.similarity import SIMILARITY_FORMATS
 
     p = sub.add_parser(
         "similarity", help="how similar two runs' rankings are per query (no qrels): Jaccard@k, Overlap@k, ...",
@@ -28,7 +31,7 @@ def register(sub) -> None:
                         f"several; default {' '.join(DEFAULT_MEASURES)}); --list shows every measure")
     p.add_argument("--list", action="store_true", help="list the measures, their parameters and definitions, and exit")
     p.add_argument("--per-query", "-q", action="store_true", help="also print every query's values")
-    p.add_argument("--format", "-f", default="table", choices=list(SIMILARITY_FORMATS))
+    p.add_argument("--format", "-f", default="table", choices=list(OUTPUT_FORMATS))
     p.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
     p.add_argument("--plot", metavar="FILE",
                    help="also draw each measure's per-query distribution into FILE (.png, .pdf, .svg; matplotlib)")
