@@ -20,7 +20,7 @@ import numpy as np
 
 from rankwise.agreement.measure import ListMeasure
 from rankwise.agreement.pairs import RankedSide, RankingPairs
-from rankwise.errors import InvalidParameterError
+from rankwise.errors import InvalidParameterError, RankwiseError
 
 # the modules of rankwise.agreement that define DEFINITIONS, in the order `rankwise similarity --list` shows them
 FAMILIES = ("overlap",)
@@ -126,7 +126,12 @@ def parse_measure(text: str) -> SimilaritySpec:
             raise InvalidParameterError(f"similarity measure {d.name} takes no cutoff (@k); got {text!r}")
         k = _cutoff(m.group("k"), text)
     spec = SimilaritySpec(text, d, params, k)
-    spec.compute(_NO_QUERIES)  # a measure that cannot be computed as written says so now (e.g. a missing @k)
+    try:  # a measure that cannot be computed as written says so now, before any run is read (a missing @k)
+        spec.compute(_NO_QUERIES)
+    except RankwiseError:
+        raise
+    except Exception:  # a definition that cannot take zero queries says nothing about the string as written:
+        pass  # similarity() never hands it zero queries, and its real computation reports its own errors
     return spec
 
 

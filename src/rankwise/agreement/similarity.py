@@ -176,7 +176,8 @@ def similarity(run_a: Any, run_b: Any, measures: str | Iterable[str] | None = No
         warnings.warn(skipped, RankwiseWarning, stacklevel=2)
         notices.append(skipped)
     info = pairing.info()
-    values = {s.text: s.compute(pairing.pairs) for s in specs}
+    # (no query paired: no value, and no definition is asked to handle zero queries)
+    values = {s.text: s.compute(pairing.pairs) if pairing.pairs.n_queries else np.zeros(0) for s in specs}
     texts = tuple(s.text for s in specs)
     means, counts, cis = {}, {}, {}
     for m, v in values.items():
