@@ -60,8 +60,12 @@ DENOMINATOR = Param(
                       "of Webber et al. 2010's agreement at depth k, A_k = |A_k ∩ B_k| / k); needs @k",
                  "min_length": "the shorter top, min(|A_k|, |B_k|): 1 when one top holds the other",
                  "b_length": "B's top, |B_k|: the share of B's top k that A retrieves, the recall of an approximate "
-                             "search A against the exact search B (as ANN benchmarks and torchmetrics' "
-                             "RetrievalRecall with B's top k as the relevant set compute it)"},
+                             "search A against the exact search B: torchmetrics' retrieval_recall with B's top k as "
+                             "the target (src/torchmetrics/functional/retrieval/recall.py at f833c6f divides by the "
+                             "targets; it gives 0, not NaN, for an empty B). It equals denominator=k whenever B "
+                             "holds k documents, as ANN-Benchmarks' k-nn recall does (divided by k; "
+                             "ann_benchmarks/plotting/metrics.py at 93587d8, which also counts a result whose "
+                             "distance ties the k-th true one as found)"},
     value_aliases={"depth": "k", "shorter": "min_length", "min": "min_length", "b": "b_length",
                    "reference": "b_length", "recall": "b_length"})
 
@@ -91,8 +95,8 @@ DEFINITIONS: tuple[ListMeasure, ...] = (
         name="Overlap",
         doc="the share of documents the two tops have in common, over k (or the shorter top, or B's top): in [0, 1]",
         formula="|A_k ∩ B_k| / d, d = k (denominator=k), min(|A_k|, |B_k|) (min_length) or |B_k| (b_length)",
-        reference="Webber, Moffat & Zobel (TOIS 2010), agreement at depth k; b_length: the recall@k of approximate "
-                  "nearest-neighbour benchmarks (Aumüller et al., ANN-Benchmarks, Inf. Syst. 2020)",
+        reference="Webber, Moffat & Zobel (TOIS 2010), agreement at depth k; k-nn recall of approximate "
+                  "nearest-neighbour search (Aumüller, Bernhardsson & Faithfull, ANN-Benchmarks, Inf. Syst. 2020)",
         compute=_overlap, params=(DENOMINATOR,), defaults={"denominator": "k"},
         aliases=("ANNRecall",), implied={"annrecall": {"denominator": "b_length"}},
         undefined="the denominator is 0: an empty top under min_length or an empty B under b_length"),
