@@ -20,6 +20,7 @@ def test_every_public_name_exists():
     assert callable(rw.correlate) and callable(rw.discriminative_power) and callable(rw.swap_rate)
     assert rw.correlate.__module__ == "rankwise.agreement.orderings"
     assert callable(rw.repro)
+    assert callable(rw.similarity) and rw.Similarity.__name__ == "Similarity"
 
 
 def test_the_front_door_explains_itself():

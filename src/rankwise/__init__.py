@@ -29,6 +29,7 @@ __all__ = [
     "compare_matrix", "power", "PerQueryMatrix", "Comparison", "evaluate_catalogue",  # lazy: see _LAZY
     "correlate", "discriminative_power", "swap_rate",  # lazy: system orderings (agreement/)
     "repro",  # lazy: agreement/reproduction (scipy.stats)
+    "similarity", "Similarity",  # lazy
     "Convention", "PRESETS", "get_convention", "parse_metric", "MetricSpec", "ResolvedMetric", "explain",
     "RankwiseError", "ParseError", "InvalidParameterError", "ConventionError", "DataError",
     "MissingDependencyError", "RankwiseWarning",
@@ -47,6 +48,8 @@ _LAZY = {
     "discriminative_power": ("rankwise.agreement.discriminative", "discriminative_power"),
     "swap_rate": ("rankwise.agreement.swap_rate", "swap_rate"),
     "repro": ("rankwise.agreement.reproduction", "repro"),
+    "similarity": ("rankwise.agreement.similarity", "similarity"),
+    "Similarity": ("rankwise.agreement.similarity", "Similarity"),
 }
 
 

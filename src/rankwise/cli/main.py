@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "rankwise.cli.power_cmd",
     "rankwise.cli.correlate_cmd",
     "rankwise.cli.catalogue_cmd",
+    "rankwise.cli.similarity_cmd",
 )
 # Commands whose registration imports heavy modules (scipy.optimize, the experiments): registered in
 # full only when they are the command being run, so `rankwise evaluate` does not pay for them.

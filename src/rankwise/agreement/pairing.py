@@ -1,0 +1,246 @@
+"""Two runs -> RankingPairs: each query's two rankings ordered by score, on shared document codes.
+
+Each run's rows of the paired queries are ordered by (query, score descending) (no sort at all when the run is
+in that order already, as most run files are), then the rows of each tie group by the declared tie policy (the
+engine's: ``ties`` of every metric, ``rankwise.spec.params``, read as ``rankwise.data.ordering`` reads it).
+Rows of equal score (compared at the ``scores`` precision) keep their tie group in ``group_start``, so that
+measures which treat ties as sets can undo the tie-break. The documents of both runs are coded by one
+vocabulary of their doc keys: equal code, same document (in every query). Nothing here loops over queries.
+
+A query present in one run only is never dropped silently: ``missing`` says what happens to it (left out and
+counted, compared with an empty ranking, or refused), and the Pairing counts and names such queries.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rankwise.agreement.pairs import RankedSide, RankingPairs
+from rankwise.conventions.presets import DEFAULT
+from rankwise.data import idkeys
+from rankwise.data.collections import Run
+from rankwise.data.ordering import id_lengths, numeric_doc_ids
+from rankwise.data.vocabulary import Vocabulary
+from rankwise.errors import DataError, InvalidParameterError
+from rankwise.kernels.segments import expand_ranges, segment_ids
+from rankwise.spec.params import SCORES, TIE_BREAKS, TIES
+
+# the tie policies that give one strict order of a ranking without judgments (optimistic, pessimistic and the
+# averages are bounds or expectations over the orders of judged documents; similarity has no judgments)
+PAIR_TIES = ("docid_desc", "docid_asc", "docid_desc_numeric", "input")
+# evaluate's default convention (trec_eval): doc ids descending, scores compared in single precision
+DEFAULT_TIES = str(DEFAULT.defaults["ties"])
+DEFAULT_SCORES = str(DEFAULT.defaults["scores"])
+MISSING = {
+    "skip": "left out of every value and mean, counted and named in the result (and a warning)",
+    "empty": "compared with an empty ranking from the run that lacks it (most measures give 0 there; both "
+             "empty is undefined)",
+    "error": "refused: a DataError naming the queries",
+}
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """The paired rankings and what the pairing decided: the policies and the counts a report states."""
+
+    pairs: RankingPairs
+    only_in_a: np.ndarray  # query ids (as in ``pairs.query_ids``) of run A that run B lacks
+    only_in_b: np.ndarray
+    ties: str
+    scores: str
+    depth: int | None
+    missing: str
+    # per side: rows (within the depth) whose score equals another row's of the same query, and the queries
+    # holding at least one such row: the rankings whose order the tie policy decided
+    tied_rows: tuple[int, int]
+    tied_queries: tuple[int, int]
+
+    def info(self) -> dict[str, Any]:
+        """The counts and policies, as the result's ``info`` shows them."""
+        return {"queries_paired": int(self.pairs.n_queries - (self.only_in_a.size + self.only_in_b.size
+                                                               if self.missing == "empty" else 0)),
+                "only_in_a": int(self.only_in_a.size), "only_in_b": int(self.only_in_b.size),
+                "missing": self.missing, "ties": self.ties, "scores": self.scores, "depth": self.depth,
+                "tied_rows_a": self.tied_rows[0], "tied_rows_b": self.tied_rows[1],
+                "tied_queries_a": self.tied_queries[0], "tied_queries_b": self.tied_queries[1]}
+
+
+def check_ties(ties: Any) -> str:
+    value = str(TIES.coerce(ties, metric="similarity"))
+    if value not in PAIR_TIES:
+        raise InvalidParameterError(
+            f"ties={value} ({TIE_BREAKS[value]}) needs relevance grades or averages over orders; the similarity of "
+            f"two rankings orders tied documents by one of {', '.join(PAIR_TIES)} (default {DEFAULT_TIES})")
+    return value
+
+
+def check_missing(missing: Any) -> str:
+    if missing not in MISSING:
+        raise InvalidParameterError(f"missing must be one of {', '.join(MISSING)} (what happens to a query only one "
+                                    f"run has); got {missing!r}")
+    return str(missing)
+
+
+def check_depth(depth: Any) -> int | None:
+    if depth is None:
+        return None
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+        raise InvalidParameterError(f"depth must be a positive integer (the rows of each ranking kept) or None; "
+                                    f"got {depth!r}")
+    return int(depth)
+
+
+def pair_runs(a: Run, b: Run, *, ties: str = DEFAULT_TIES, scores: str = DEFAULT_SCORES, depth: int | None = None,
+              missing: str = "skip", names: tuple[str, str] = ("A", "B")) -> Pairing:
+    """Pair the queries of runs ``a`` and ``b`` and order each ranking (see the module docstring)."""
+    ties, missing, depth = check_ties(ties), check_missing(missing), check_depth(depth)
+    scores = str(SCORES.coerce(scores, metric="similarity"))
+    qa, qb = a.query_ids.astype(str), b.query_ids.astype(str)
+    only_a, only_b = np.setdiff1d(qa, qb), np.setdiff1d(qb, qa)
+    as_int = a.query_id_type == "int" and b.query_id_type == "int"
+    if missing == "error" and (only_a.size or only_b.size):
+        raise DataError(f"{_missing_text(only_a, only_b, as_int, names)}; pass missing='skip' to leave them out "
+                        "(counted) or missing='empty' to compare them with an empty ranking")
+    chosen = np.intersect1d(qa, qb) if missing == "skip" else np.union1d(qa, qb)
+    chosen, ids = _in_output_order(chosen, as_int)
+    side_a, tied_a = _side(a, a.query_vocab.codes_of(chosen), ties, scores, depth)
+    side_b, tied_b = _side(b, b.query_vocab.codes_of(chosen), ties, scores, depth)
+    (items_a, items_b), n_codes = _shared_codes(a, side_a, b, side_b)
+    pairs = RankingPairs(ids, RankedSide(side_a.offsets, items_a, side_a.group_start),
+                         RankedSide(side_b.offsets, items_b, side_b.group_start), n_codes)
+    return Pairing(pairs, _in_output_order(only_a, as_int)[1], _in_output_order(only_b, as_int)[1], ties, scores,
+                   depth, missing, (tied_a[0], tied_b[0]), (tied_a[1], tied_b[1]))
+
+
+def _missing_text(only_a: np.ndarray, only_b: np.ndarray, as_int: bool, names: tuple[str, str]) -> str:
+    parts = []
+    for ids, one, other in ((only_a, names[0], names[1]), (only_b, names[1], names[0])):
+        if ids.size:
+            first = _in_output_order(ids, as_int)[1][:3].tolist()
+            shown = ", ".join(map(str, first)) + (", ..." if ids.size > 3 else "")
+            parts.append(f"{ids.size} quer{'y' if ids.size == 1 else 'ies'} of run {one} not in run {other} "
+                         f"(e.g. {shown})")
+    return " and ".join(parts)
+
+
+def missing_warning(pairing: Pairing, names: tuple[str, str] = ("A", "B")) -> str | None:
+    """The warning for queries left out under missing='skip' (None when there are none)."""
+    if pairing.missing != "skip" or not (pairing.only_in_a.size or pairing.only_in_b.size):
+        return None
+    as_int = pairing.pairs.query_ids.dtype.kind in "iu"
+    return (f"{_missing_text(pairing.only_in_a, pairing.only_in_b, as_int, names)}: left out (missing='skip'); "
+            "missing='empty' compares them with an empty ranking, missing='error' refuses them")
+
+
+def _in_output_order(ids: np.ndarray, as_int: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(the ids as strings, the ids as output) sorted as results sort queries: numerically when both runs' ids
+    are integers (then output as int64), else as text."""
+    if not as_int:
+        s = np.sort(ids)
+        return s, s
+    nums = ids.astype(np.int64)
+    o = np.argsort(nums, kind="stable")
+    return ids[o], nums[o]
+
+
+@dataclass(frozen=True)
+class _Ordered:
+    offsets: np.ndarray
+    rows: np.ndarray  # the run's rows, in rank order
+    group_start: np.ndarray
+
+
+def _side(run: Run, codes: np.ndarray, ties: str, scores: str, depth: int | None) -> tuple[_Ordered, tuple[int, int]]:
+    """One run's rankings of the chosen queries (``codes``: each query's index in the run, -1: absent, an
+    empty ranking), in rank order and cut at ``depth``; with (tied rows, queries with a tie) kept."""
+    starts = np.zeros(codes.size, dtype=np.int64)
+    lengths = np.zeros(codes.size, dtype=np.int64)
+    ok = codes >= 0
+    starts[ok] = run.offsets[codes[ok]]
+    lengths[ok] = np.diff(run.offsets)[codes[ok]]
+    rows, offsets = expand_ranges(starts, lengths)
+    seg = segment_ids(offsets)
+    with np.errstate(over="ignore"):  # beyond float32: +-inf, as the engine's rank plan compares them
+        score = run.scores[rows].astype(np.float32 if scores == "float32" else np.float64)
+    n = rows.size
+    if n > 1 and bool(np.any((score[1:] > score[:-1]) & (seg[1:] == seg[:-1]))):
+        order = _score_order(seg, score)
+        rows, score = rows[order], score[order]  # (seg stays sorted)
+    starts_group = np.ones(n, dtype=bool)
+    if n > 1:
+        starts_group[1:] = (seg[1:] != seg[:-1]) | (score[1:] != score[:-1])
+    gid = np.cumsum(starts_group) - 1
+    tied = np.bincount(gid, minlength=1)[gid] > 1 if n else np.zeros(0, dtype=bool)
+    if ties != "input" and tied.any():
+        _break_ties(run, rows, gid, np.flatnonzero(tied), ties)
+    first = np.maximum.accumulate(np.where(starts_group, np.arange(n, dtype=np.int64), 0))
+    pos = np.arange(n, dtype=np.int64) - offsets[seg]
+    group_start = first - offsets[seg]  # (0-based within the query)
+    if depth is not None:
+        keep = pos < depth
+        rows, group_start, tied, seg = rows[keep], group_start[keep], tied[keep], seg[keep]
+        offsets = np.zeros(codes.size + 1, dtype=np.int64)
+        np.cumsum(np.minimum(lengths, depth), out=offsets[1:])
+    counts = (int(tied.sum()), int(np.unique(seg[tied]).size))
+    return _Ordered(offsets, rows, group_start.astype(np.int64)), counts
+
+
+def _score_order(seg: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """The rows by (query, score descending), ties in input order (stable). Single precision (the default):
+    one stable sort of a uint64 key, the query above the score's bits mapped to an order-preserving unsigned
+    integer; double precision: each row's rank by score, then one sort by (query, rank). Either is far cheaper
+    than a lexsort of two keys."""
+    if score.dtype == np.float32 and seg.size and int(seg[-1]) < 2 ** 32:
+        bits = (score + np.float32(0)).view(np.uint32).astype(np.uint64)  # (+ 0: -0.0 becomes 0.0, which it equals)
+        negative = bits >= np.uint64(1 << 31)
+        # IEEE order as unsigned order: a negative float's bits all flipped, a positive one's sign bit set
+        bits = np.where(negative, np.uint64(0xFFFFFFFF) - bits, bits | np.uint64(1 << 31))
+        key = seg.astype(np.uint64) << np.uint64(32)
+        key |= np.uint64(0xFFFFFFFF) - bits  # descending score
+        return np.argsort(key, kind="stable")
+    by_score = np.argsort(-score, kind="stable")
+    rank = np.empty(score.size, dtype=np.int64)
+    rank[by_score] = np.arange(score.size, dtype=np.int64)
+    return np.argsort(seg * np.int64(score.size) + rank)  # (distinct keys)
+
+
+def _break_ties(run: Run, rows: np.ndarray, gid: np.ndarray, t: np.ndarray, ties: str) -> None:
+    """Order the rows ``t`` (every row of a tie group, in input order within its group) by the tie policy, in
+    place: each row's rank by its doc key among the tied rows, then one sort by (group, rank)."""
+    keys = run.doc_keys[rows[t]]
+    if ties == "docid_asc":
+        cols = idkeys.lex_order_columns(keys)
+    elif ties == "docid_desc_numeric" and numeric_doc_ids(run):  # as numbers: longer is larger, then bytes
+        cols = [*idkeys.lex_order_columns(keys, descending=True), -id_lengths(keys)]
+    else:  # docid_desc (and docid_desc_numeric on ids that are not all numbers, as the engine does)
+        cols = idkeys.lex_order_columns(keys, descending=True)
+    by_key = np.argsort(cols[0]) if len(cols) == 1 else np.lexsort(cols)
+    rank = np.empty(t.size, dtype=np.int64)
+    rank[by_key] = np.arange(t.size, dtype=np.int64)
+    o = np.argsort(gid[t] * np.int64(t.size) + rank)  # (distinct keys: a doc is once in a query)
+    rows[t] = rows[t][o]
+
+
+def _shared_codes(a: Run, sa: _Ordered, b: Run, sb: _Ordered) -> tuple[tuple[np.ndarray, np.ndarray], int]:
+    """Codes of both sides' documents: a vocabulary of the doc keys of both runs (one code per document, the
+    same in every query), found by one unique and one binary search."""
+    ka, kb = a.doc_keys[sa.rows], b.doc_keys[sb.rows]
+    if a.doc_vocab is None and b.doc_vocab is None:
+        nw = max(ka.shape[1], kb.shape[1])
+        keys = np.concatenate([idkeys.widen(ka, nw), idkeys.widen(kb, nw)])
+    else:  # an id longer than idkeys packs: one vocabulary over both sides' id strings (exact, slower)
+        sa_ids, sb_ids = a.doc_ids(sa.rows), b.doc_ids(sb.rows)
+        vocab = Vocabulary.from_ids(np.concatenate([sa_ids, sb_ids]))
+        keys = np.concatenate([vocab.codes_of(sa_ids), vocab.codes_of(sb_ids)]).astype(np.uint64).reshape(-1, 1)
+    n = keys.shape[0]
+    if n == 0:
+        codes = np.zeros(0, dtype=np.int64)
+    elif keys.shape[1] == 1:
+        flat = keys[:, 0]
+        codes = np.searchsorted(np.unique(flat), flat).astype(np.int64)
+    else:
+        codes = np.unique(keys, axis=0, return_inverse=True)[1].ravel().astype(np.int64)
+    split = sa.rows.size
+    return (codes[:split], codes[split:]), int(codes.max()) + 1 if n else 0
