@@ -81,10 +81,12 @@ def test_a_ranx_run_given_as_the_qrels_says_so():
 @pytest.mark.peer
 @pytest.mark.slow  # (ranx's numba compilation)
 def test_ranx_frames_name_the_query_q_id(files_result):
-    """ranx's Run.to_dataframe() names its columns q_id, doc_id, score."""
+    """ranx's Run.to_dataframe() and Qrels.to_dataframe() name their columns q_id, doc_id, score."""
     ranx = pytest.importorskip("ranx")
     qrels, run, qp, rp, want = files_result
     _same(rw.evaluate(qp, ranx.Run(run).to_dataframe(), METRICS), want)
+    # ranx's qrels frame names the grade "score" too: read as the grades, not every row grade 1
+    _same(rw.evaluate(ranx.Qrels(qrels).to_dataframe(), rp, METRICS), want)
 
 
 @pytest.mark.peer

@@ -35,6 +35,9 @@ CANDIDATES: dict[str, tuple[str, ...]] = {
 # ``docid`` beside them, qrels are (qid, docno, label). ``qid`` and ``docno`` are the ids; ``query`` and ``docid``
 # would otherwise each be a second candidate for the query and the doc, and the frame an error.
 PYTERRIER_IDS = {"query": "qid", "doc": "docno"}
+# ranx's frames (Qrels.to_dataframe / Qrels.from_df, ranx 0.3.21 docs/qrels.md) name the grade of a judgment
+# "score", as they name a run's score: in qrels laid out so, the score column holds the grades
+RANX_QRELS = ("q_id", "doc_id", "score")
 ROLE_NAMES = {"query": "query id", "doc": "doc id", "relevance": "relevance", "score": "score", "rank": "rank"}
 
 
@@ -94,6 +97,8 @@ def resolve_columns(header: Sequence[str], value_role: str, columns: Mapping[str
                                   "doc": guess_column(header, "doc", ids.get("doc"))}
     if value_role == "relevance":
         out["relevance"] = guess_column(header, "relevance", columns.get("relevance"), required=False)
+        if out["relevance"] is None and set(RANX_QRELS) <= {str(h) for h in header}:
+            out["relevance"] = RANX_QRELS[-1]  # (ranx's grade column is its 'score'; not every row grade 1)
         return out
     score = guess_column(header, "score", columns.get("score"), required=False)
     # (beside a score, a rank column does not rank: it is read only to say when scores rise with it)

@@ -353,7 +353,9 @@ GAIN = Param("gain", "gain of a grade g (grades below rel give 0): a gain functi
                           "exp": "2^g - 1 (Burges et al. 2005; ranx ndcg_burges)",
                           "binary": "1 for every grade >= rel (Spark MLlib's ndcgAt from Python; binary RBP)",
                           "{g:x;...}": "a gain map, e.g. gains={0:1,1:4} (ir_measures nDCG(gains=...), trec_eval "
-                                       "-G): every judged grade >= rel must be in it; a grade mapped to a "
+                                       "ndcg.1=4): every judged grade >= rel must be in it, unless the map ends "
+                                       "with other:grade (each unlisted grade gains itself, trec_eval's rule: the "
+                                       "trec_eval-family presets add it, unlisted_gains=grade); a grade mapped to a "
                                        "positive gain counts even when it is 0. The ideal sorts by gain"},
              value_aliases={"exponential": "exp", "burges": "exp", "identity": "linear"}, aliases=("gains",))
 DISCOUNT = Param(
