@@ -130,6 +130,9 @@ class GradeDefaultGains(tuple[tuple[float, float], ...]):  # (a GainMap)
     def __hash__(self) -> int:
         return hash(("other:grade", tuple(self)))
 
+    def __repr__(self) -> str:
+        return f"GradeDefaultGains({tuple(self)!r})"
+
 
 OTHER_GRADE = ("other", "grade")  # the entry of a gain map that says unlisted grades gain their grade
 
