@@ -101,6 +101,17 @@ def test_ir_measures_iterators_are_read_once_whole(files_result):
 
 
 @pytest.mark.peer
+def test_ir_datasets_records_as_the_files(files_result):
+    """ir_datasets' qrels_iter() and scoreddocs_iter() yield TrecQrel and GenericScoredDoc named tuples (built
+    here from the files: no dataset is downloaded)."""
+    formats = pytest.importorskip("ir_datasets.formats")
+    qrels, run, qp, rp, want = files_result
+    judged = (formats.TrecQrel(q, d, g, "0") for q, dd in qrels.items() for d, g in dd.items())
+    scored = (formats.GenericScoredDoc(q, d, s) for q, dd in run.items() for d, s in dd.items())
+    _same(rw.evaluate(judged, scored, METRICS), want)
+
+
+@pytest.mark.peer
 def test_an_exhausted_iterator_says_it_was_read_already(files_result):
     ir_measures = pytest.importorskip("ir_measures")
     qrels, run, qp, rp, want = files_result

@@ -62,6 +62,23 @@ def test_partial_gain_maps_give_trec_eval_values(preset):
     check(rw.evaluate(GAINS, RUN, list(PARTIAL2.values()), preset), golden("gains.partial2.txt"), PARTIAL2)
 
 
+@pytest.mark.peer
+def test_partial_gain_maps_give_ir_measures_values():
+    """ir_measures' nDCG(gains=...) (pytrec_eval backend) on the same files: unlisted grades keep their grade."""
+    ir_measures = pytest.importorskip("ir_measures")
+    from ir_measures import nDCG
+    measures = {"nDCG(gain={2:5})": nDCG(gains={2: 5}), "nDCG(gain={1:4;3:0})@5": nDCG(gains={1: 4, 3: 0}) @ 5}
+    theirs = ir_measures.iter_calc(list(measures.values()), ir_measures.read_trec_qrels(str(GAINS)),
+                                   ir_measures.read_trec_run(str(RUN)))
+    ours = rw.evaluate(GAINS, RUN, list(measures), "ir_measures")
+    by_measure = {str(m): name for name, m in measures.items()}
+    n = 0
+    for row in theirs:
+        assert ours.per_query(by_measure[str(row.measure)])[row.query_id] == pytest.approx(row.value, abs=1e-12)
+        n += 1
+    assert n == 2 * ours.n_queries
+
+
 def test_the_resolved_map_says_unlisted_grades_keep_their_gain():
     res = rw.evaluate(GAINS, RUN, ["nDCG(gain={2:5})@10"])
     resolved = res.resolved["nDCG(gain={2:5})@10"]
