@@ -1,5 +1,5 @@
 """rankwise: exact ranking evaluation with every convention named."""
-from rankwise.api import as_qrels, as_run, evaluate
+from rankwise.api import as_qrels, as_run, evaluate, evaluate_tensors
 from rankwise.api import evaluate_run_file as evaluate_run_file  # (deprecated: evaluate(..., stream="yes"))
 from rankwise.conventions import PRESETS, Convention, get_convention
 from rankwise.data.collections import Qrels, Run
@@ -24,7 +24,7 @@ from rankwise.spec.metric import MetricSpec, ResolvedMetric
 __version__ = "0.1.0"
 
 __all__ = [
-    "evaluate", "evaluate_ranks", "compare", "Results", "Qrels", "Run", "RelevantRanks",
+    "evaluate", "evaluate_tensors", "evaluate_ranks", "compare", "Results", "Qrels", "Run", "RelevantRanks",
     "read_qrels", "read_run", "as_qrels", "as_run",
     "compare_matrix", "power", "PerQueryMatrix", "Comparison", "evaluate_catalogue",  # lazy: see _LAZY
     "correlate", "discriminative_power", "swap_rate",  # lazy: system orderings (agreement/)

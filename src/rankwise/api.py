@@ -16,6 +16,7 @@ from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.frames import frame_kind
+from rankwise.data.peer_objects import is_record_iterable, ranx_dict, read_records
 from rankwise.errors import DataError, InvalidParameterError, RankwiseError, RankwiseWarning
 from rankwise.evaluation.notices import warn_about
 from rankwise.evaluation.plan import make_plan
@@ -25,7 +26,7 @@ from rankwise.execution.item_lists import evaluate_lists, whole_run_draws
 from rankwise.execution.parts import evaluate_in_memory
 from rankwise.execution.workers import resolve_workers
 
-__all__ = ["evaluate", "as_qrels", "as_run", "side_columns", "evaluate_run_file", "whole_run_draws"]
+__all__ = ["evaluate", "evaluate_tensors", "as_qrels", "as_run", "side_columns", "evaluate_run_file", "whole_run_draws"]
 
 
 def side_columns(columns: Mapping[str, Any] | None, side: str) -> dict[str, str]:
@@ -40,15 +41,22 @@ def side_columns(columns: Mapping[str, Any] | None, side: str) -> dict[str, str]
 
 
 def as_qrels(x: Any, columns: Mapping[str, Any] | None = None, *, duplicates: str = "error") -> Qrels:
-    """A Qrels from itself, a pandas/polars DataFrame or pyarrow Table (``Qrels.from_frame``), a dict
-    ``{query: {doc: grade}}`` or ``{query: [doc, ...]}`` (every listed doc relevant, grade 1), or a path to a
-    TREC, CSV/TSV, Parquet or JSON file (read as the CLI reads it, columns found by name). ``columns`` names
+    """A Qrels from itself, a pandas/polars DataFrame or pyarrow Table (``Qrels.from_frame``; PyTerrier's
+    ``qid, docno, label`` frames included), a dict ``{query: {doc: grade}}`` (ir_measures', pytrec_eval's) or
+    ``{query: [doc, ...]}`` (every listed doc relevant, grade 1), a ranx ``Qrels``, an iterator or list of records
+    with named fields (``ir_measures.read_trec_qrels(path)``'s ``Qrel`` tuples, ir_datasets' ``qrels_iter()``;
+    read once, whole), or a path to a TREC, CSV/TSV, Parquet or JSON file (read as the CLI reads it, columns
+    found by name). ``columns`` names
     the columns of frames and files (as ``rankwise.evaluate``'s); ``duplicates`` what to do with a (query, doc)
     pair given twice in a frame or file: 'error' (default), 'first', 'last' or 'max'."""
     if isinstance(x, Qrels):
         return x
     if frame_kind(x) is not None:
         return Qrels.from_frame(x, columns=side_columns(columns, "qrels"), duplicates=duplicates)
+    if is_record_iterable(x):
+        return Qrels.from_frame(read_records(x, "qrels"), columns=side_columns(columns, "qrels"),
+                                duplicates=duplicates)
+    x = ranx_dict(x, "qrels") or x
     if isinstance(x, Mapping):
         if _ranked_lists(x):
             return Qrels.from_dict({q: dict.fromkeys(list(docs), 1) for q, docs in x.items()})
@@ -60,14 +68,19 @@ def as_qrels(x: Any, columns: Mapping[str, Any] | None = None, *, duplicates: st
 
 
 def as_run(x: Any, columns: Mapping[str, Any] | None = None, *, duplicates: str = "error") -> Run:
-    """A Run from itself, a pandas/polars DataFrame or pyarrow Table (``Run.from_frame``), a dict
-    ``{query: {doc: score}}`` or ``{query: [doc, ...]}`` (a ranked list, best first), or a path to a TREC,
+    """A Run from itself, a pandas/polars DataFrame or pyarrow Table (``Run.from_frame``; PyTerrier's result
+    frames ``qid, docno, score, rank`` included), a dict ``{query: {doc: score}}`` or ``{query: [doc, ...]}`` (a
+    ranked list, best first), a ranx ``Run``, an iterator or list of records with named fields
+    (``ir_measures.read_trec_run(path)``'s ``ScoredDoc`` tuples; read once, whole), or a path to a TREC,
     CSV/TSV, Parquet or JSON file. ``columns`` names the columns of frames and files; ``duplicates``: as
     :func:`as_qrels`'s."""
     if isinstance(x, Run):
         return x
     if frame_kind(x) is not None:
         return Run.from_frame(x, columns=side_columns(columns, "run"), duplicates=duplicates)
+    if is_record_iterable(x):
+        return Run.from_frame(read_records(x, "run"), columns=side_columns(columns, "run"), duplicates=duplicates)
+    x = ranx_dict(x, "run") or x
     if isinstance(x, Mapping):
         return Run.from_ranked_lists(x) if _ranked_lists(x) else Run.from_dict(x)
     if isinstance(x, (str, PathLike)):
@@ -85,7 +98,8 @@ def _not_an_input(x: Any, cls: type, what: str) -> InvalidParameterError:
     side = "qrels" if cls is Qrels else "run"
     return InvalidParameterError(
         f"{side} must be a {cls.__name__}, a pandas or polars DataFrame, a pyarrow Table, a dict "
-        f"{{query: {{doc: {what}}}}}{' or {query: [doc, ...]}' if cls is Run else ''}, or a path to a TREC, CSV, "
+        f"{{query: {{doc: {what}}}}}{' or {query: [doc, ...]}' if cls is Run else ''}, a ranx {cls.__name__}, "
+        "an iterator or list of named tuples or dicts (ir_measures' records), or a path to a TREC, CSV, "
         f"TSV, Parquet or JSON file; got {type(x).__name__}. (rankwise.{cls.__name__}.from_frame, from_dict "
         "and from_arrays build one explicitly)")
 
@@ -225,6 +239,22 @@ def _rows(collection: Qrels | Run, given: Any) -> Any:
                         f"(query, doc) row; a judged query without any ranked document is scored by "
                         "missing_in_run='zero' when the run has other queries")
     return collection
+
+
+def evaluate_tensors(preds: Any, target: Any, indexes: Any, metrics: str | Iterable[str],
+                     convention: str | Convention = DEFAULT, **options: Any) -> Results:
+    """Evaluate torchmetrics-style flat tensors: ``preds`` (each row's score), ``target`` (its relevance: bool
+    or a grade) and ``indexes`` (the integer query of each row), as torchmetrics' retrieval metrics take them
+    (torch tensors on any device, numpy arrays or sequences). Row i is a document of query ``indexes[i]``
+    judged ``target[i]`` and scored ``preds[i]`` (the doc id is its row number); the per-query results are keyed
+    by the integer query ids. ``convention="torchmetrics"`` reproduces torchmetrics' own values; the default is
+    rankwise's (trec_eval). ``options``: as :func:`evaluate`'s (``workers=``, overrides such as
+    ``ties="average"``). ``rankwise.data.flat_tensors.from_tensors`` gives the (Qrels, Run) pair itself, e.g. for
+    ``rankwise.compare``."""
+    from rankwise.data.flat_tensors import from_tensors
+
+    qrels, run = from_tensors(preds, target, indexes)
+    return evaluate(qrels, run, metrics, convention, **options)
 
 
 def evaluate_run_file(qrels: Any, run_path: Any, metrics: str | Iterable[str], convention: str | Convention = DEFAULT,

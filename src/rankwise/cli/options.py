@@ -1,7 +1,7 @@
 """Command-line options generated from the registry and the presets (never maintained by hand)."""
 from __future__ import annotations
 
-from rankwise.conventions import DEFAULT, OUTPUT_POLICIES, PRESETS, QUERY_POLICIES
+from rankwise.conventions import DEFAULT, OUTPUT_POLICIES, PARAMETER_POLICIES, PRESETS, QUERY_POLICIES
 from rankwise.errors import InvalidParameterError
 from rankwise.spec import registry
 from rankwise.spec.params import COMMON_PARAMS
@@ -22,7 +22,7 @@ def add_convention_options(parser) -> None:
                         help="preset that fills every choice not given "
                              f"(default {DEFAULT.name}; one of {', '.join(PRESETS)})")
     grp = parser.add_argument_group("convention overrides (each changes one choice of the preset)")
-    for name, spec in {**QUERY_POLICIES, **OUTPUT_POLICIES}.items():
+    for name, spec in {**QUERY_POLICIES, **OUTPUT_POLICIES, **PARAMETER_POLICIES}.items():
         grp.add_argument("--" + name.replace("_", "-"), dest=f"ov_{name}", choices=list(spec["choices"]),
                          help=spec["doc"])
     for name, p in all_params().items():

@@ -11,10 +11,10 @@ import sys
 import time
 from collections.abc import Callable
 
-from rankwise.evaluation.notices import FLOAT32_KEY, TIES_KEY
+from rankwise.evaluation.notices import FLOAT32_KEY, TIES_KEY, TRUNCATED_KEY
 from rankwise.evaluation.results import Results
 
-CONVENTION_INFO = (TIES_KEY, FLOAT32_KEY)  # Results.info entries said by notice_lines
+CONVENTION_INFO = (TIES_KEY, FLOAT32_KEY, TRUNCATED_KEY)  # Results.info entries said by notice_lines
 
 
 def _num(v: float, digits: int | None = None) -> str:
@@ -223,15 +223,16 @@ def item_lines(res: Results) -> list[str]:
 def notice_lines(res: Results, label: str = "") -> list[str]:
     """The RankwiseWarnings the CLI's own reports do not already say (ties a deterministic policy
     decided, scores out of float32's range, rankings without a judged document, ranks given as
-    scores, test rows below rel under a preset that counts them all relevant), as stderr lines: the CLI
+    scores, test rows below rel under a preset that counts them all relevant, grades with a fraction
+    truncated), as stderr lines: the CLI
     silences the warnings of the evaluations it runs and prints these, so nothing is said twice."""
     from rankwise.evaluation.notices import notices
     return [f"rankwise: warning: {label}{text}" for kind, text in notices(res) if kind in CLI_KINDS]
 
 
-# the notices no other report of the CLI says (the set-aside queries, duplicates and truncated grades are
-# set_aside_report's)
-CLI_KINDS = ("ties", "scores", "test_rows", "judged", "ranks")
+# the notices no other report of the CLI says (the set-aside queries and duplicates are set_aside_report's, in
+# table mode). Truncated grades are said here, in every format: a value differs from the file's grade
+CLI_KINDS = ("ties", "scores", "test_rows", "judged", "ranks", "grades")
 
 
 def render_many(results: dict[str, Results], fmt: str, per_query: bool, digits: int = 4,

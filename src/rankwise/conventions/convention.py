@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 from rankwise.errors import ConventionError, InvalidParameterError
 from rankwise.spec.metric import MetricSpec, ResolvedMetric
-from rankwise.spec.params import CANDIDATE_TIES, TIE_BREAKS
+from rankwise.spec.params import CANDIDATE_TIES, GAIN, TIE_BREAKS, with_unlisted_grades
 
 QUERY_POLICIES = {
     "missing_in_run": {
@@ -67,7 +67,16 @@ OUTPUT_POLICIES: dict[str, dict[str, Any]] = {
                     "omitted": "not printed, though counted in the 'all' lines (trec_eval 9.x)"},
     },
 }
-POLICIES: dict[str, dict[str, Any]] = {**QUERY_POLICIES, **RANK_POLICIES, **OUTPUT_POLICIES}
+# How a metric's given parameters are read (in the resolved string, so the values say which was taken)
+PARAMETER_POLICIES: dict[str, dict[str, Any]] = {
+    "unlisted_gains": {
+        "doc": "a judged grade that a gain map (gain={grade:gain;...}) does not list",
+        "choices": {"grade": "gains its grade, the default gain (trec_eval's ndcg.<g>=<gain>: 'level 3 remains at "
+                             "the default'; ir_measures and pytrec_eval with it): the map resolves with other:grade",
+                    "error": "an error naming the grade: give every judged grade a gain"},
+    },
+}
+POLICIES: dict[str, dict[str, Any]] = {**QUERY_POLICIES, **RANK_POLICIES, **OUTPUT_POLICIES, **PARAMETER_POLICIES}
 
 
 def check_policy(name: str, value: Any, *, keyword: str | None = None) -> Any:
@@ -98,6 +107,7 @@ class Convention:
     estimator: str
     defaults: Mapping[str, object]
     missing_in_run_lines: str = "printed"
+    unlisted_gains: str = "error"
     metric_defaults: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     base: str | None = None  # the preset this one is written as a diff from
@@ -160,6 +170,9 @@ class Convention:
                 f"{spec.text}: ties=average (expectation over tied orders) is defined here only for metrics "
                 f"linear in the gains; {d.name} is not. Use ties=optimistic/pessimistic for bounds, or a "
                 "deterministic order (docid_desc, docid_asc, input).")
+        gain = values.get("gain")
+        if self.unlisted_gains == "grade" and isinstance(gain, tuple) and d.param("gain") is GAIN:
+            values["gain"] = with_unlisted_grades(gain)  # (printed {...;other:grade}: the resolved string says it)
         for name, (allowed, why) in d.only.items():
             if values[name] not in allowed:
                 raise ConventionError(f"{spec.text}: {name}={values[name]} is not defined for {d.name}: {why}")

@@ -75,7 +75,7 @@ RECSYS_CONFUSION = derive_preset(
 )
 
 TREC_EVAL_10 = derive_preset(
-    TREC_EVAL, name="trec_eval_10", own_tie_order=True,
+    TREC_EVAL, name="trec_eval_10", own_tie_order=True, unlisted_gains="grade",
     description="trec_eval 10.0: as trec_eval, but scores are compared in double precision (commit fa69fd7, "
                 "'Convert float to double', 2023, first in 9.0.8) and a recall level c needs round(c·R) relevant "
                 "documents in iprec_at_recall and 11pt_avg (commit 2a9e214; 9.0.8: recall_rounding=plus_0.9).",
@@ -87,7 +87,7 @@ TREC_EVAL_10 = derive_preset(
 )
 
 TREC_EVAL_908 = derive_preset(
-    TREC_EVAL_10, name="trec_eval_9.0.8", own_tie_order=True,
+    TREC_EVAL_10, name="trec_eval_9.0.8", own_tie_order=True, unlisted_gains="grade",
     description="trec_eval 9.0.8: scores compared in double precision as in 10.0, but a recall level c needs "
                 "(long)(c·R + 0.9) relevant documents (iprec_at_recall, 11pt_avg) as in 9.0.7, and under -c the "
                 "queries missing from the run print no per-query lines.",
@@ -96,7 +96,7 @@ TREC_EVAL_908 = derive_preset(
 )
 
 IR_MEASURES = derive_preset(
-    TREC_EVAL, name="ir_measures", own_tie_order=True,
+    TREC_EVAL, name="ir_measures", own_tie_order=True, unlisted_gains="grade",
     description="ir_measures (pytrec_eval backend): trec_eval's definitions, but judged queries missing "
                 "from the run are returned with 0, as trec_eval -c.",
     provenance="ir_measures 0.4.3 with pytrec-eval-terrier 0.5.11",

@@ -29,6 +29,9 @@ TREC_EVAL = Convention(
     # trec_eval 9.x leaves -c's zero-filled queries out of its per-query lines (10.0 prints them)
     missing_in_run_lines="omitted",
     own_tie_order=True,  # docid_desc: trec_eval's qsort by score, then doc id
+    # ndcg.1=3.5,2=9 leaves every other grade at its default gain, the grade (gain_init.c setup_gains); the
+    # presets of other tools keep rankwise's error (derive_preset does not pass it on)
+    unlisted_gains="grade",
     defaults={
         "rel": 1.0, "ties": "docid_desc", "scores": "float32", "unjudged": "nonrelevant",
         "negative": "unjudged", "no_relevant": "zero", "aggregate": "mean", "nonpositive": "ranked",
@@ -68,16 +71,17 @@ TREC_EVAL = Convention(
 
 def derive_preset(base: Convention, *, name: str, description: str, provenance: str, notes: Iterable[str] = (),
                   metric_defaults: Mapping[str, Mapping[str, object]] | None = None, own_tie_order: bool = False,
-                  every_test_row_relevant: bool = False, **changes: object) -> Convention:
+                  every_test_row_relevant: bool = False, unlisted_gains: str = "error",
+                  **changes: object) -> Convention:
     """A preset as a diff from ``base``: base's per-metric defaults are kept unless overridden here, even
     for a parameter the preset changes for every metric (LRAP reads tie groups under any preset's ties;
     the counts are summed whatever the preset's aggregate). A user's override (Convention.derive) is
-    different: it applies to every metric. ``own_tie_order`` and ``every_test_row_relevant`` (Convention's
-    fields) are the preset's own, never inherited from its base."""
+    different: it applies to every metric. ``own_tie_order``, ``every_test_row_relevant`` and ``unlisted_gains``
+    (Convention's fields) are the preset's own, never inherited from its base."""
     c = base.derive(name, **changes)
     merged = {m: dict(v) for m, v in base.metric_defaults.items()}
     for m, v in (metric_defaults or {}).items():
         merged.setdefault(m.lower(), {}).update(v)
     return replace(c, description=description, provenance=provenance, notes=tuple(notes),
                    metric_defaults=merged, base=base.name, preset=name, overrides={}, own_tie_order=own_tie_order,
-                   every_test_row_relevant=every_test_row_relevant)
+                   every_test_row_relevant=every_test_row_relevant, unlisted_gains=unlisted_gains)

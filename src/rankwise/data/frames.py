@@ -24,12 +24,20 @@ from rankwise.errors import DataError, InvalidParameterError
 ROLES = ("query", "doc", "relevance", "score", "rank")
 # column names recognised for each role (compared without regard to case)
 CANDIDATES: dict[str, tuple[str, ...]] = {
-    "query": ("query_id", "qid", "query", "user_id", "user", "userId", "session", "session_id"),
+    "query": ("query_id", "qid", "q_id", "query", "user_id", "user", "userId", "session", "session_id"),
     "doc": ("doc_id", "docno", "doc", "docid", "item_id", "item", "itemId", "movieId"),
     "relevance": ("relevance", "rel", "label", "grade", "rating", "judgment"),
     "score": ("score", "sim", "prediction", "pred", "rating"),
     "rank": ("rank",),
 }
+# PyTerrier's frames (docs/datamodel.md of terrier-org/pyterrier, commit 3773c64; pyterrier/io.py read_qrels):
+# results R are (qid, docno, score, rank) with the query's text in ``query`` and Terrier's internal integer
+# ``docid`` beside them, qrels are (qid, docno, label). ``qid`` and ``docno`` are the ids; ``query`` and ``docid``
+# would otherwise each be a second candidate for the query and the doc, and the frame an error.
+PYTERRIER_IDS = {"query": "qid", "doc": "docno"}
+# ranx's frames (Qrels.to_dataframe / Qrels.from_df, ranx 0.3.21 docs/qrels.md) name the grade of a judgment
+# "score", as they name a run's score: in qrels laid out so, the score column holds the grades
+RANX_QRELS = ("q_id", "doc_id", "score")
 ROLE_NAMES = {"query": "query id", "doc": "doc id", "relevance": "relevance", "score": "score", "rank": "rank"}
 
 
@@ -84,10 +92,13 @@ def resolve_columns(header: Sequence[str], value_role: str, columns: Mapping[str
                                     "columns; a frame always names them")
     if unknown:
         raise InvalidParameterError(f"unknown role(s) {sorted(unknown)} in columns=; the roles are {', '.join(ROLES)}")
-    out: dict[str, str | None] = {"query": guess_column(header, "query", columns.get("query")),
-                                  "doc": guess_column(header, "doc", columns.get("doc"))}
+    ids = id_columns(header, columns)
+    out: dict[str, str | None] = {"query": guess_column(header, "query", ids.get("query")),
+                                  "doc": guess_column(header, "doc", ids.get("doc"))}
     if value_role == "relevance":
         out["relevance"] = guess_column(header, "relevance", columns.get("relevance"), required=False)
+        if out["relevance"] is None and set(RANX_QRELS) <= {str(h) for h in header}:
+            out["relevance"] = RANX_QRELS[-1]  # (ranx's grade column is its 'score'; not every row grade 1)
         return out
     score = guess_column(header, "score", columns.get("score"), required=False)
     # (beside a score, a rank column does not rank: it is read only to say when scores rise with it)
@@ -98,6 +109,16 @@ def resolve_columns(header: Sequence[str], value_role: str, columns: Mapping[str
                           "or name it: columns={'score': ...}")
     out["score"], out["rank"] = score, rank
     return out
+
+
+def id_columns(header: Sequence[str], columns: Mapping[str, str | None]) -> dict[str, str | None]:
+    """The query and doc columns named in ``columns``, and for a frame laid out as PyTerrier's (both ``qid`` and
+    ``docno`` among its columns) ``qid`` and ``docno`` where ``columns`` names none (``PYTERRIER_IDS``)."""
+    named = {role: columns.get(role) for role in ("query", "doc")}
+    names = {str(h) for h in header}
+    if all(col in names for col in PYTERRIER_IDS.values()):
+        return {role: named[role] or PYTERRIER_IDS[role] for role in named}
+    return named
 
 
 def scores_from_ranks(ranks: np.ndarray, column: str = "rank") -> np.ndarray:

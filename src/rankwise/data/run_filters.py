@@ -64,6 +64,24 @@ def fractional_count(qrels: Qrels) -> int:
     return qrels.memo("fractional", lambda: int(np.count_nonzero(qrels.values != np.trunc(qrels.values))))
 
 
+# a Qrels' extra: the first grade with a fraction as its file gave it, {"line", "query", "doc", "value"}
+# (set by the TREC qrels reader, which knows the lines; stored rows need not be in the file's order)
+FIRST_FRACTIONAL = "first_fractional_grade"
+
+
+def first_fractional(qrels: Qrels) -> dict[str, object] | None:
+    """Where the first grade with a fraction is: {"source", "line", "query", "doc", "value"} (``source`` the
+    file or None, ``line`` its line when a reader recorded it, else None); None when every grade is whole."""
+    if not fractional_count(qrels):
+        return None
+    known = qrels.extra.get(FIRST_FRACTIONAL)
+    if isinstance(known, dict):
+        return {"source": qrels.source, **known}
+    i = int(np.flatnonzero(qrels.values != np.trunc(qrels.values))[0])
+    return {"source": qrels.source, "line": None, "query": str(qrels.query_ids[qrels.segment[i]]),
+            "doc": str(qrels.doc_ids(np.array([i]))[0]), "value": float(qrels.values[i])}
+
+
 def judged_in_run(qrels: Qrels, run: Run, scope: str) -> Qrels:
     """``qrels`` as the convention counts judgments (unscored_judgments): all of them ('counted', trec_eval:
     a relevant document the run never retrieved still counts in R and the ideal), or only those of documents

@@ -16,12 +16,13 @@ from rankwise.data.collections import COLUMNS, Qrels, Run
 from rankwise.data.item_side import ItemSide
 from rankwise.data.item_tally import ItemTally
 from rankwise.data.rank_column import RANK_AGREEMENT
-from rankwise.data.run_filters import float32_overflow, fractional_count
+from rankwise.data.run_filters import first_fractional, float32_overflow, fractional_count
 from rankwise.evaluation.aggregate import plan_queries, summarize
 from rankwise.evaluation.lists import LIST_TALLY, whole_run_values
 from rankwise.evaluation.notices import (
     BELOW_REL_KEY,
     COLUMNS_KEY,
+    FIRST_TRUNCATED_KEY,
     FLOAT32_KEY,
     RANK_KEY,
     SCORED_EMPTY_KEY,
@@ -90,6 +91,8 @@ class InputCounts:
     # the columns each side was read from, {role: column}, as the readers found them (None: a dict, arrays)
     qrels_columns: Mapping[str, str] | None = None
     run_columns: Mapping[str, str] | None = None
+    # where the first grade with a fraction is (data.run_filters.first_fractional), when one is truncated
+    first_fractional: Mapping[str, object] | None = None
 
     def plus_run(self, other: InputCounts) -> InputCounts:
         """These counts with another part's run counts added (blocks of one file)."""
@@ -106,6 +109,7 @@ def qrels_counts(plan: Plan, qrels: Qrels) -> InputCounts:
     rel = every_row_relevant_rel(plan)
     return InputCounts(qrels_duplicates_dropped=qrels.duplicates_dropped,
                        fractional_grades=fractional_count(qrels) if truncates else 0,
+                       first_fractional=first_fractional(qrels) if truncates else None,
                        below_rel=int(np.count_nonzero(qrels.values < rel)) if rel else 0, rel=rel or 0.0,
                        qrels_columns=columns_read(qrels))
 
@@ -188,6 +192,8 @@ def _info(plan: Plan, partials: list[Partial], queries: QueryPlan, counts: Input
         info["unjudged_removed"] = removed
     if counts.fractional_grades:  # said, never silent: trec_eval's reading of a grade is not everyone's
         info[TRUNCATED_KEY] = counts.fractional_grades
+        if counts.first_fractional is not None:
+            info[FIRST_TRUNCATED_KEY] = dict(counts.first_fractional)
     if queries.scored_empty is not None:  # judged queries scored as empty rankings (trec_eval -c)
         info[SCORED_EMPTY_KEY] = tuple(str(q) for q in queries.scored_empty)
     ties = merged_tally(partials, TIES, Counts()).by

@@ -19,6 +19,7 @@ import numpy as np
 from rankwise.data.align import JudgedRankings
 from rankwise.errors import ConventionError, DataError
 from rankwise.kernels import segments as sk
+from rankwise.spec.params import GradeDefaultGains
 from rankwise.spec.ranking_context import Gain, GainMap, RowCutoff
 
 _T = TypeVar("_T")
@@ -212,18 +213,26 @@ class EvalContext:
 def _mapped_gains(labels: np.ndarray, t: float, gains: GainMap, scale: np.ndarray | None,
                   judged: np.ndarray | None) -> np.ndarray:
     """The gain a map {grade: gain} gives each grade >= t (0 below t); a judged grade missing from the
-    map is an error, never a silent 0 (ir_measures' nDCG(gains=...), trec_eval's gain files)."""
+    map is an error, never a silent 0, unless the map says ``other:grade`` (``GradeDefaultGains``: the
+    trec_eval-family presets' reading, where an unlisted grade gains itself, as in trec_eval's ndcg.<g>=<gain>
+    and so in ir_measures' nDCG(gains=...) and pytrec_eval)."""
     if scale is not None:
         raise ConventionError("a gain map gives each grade its gain directly; it is not defined for gains "
                               "normalised by the query's highest grade (NDCNG): use gain=linear or exp")
     grades = np.array([g for g, _ in gains], dtype=np.float64)
     values = np.array([v for _, v in gains], dtype=np.float64)
     ok = labels >= t
+    if grades.size == 0:  # {other:grade}: every grade gains itself
+        return np.where(ok, labels, 0.0)
     idx = np.minimum(np.searchsorted(grades, labels), grades.size - 1)
     found = grades[idx] == labels
+    if isinstance(gains, GradeDefaultGains):  # trec_eval: an unlisted grade keeps its default gain, the grade
+        return np.where(ok, np.where(found, values[idx], labels), 0.0)
     need = ok if judged is None else ok & judged
     if (need & ~found).any():
         missing = np.unique(labels[need & ~found])
-        raise DataError(f"the gain map {{{'; '.join(f'{g:g}: {v:g}' for g, v in gains)}}} has no gain for grade "
-                        f"{', '.join(f'{x:g}' for x in missing[:5])}; give every judged grade a gain")
+        listed = "; ".join(f"{g:g}: {v:g}" for g, v in gains)
+        raise DataError(f"the gain map {{{listed}}} has no gain for grade {', '.join(f'{x:g}' for x in missing[:5])}; "
+                        "give every judged grade a gain, or add other:grade to give each unlisted grade its grade as "
+                        "its gain (trec_eval's rule, that of the trec_eval-family presets: unlisted_gains=grade)")
     return np.where(ok & found, values[idx], 0.0)

@@ -7,6 +7,7 @@ call), the CLI prints the sentences on stderr instead of letting the warning thr
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 import warnings
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 TIES_KEY = "ties_decided_by_policy"  # {metric: queries where a tie of different grades decides its value}
 FLOAT32_KEY = "scores_beyond_float32"  # scores that become +-inf when compared as float32
 TRUNCATED_KEY = "fractional_grades_truncated"  # qrels grades cut towards zero (fractional_grades='truncated')
+# where the first of them is: {"source", "line", "query", "doc", "value"} (data.run_filters.first_fractional)
+FIRST_TRUNCATED_KEY = "fractional_grades_first"
 SCORED_EMPTY_KEY = "missing_in_run_scored_empty"  # judged queries without a ranking, scored (missing_in_run=zero)
 # {"ranked", "none_judged", "ranked_pooled", "pooled_none_judged"}: rankings none of whose documents is judged
 # (evaluation.partial.UNJUDGED_COUNTS), when there is one
@@ -125,9 +128,7 @@ def notices(res: Results, n_judged: int | None = None) -> list[tuple[str, str]]:
                                 "queries; pass ties='average' for the expectation over their orders"))
     cut = res.info.get(TRUNCATED_KEY)
     if isinstance(cut, int) and cut > 0:
-        out.append(("grades", f"{cut} grades with a fraction were truncated towards zero (2.7 is 2, 0.5 is 0), as "
-                              "trec_eval reads grades (fractional_grades='truncated', the trec_eval and ranx presets' "
-                              "choice); pass fractional_grades='kept' to use them as given"))
+        out.append(("grades", _truncated_notice(cut, res.info.get(FIRST_TRUNCATED_KEY))))
     below = res.info.get(BELOW_REL_KEY)
     if isinstance(below, Mapping) and below.get("rows"):
         rel = below["rel"]
@@ -150,6 +151,23 @@ def notices(res: Results, n_judged: int | None = None) -> list[tuple[str, str]]:
                               "(scores='float32', trec_eval's precision) they become +-inf and tie with each other; "
                               "pass scores='float64', or rescale the scores"))
     return out
+
+
+def _truncated_notice(cut: int, first: object) -> str:
+    """The notice of grades with a fraction truncated: the file, how many, and where the first is."""
+    where = "the qrels"
+    example = ""
+    if isinstance(first, Mapping):
+        if first.get("source"):
+            where = f"the qrels {first['source']}"
+        value = float(first["value"])
+        line = f"line {first['line']}: " if first.get("line") is not None else ""
+        example = (f" (the first: {line}query {first['query']}, doc {first['doc']}, grade {value:g} read as "
+                   f"{math.trunc(value)})")
+    rows = "lines" if isinstance(first, Mapping) and first.get("line") is not None else "judgments"
+    return (f"{where}: {cut} {rows} with a fractional grade, truncated towards zero as trec_eval reads grades "
+            f"(2.7 is 2, 0.5 is 0){example}; fractional_grades='truncated' is the trec_eval and ranx presets' "
+            "choice: pass fractional_grades='kept' (CLI: --fractional-grades kept) to use them as given")
 
 
 def own_tie_order(res: Results, metric: str) -> bool:

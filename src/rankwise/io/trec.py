@@ -19,6 +19,7 @@ import numpy as np
 
 from rankwise.data.collections import COLUMNS, Qrels, Run
 from rankwise.data.duplicates import grade_doubt
+from rankwise.data.run_filters import FIRST_FRACTIONAL
 from rankwise.errors import ParseError, RankwiseWarning
 
 _NON_BLANK = re.compile(rb"[^ \t\r\n]")
@@ -290,12 +291,24 @@ def _read(path, layout, value_col: int, kind: str):
 def read_qrels(path, *, duplicates: str = "error") -> Qrels:
     """Read a TREC qrels file: ``query iteration doc relevance`` per line."""
     q, d, v, _, lines = _read(path, QRELS_LAYOUT, 3, "qrels")
+    extra: dict[str, object] = {COLUMNS: QRELS_COLUMNS}
+    fractional = np.flatnonzero(v != np.trunc(v))
+    if fractional.size:  # where the first is, in the file's order (said when a convention truncates it)
+        i = int(fractional[0])
+        extra[FIRST_FRACTIONAL] = {"line": int(lines[i]), "query": _text(q[i]), "doc": _text(d[i]),
+                                   "value": float(v[i])}
     qrels = Qrels.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines,
-                              extra={COLUMNS: QRELS_COLUMNS})
+                              extra=extra)
     doubt = grade_doubt(qrels.values)  # (with repeated pairs, the duplicates error says it instead)
     if doubt is not None:
         warnings.warn(f"{os.fspath(path)}: {doubt}", RankwiseWarning, stacklevel=2)
     return qrels
+
+
+def _text(x: object) -> str:
+    """An id of the parsed columns (a numpy str, or a pyarrow scalar of the fast parser) as a str."""
+    as_py = getattr(x, "as_py", None)
+    return str(as_py() if as_py is not None else x)
 
 
 def read_run(path, *, duplicates: str = "error") -> Run:

@@ -1,0 +1,149 @@
+"""trec_eval semantics, the last gaps (issue #26), against the real trec_eval 10.0's outputs.
+
+* A gain map that does not list every grade: trec_eval's ``ndcg.2=5`` leaves the other grades at their default
+  gain, the grade itself ("level 3 remains at the default", its ndcg help; gain_init.c setup_gains), and so do
+  ir_measures' ``nDCG(gains=...)`` and pytrec_eval. The trec_eval-family presets follow it (``unlisted_gains=
+  grade``: the resolved map says ``other:grade``); every other preset keeps the error.
+* A fractional grade (``1.5``) in a TREC qrels file is truncated under the trec_eval presets (trec_eval's atol),
+  said in Python as a RankwiseWarning and on the CLI's stderr in every format, naming the file, the first line
+  and its grade, and how many lines.
+
+Goldens: tests/golden/trec_eval/10.0/{gains.partial,gains.partial2,fractional,fractional.partial}.txt, made by
+the commands of tests/golden/trec_eval/README.md from tests/golden/{gains,fractional}.qrels and gains.run.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+import rankwise as rw
+from rankwise.cli.main import main
+from rankwise.errors import DataError, InvalidParameterError, RankwiseWarning
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+GAINS, FRACTIONAL, RUN = GOLDEN / "gains.qrels", GOLDEN / "fractional.qrels", GOLDEN / "gains.run"
+TE10 = GOLDEN / "trec_eval" / "10.0"
+
+# trec_eval's measure (as it prints it) -> rankwise's metric string
+PARTIAL = {"ndcg_2=5": "nDCG(gain={2:5})", "ndcg_rel_2=5": "nDCGRel(gain={2:5})"}
+PARTIAL2 = {"ndcg_1=4,3=0": "nDCG(gain={1:4;3:0})"}
+FRACTIONAL_MEASURES = {"ndcg": "nDCG", "ndcg_cut_5": "nDCG@5", "ndcg_cut_10": "nDCG@10", "map": "AP",
+                       "P_5": "P@5", "recip_rank": "RR", "Rprec": "Rprec", "bpref": "bpref"}
+TREC_PRESETS = ("trec_eval", "trec_eval_10", "trec_eval_9.0.8", "ir_measures")
+
+
+def golden(name: str) -> dict[tuple[str, str], float]:
+    out = {}
+    for line in (TE10 / name).read_text().splitlines():
+        measure, qid, value = line.split()
+        out[(measure, qid)] = float(value)
+    return out
+
+
+def check(res: rw.Results, gold: dict[tuple[str, str], float], names: dict[str, str]) -> None:
+    """Every (measure, query) value and the 'all' mean at trec_eval's 4 decimals."""
+    seen = 0
+    for (measure, qid), want in gold.items():
+        metric = names[measure]
+        got = res.means[metric] if qid == "all" else res.per_query(metric)[qid]
+        assert got == pytest.approx(want, abs=5e-5), (measure, qid)
+        seen += 1
+    assert seen == len(gold) > 4
+
+
+@pytest.mark.parametrize("preset", TREC_PRESETS)
+def test_partial_gain_maps_give_trec_eval_values(preset):
+    check(rw.evaluate(GAINS, RUN, list(PARTIAL.values()), preset), golden("gains.partial.txt"), PARTIAL)
+    check(rw.evaluate(GAINS, RUN, list(PARTIAL2.values()), preset), golden("gains.partial2.txt"), PARTIAL2)
+
+
+@pytest.mark.peer
+def test_partial_gain_maps_give_ir_measures_values():
+    """ir_measures' nDCG(gains=...) (pytrec_eval backend) on the same files: unlisted grades keep their grade."""
+    ir_measures = pytest.importorskip("ir_measures")
+    from ir_measures import nDCG
+    measures = {"nDCG(gain={2:5})": nDCG(gains={2: 5}), "nDCG(gain={1:4;3:0})@5": nDCG(gains={1: 4, 3: 0}) @ 5}
+    theirs = ir_measures.iter_calc(list(measures.values()), ir_measures.read_trec_qrels(str(GAINS)),
+                                   ir_measures.read_trec_run(str(RUN)))
+    ours = rw.evaluate(GAINS, RUN, list(measures), "ir_measures")
+    by_measure = {str(m): name for name, m in measures.items()}
+    n = 0
+    for row in theirs:
+        assert ours.per_query(by_measure[str(row.measure)])[row.query_id] == pytest.approx(row.value, abs=1e-12)
+        n += 1
+    assert n == 2 * ours.n_queries
+
+
+def test_the_resolved_map_says_unlisted_grades_keep_their_gain():
+    res = rw.evaluate(GAINS, RUN, ["nDCG(gain={2:5})@10"])
+    resolved = res.resolved["nDCG(gain={2:5})@10"]
+    assert str(resolved).startswith("nDCG(gain={2:5;other:grade},")
+    assert rw.get_convention("trec_eval").resolve(rw.parse_metric(str(resolved))) == resolved  # round trip
+    # a map listing every grade is the same value as the partial one with the defaults written out
+    full = rw.evaluate(GAINS, RUN, ["nDCG(gain={0:0;1:1;2:5;3:3})@10"]).means["nDCG(gain={0:0;1:1;2:5;3:3})@10"]
+    assert res.means["nDCG(gain={2:5})@10"] == full
+
+
+def test_elsewhere_an_unlisted_grade_stays_an_error():
+    for preset in ("ranx", "sklearn", "torchmetrics"):
+        with pytest.raises(DataError, match=r"has no gain for grade .*other:grade"):
+            rw.evaluate(GAINS, RUN, ["nDCG(gain={2:5})"], preset)
+    with pytest.raises(DataError, match="has no gain for grade"):
+        rw.evaluate(GAINS, RUN, ["nDCG(gain={2:5})"], "trec_eval", unlisted_gains="error")
+    # ... and other:grade written in the map asks for trec_eval's rule under any preset
+    got = rw.evaluate(GAINS, RUN, ["nDCG(gain={2:5;other:grade})"], "ranx", rel=0).means
+    assert got["nDCG(gain={2:5;other:grade})"] == pytest.approx(golden("gains.partial.txt")[("ndcg_2=5", "all")],
+                                                               abs=5e-5)
+    with pytest.raises(InvalidParameterError, match="other:grade gives every unlisted grade"):
+        rw.parse_metric("nDCG(gain={2:5;other:zero})")
+
+
+def test_fractional_grades_are_truncated_as_trec_eval_and_said():
+    with pytest.warns(RankwiseWarning) as caught:
+        res = rw.evaluate(FRACTIONAL, RUN, list(FRACTIONAL_MEASURES.values()), "trec_eval_10")
+        partial = rw.evaluate(FRACTIONAL, RUN, ["nDCG(gain={2:5})"], "trec_eval_10")
+    check(res, golden("fractional.txt"), FRACTIONAL_MEASURES)
+    check(partial, golden("fractional.partial.txt"), {"ndcg_2=5": "nDCG(gain={2:5})"})
+    said = [str(w.message) for w in caught if "fractional grade" in str(w.message)]
+    assert len(said) == 2, said  # (one per evaluation)
+    assert str(FRACTIONAL) in said[0] and "4 lines" in said[0]
+    assert "line 18: query g2, doc d3, grade 1.5 read as 1" in said[0]
+    # the golden tells truncation from the grades as given
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kept = rw.evaluate(FRACTIONAL, RUN, ["nDCG"], "trec_eval_10", fractional_grades="kept").means["nDCG"]
+    assert abs(kept - golden("fractional.txt")[("ndcg", "all")]) > 1e-3
+
+
+def test_fractional_grades_of_a_dict_name_the_judgment():
+    with pytest.warns(RankwiseWarning, match=r"the qrels: 1 judgments with a fractional grade.*query q1, doc a, "
+                                             r"grade 1\.5 read as 1"):
+        rw.evaluate({"q1": {"a": 1.5, "b": 0}}, {"q1": {"a": 1.0, "b": 0.5}}, ["AP"])
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "trec"])
+def test_the_cli_says_truncated_grades_on_stderr_in_every_format(fmt):
+    """Before: a count-only line ('fractional grades truncated: 4') in table mode, nothing under --format json."""
+    code, out, err = run_cli("evaluate", str(FRACTIONAL), str(RUN), "-m", "nDCG", "--format", fmt)
+    assert code == 0, err
+    lines = [line for line in err.splitlines() if "fractional grade" in line]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("rankwise: warning: the qrels ") and str(FRACTIONAL) in lines[0]
+    assert "4 lines" in lines[0] and "line 18" in lines[0] and "grade 1.5 read as 1" in lines[0]
+    if fmt == "json":
+        info = json.loads(out)["info"]
+        assert info["fractional_grades_truncated"] == 4
+        assert info["fractional_grades_first"] == {"source": str(FRACTIONAL), "line": 18, "query": "g2",
+                                                   "doc": "d3", "value": 1.5}
