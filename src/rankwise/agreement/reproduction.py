@@ -167,20 +167,15 @@ def _tie_rule(convention: Any, overrides: Mapping[str, Any]) -> dict[str, str]:
     return {"ties": str(conv.defaults["ties"]), "scores": str(conv.defaults["scores"])}
 
 
-def _ranking_agreement(original: Any, reproduced: Any, measures: Sequence[str], **order: str) -> tuple[
+def _ranking_agreement(original: Any, reproduced: Any, measures: Sequence[str], *, ties: str, scores: str) -> tuple[
         np.ndarray, dict[str, np.ndarray]]:
     """Per-topic similarity of the original and reproduced rankings: (topic ids, {measure: values}).
 
     Delegates to ``rankwise.agreement.similarity.similarity`` (Kendall's tau union, RBO, ... by name), which
-    orders each run by score with the tie rule ``order`` (``ties``, ``scores``) and codes documents so that no
+    orders each run by score with the convention's tie rule (``ties``, ``scores``) and codes documents so that no
     value depends on their names (the defects of repro_eval's KTU)."""
-    try:
-        from rankwise.agreement.similarity import similarity  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        raise NotImplementedError(
-            f"ranking measures {list(measures)}: this build of rankwise has no rankwise.agreement.similarity "
-            "(the per-topic RBO and Kendall's tau union of issue #25); measure without ranking=...") from None
-    sim = similarity(original, reproduced, list(measures), intervals=False, **order)
+    from rankwise.agreement.similarity import similarity
+    sim = similarity(original, reproduced, list(measures), intervals=False, ties=ties, scores=scores)
     return np.asarray(sim.query_ids), {m: np.asarray(sim.values[m], dtype=np.float64) for m in measures}
 
 

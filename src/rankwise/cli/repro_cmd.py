@@ -61,13 +61,10 @@ def run(args) -> int:
     if args.plot:  # said before the runs are evaluated, not after
         from rankwise.errors import require
         require("matplotlib", "plots", "rankwise repro --plot")
-    try:
-        result = repro(*_four(args.runs), args.qrels, args.metric or ["AP", "nDCG@10", "P@10"],
-                       reproduced_qrels=args.repro_qrels, convention=args.convention, unpaired=args.unpaired,
-                       ranking=args.ranking or (), columns=columns_from(args), duplicates=args.duplicates,
-                       workers=resolve_workers(args.jobs, "--jobs"), **overrides_from(args))
-    except NotImplementedError as exc:  # --ranking in a build without rankwise.agreement.similarity
-        raise InvalidParameterError(str(exc)) from None
+    result = repro(*_four(args.runs), args.qrels, args.metric or ["AP", "nDCG@10", "P@10"],
+                   reproduced_qrels=args.repro_qrels, convention=args.convention, unpaired=args.unpaired,
+                   ranking=args.ranking or (), columns=columns_from(args), duplicates=args.duplicates,
+                   workers=resolve_workers(args.jobs, "--jobs"), **overrides_from(args))
     text = render_repro(result, args.format, per_topic=args.per_topic)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
