@@ -1,0 +1,241 @@
+"""RBO's per-depth quantities for many queries at once: overlaps and tie contributions on a CSR of depths.
+
+Every RBO value (ext, min, max, the truncated sums, average overlap) is a weighted sum over depths of an
+agreement built from a few per-depth sums. This module computes those sums for a block of queries without a
+per-query loop: each query q owns the depths ``0..l_q-1`` (0-based; depth index d stands for depth d+1) of a
+flat array, l_q the longer of its two (cut) rankings, and every item adds a piecewise polynomial in d to the
+sums. The pieces are added to difference arrays of polynomial coefficients (c0 + c1 d + c2 d^2) with
+``np.bincount`` and recovered by a cumulative sum, so the work is linear in the rows.
+
+An item's contribution to its ranking at depth index d follows Corsi & Urbano, "The Treatment of Ties in
+Rank-Biased Overlap" (SIGIR 2024), with t and e the first and last 0-based positions of its tie group
+(g = e - t + 1 items):
+
+* ties ``w`` (ties are equal ranks): 1 once d >= t;
+* ties ``a`` and ``b`` (ties are uncertainty): the probability that a uniformly random order of the group
+  puts the item within the first d+1 positions, (d - t + 1) / g for t <= d < e, and 1 once d >= e;
+* ties ``broken`` (the rankings as given): t = e = the row's position, so all three coincide.
+
+Their reference code (github.com/julian-urbano/sigir2024-rbo, rbo/Python/rbo.py at commit 0338fd9d) builds
+the same contributions as dense item-by-depth matrices; this is an independent vectorised formulation.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rankwise.agreement.pairs import RankedSide
+
+TIE_VARIANTS = ("broken", "w", "a", "b")
+
+
+@dataclass(frozen=True)
+class CutRows:
+    """One side's rows after the @k cut: query, item code, tie group's first and last 0-based position."""
+
+    q: np.ndarray
+    items: np.ndarray
+    t: np.ndarray
+    e: np.ndarray
+    lengths: np.ndarray  # (Q,) rows kept per query
+
+
+def cut_side(side: RankedSide, k: int | None, ties: str, which: str) -> CutRows:
+    """The rows of ``side`` an RBO of depth k reads, with each row's tie group span.
+
+    With ``ties=broken`` a row's group is itself and the cut keeps the first k rows. With w/a/b a tie group
+    that starts above depth k is kept whole (the cut moves to its end): which of its items would fall above
+    the cut depends on an order the tie-aware variants deliberately ignore.
+    """
+    lengths = side.lengths
+    n_q = len(lengths)
+    q = np.repeat(np.arange(n_q, dtype=np.int64), lengths)
+    pos = np.arange(len(side.items), dtype=np.int64) - side.offsets[q]
+    if ties == "broken":
+        t = e = pos
+    else:
+        t = np.asarray(side.group_start, dtype=np.int64)
+        _check_groups(t, pos, q, which)
+        starts = pos == t
+        gid = np.cumsum(starts) - 1
+        size = np.bincount(gid, minlength=int(starts.sum())) if len(gid) else np.zeros(0, np.int64)
+        e = t + size[gid] - 1
+    items = np.asarray(side.items, dtype=np.int64)
+    if k is not None:
+        keep = t < k
+        q, items, t, e = q[keep], items[keep], t[keep], e[keep]
+        lengths = np.bincount(q, minlength=n_q)
+    return CutRows(q, items, t, e, np.asarray(lengths, dtype=np.int64))
+
+
+def _check_groups(t: np.ndarray, pos: np.ndarray, q: np.ndarray, which: str) -> None:
+    # a group is a run of rows sharing group_start, which is the position of the run's first row
+    first = pos == t
+    cont = np.zeros(len(t), dtype=bool)
+    cont[1:] = (t[1:] == t[:-1]) & (q[1:] == q[:-1])
+    bad = np.flatnonzero(~(first | cont) | (t > pos) | (t < 0))
+    if len(bad):
+        i = int(bad[0])
+        raise ValueError(
+            f"ranking {which}, query index {int(q[i])}, position {int(pos[i])}: group_start {int(t[i])} is not "
+            f"the position of the first row of a contiguous tie group; group_start must equal the row's own "
+            f"position or the previous row's group_start (build the pairs with the agreement pair builder)")
+
+
+class DepthSums:
+    """Per-depth sums of piecewise polynomials in the 0-based depth index, one CSR segment per query."""
+
+    def __init__(self, offsets: np.ndarray):
+        self.offsets = offsets  # (Q + 1,) start of each query's depths
+        self.size = int(offsets[-1])
+        self._coef = [np.zeros(self.size + 1) for _ in range(3)]
+
+    def add(self, q: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+            c0: np.ndarray | float, c1: np.ndarray | float = 0.0, c2: np.ndarray | float = 0.0) -> None:
+        """Add c0 + c1 d + c2 d^2 at the depth indices lo <= d < hi of query q (hi clipped to its segment)."""
+        end = self.offsets[q + 1] - self.offsets[q]
+        hi = np.minimum(hi, end)
+        ok = lo < hi
+        if not ok.any():
+            return
+        start = self.offsets[q[ok]] + lo[ok]
+        # a piece that runs to its segment's end needs no stop: values() subtracts each segment's start
+        ends = hi[ok] < end[ok]
+        stop = (self.offsets[q[ok]] + hi[ok])[ends]
+        for coef, c in zip(self._coef, (c0, c1, c2)):
+            if np.isscalar(c) and c == 0.0:
+                continue
+            w = np.broadcast_to(np.asarray(c, dtype=np.float64), ok.shape)[ok]
+            coef += np.bincount(start, weights=w, minlength=self.size + 1)
+            coef -= np.bincount(stop, weights=w[ends], minlength=self.size + 1)
+
+    def values(self, qd: np.ndarray, dd: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.size)
+        for power, coef in enumerate(self._coef):
+            if not coef.any():
+                continue
+            cum = np.cumsum(coef[:-1])
+            # the running sum carries what earlier segments left (their pieces that run to their end, and
+            # rounding): subtract its value just before each segment
+            base = np.concatenate(([0.0], cum))[self.offsets[:-1]]
+            out += (cum - base[qd]) * (dd ** power if power else 1.0)
+        return out
+
+
+def _ramp(t: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(alpha, beta) of the ramp (d - t + 1) / g = alpha + beta d inside a tie group of g = e - t + 1 rows."""
+    g = (e - t + 1).astype(np.float64)
+    return (1.0 - t) / g, 1.0 / g
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Per-depth sums of one block of queries, everything a value of RBO needs."""
+
+    short_len: np.ndarray  # (Q,) s, the shorter cut length
+    long_len: np.ndarray  # (Q,) l, the longer cut length
+    a_short: np.ndarray  # (Q,) side a plays S (the shorter; a when equal)
+    shared: np.ndarray  # (Q,) items in both rankings (the overlap at depth l)
+    offsets: np.ndarray  # (Q + 1,) depth CSR
+    qd: np.ndarray  # (D,) query of each depth
+    dd: np.ndarray  # (D,) 0-based depth index within the query
+    x: np.ndarray  # (D,) overlap of the two prefixes (expected overlap for a/b)
+    s_norm: np.ndarray | None  # (D,) w: contributions sum of S; b: squared contributions sum of S
+    l_norm: np.ndarray | None  # (D,) the same for L
+    unseen_max: np.ndarray | None  # (D,) overlap S's unseen items can add at most (RBO_max)
+    ext_sum: np.ndarray | None  # (D,) contributions of L's items absent from S (RBO_ext)
+    ext_count: np.ndarray | None  # (D,) how many of those contribute (> 0)
+
+
+def profile(a: CutRows, b: CutRows, n_codes: int, ties: str, *, need_max: bool, need_ext: bool) -> Profile:
+    n_q = len(a.lengths)
+    s = np.minimum(a.lengths, b.lengths)
+    l_len = np.maximum(a.lengths, b.lengths)
+    a_short = a.lengths <= b.lengths
+    offsets = np.zeros(n_q + 1, dtype=np.int64)
+    np.cumsum(l_len, out=offsets[1:])
+    qd = np.repeat(np.arange(n_q, dtype=np.int64), l_len)
+    dd = np.arange(int(offsets[-1]), dtype=np.int64) - offsets[qd]
+
+    # join on (query, item): the row of b holding each row of a's item, or -1
+    key_a = a.q * max(n_codes, 1) + a.items
+    key_b = b.q * max(n_codes, 1) + b.items
+    order = np.argsort(key_b, kind="stable")
+    sorted_b = key_b[order]
+    at = np.searchsorted(sorted_b, key_a)
+    found = at < len(sorted_b)
+    found[found] = sorted_b[at[found]] == key_a[found]
+    ia = np.flatnonzero(found)
+    ib = order[at[found]]
+    shared = np.bincount(a.q[ia], minlength=n_q)
+
+    tie_aware = ties in ("a", "b")
+    x = DepthSums(offsets)
+    qs = a.q[ia]
+    ta, ea, tb, eb = a.t[ia], a.e[ia], b.t[ib], b.e[ib]
+    x.add(qs, np.maximum(ea, eb), l_len[qs], 1.0)
+    if tie_aware:  # the ramps of the two groups, their product where both ramp
+        aa, ba = _ramp(ta, ea)
+        ab, bb = _ramp(tb, eb)
+        x.add(qs, np.maximum(ta, tb), np.minimum(ea, eb), aa * ab, aa * bb + ab * ba, ba * bb)
+        x.add(qs, np.maximum(ta, eb), ea, aa, ba)
+        x.add(qs, np.maximum(tb, ea), eb, ab, bb)
+    else:  # w and broken: an item counts from its group's first position on
+        x.add(qs, np.maximum(ta, tb), np.maximum(ea, eb), 1.0)
+
+    s_norm = l_norm = None
+    if ties in ("w", "b"):
+        norms = []
+        for side in (a, b):
+            acc = DepthSums(offsets)
+            if ties == "w":
+                acc.add(side.q, side.t, l_len[side.q], 1.0)
+            else:
+                al, be = _ramp(side.t, side.e)
+                acc.add(side.q, side.t, side.e, al * al, 2 * al * be, be * be)
+                acc.add(side.q, side.e, l_len[side.q], 1.0)
+            norms.append(acc.values(qd, dd))
+        short_d = a_short[qd]
+        s_norm = np.where(short_d, norms[0], norms[1])
+        l_norm = np.where(short_d, norms[1], norms[0])
+
+    unseen_max = ext_sum = ext_count = None
+    if need_max or need_ext:
+        # L's items that S lacks, in L's order: a row of the longer side not matched by the shorter side
+        in_a = np.zeros(len(a.q), dtype=bool)
+        in_a[ia] = True
+        in_b = np.zeros(len(b.q), dtype=bool)
+        in_b[ib] = True
+        rows_a = ~in_a & ~a_short[a.q]
+        rows_b = ~in_b & a_short[b.q]
+        lq = np.concatenate((a.q[rows_a], b.q[rows_b]))
+        lt = np.concatenate((a.t[rows_a], b.t[rows_b]))
+        le = np.concatenate((a.e[rows_a], b.e[rows_b]))
+        if not tie_aware:
+            le = lt.copy()  # w and broken: a plain step at the group's first position
+        al, be = _ramp(lt, le)
+        lend = l_len[lq]
+        if need_max:
+            # RBO_max: S's j-th unseen item (at position s + j) is L's j-th item that S lacks
+            by_q = np.argsort(lq, kind="stable")  # rows of a then of b: stable keeps each query's L order
+            j = np.empty(len(lq), dtype=np.int64)
+            counts = np.bincount(lq, minlength=n_q)
+            first = np.concatenate(([0], np.cumsum(counts)))[:-1]
+            j[by_q] = np.arange(len(lq)) - first[lq[by_q]]
+            st = s[lq] + j
+            acc = DepthSums(offsets)
+            acc.add(lq, np.maximum(lt, st), le, al, be)
+            acc.add(lq, np.maximum(le, st), lend, 1.0)
+            unseen_max = acc.values(qd, dd)
+        if need_ext:
+            acc = DepthSums(offsets)
+            acc.add(lq, lt, le, al, be)
+            acc.add(lq, le, lend, 1.0)
+            ext_sum = acc.values(qd, dd)
+            cnt = DepthSums(offsets)
+            cnt.add(lq, lt, lend, 1.0)
+            ext_count = cnt.values(qd, dd)
+
+    return Profile(s, l_len, a_short, shared, offsets, qd, dd, x.values(qd, dd), s_norm, l_norm,
+                   unseen_max, ext_sum, ext_count)
