@@ -86,41 +86,72 @@ def _check_groups(t: np.ndarray, pos: np.ndarray, q: np.ndarray, which: str) -> 
 class DepthSums:
     """Per-depth sums of piecewise polynomials in the 0-based depth index, one CSR segment per query."""
 
-    def __init__(self, offsets: np.ndarray):
+    def __init__(self, offsets: np.ndarray, *, counts: bool):
         self.offsets = offsets  # (Q + 1,) start of each query's depths
         self.size = int(offsets[-1])
         self._coef = [np.zeros(self.size + 1) for _ in range(3)]
+        # counts: only pieces of weight 1, so the running sums are exact integers and a piece that runs to its
+        # segment's end can stop at the next segment's first depth. Otherwise rounding leaves a residue in the
+        # running sum, removed by subtracting its value before each segment, and such pieces need no stop.
+        self.counts = counts
 
-    def add(self, q: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+    def add(self, at: Items, lo: np.ndarray, hi: np.ndarray,
             c0: np.ndarray | float, c1: np.ndarray | float = 0.0, c2: np.ndarray | float = 0.0) -> None:
-        """Add c0 + c1 d + c2 d^2 at the depth indices lo <= d < hi of query q (hi clipped to its segment)."""
-        end = self.offsets[q + 1] - self.offsets[q]
-        hi = np.minimum(hi, end)
+        """Add c0 + c1 d + c2 d^2 at the depth indices lo <= d < hi of each item's query (hi clipped to it)."""
+        hi = np.minimum(hi, at.end)
         ok = lo < hi
         if not ok.any():
             return
-        start = self.offsets[q[ok]] + lo[ok]
-        # a piece that runs to its segment's end needs no stop: values() subtracts each segment's start
-        ends = hi[ok] < end[ok]
-        stop = (self.offsets[q[ok]] + hi[ok])[ends]
+        start = (at.base + lo)[ok]
+        stops = ok if self.counts else ok & (hi < at.end)
+        stop = (at.base + hi)[stops]
         for coef, c in zip(self._coef, (c0, c1, c2)):
             if np.isscalar(c) and c == 0.0:
                 continue
-            w = np.broadcast_to(np.asarray(c, dtype=np.float64), ok.shape)[ok]
-            coef += np.bincount(start, weights=w, minlength=self.size + 1)
-            coef -= np.bincount(stop, weights=w[ends], minlength=self.size + 1)
+            if self.counts:
+                if not (np.isscalar(c) and c == 1.0):
+                    raise AssertionError("a DepthSums of counts takes pieces of weight 1 only")
+                coef += np.bincount(start, minlength=self.size + 1)
+                coef -= np.bincount(stop, minlength=self.size + 1)
+                continue
+            w = np.broadcast_to(np.asarray(c, dtype=np.float64), ok.shape)
+            coef += np.bincount(start, weights=w[ok], minlength=self.size + 1)
+            coef -= np.bincount(stop, weights=w[stops], minlength=self.size + 1)
 
-    def values(self, qd: np.ndarray, dd: np.ndarray) -> np.ndarray:
+    def values(self, depth: Depths) -> np.ndarray:
         out = np.zeros(self.size)
         for power, coef in enumerate(self._coef):
             if not coef.any():
                 continue
             cum = np.cumsum(coef[:-1])
-            # the running sum carries what earlier segments left (their pieces that run to their end, and
-            # rounding): subtract its value just before each segment
-            base = np.concatenate(([0.0], cum))[self.offsets[:-1]]
-            out += (cum - base[qd]) * (dd ** power if power else 1.0)
+            if not self.counts:
+                cum -= np.repeat(np.concatenate(([0.0], cum))[self.offsets[:-1]], np.diff(self.offsets))
+            out += cum * depth.power(power)
         return out
+
+
+@dataclass(frozen=True)
+class Items:
+    """Where a set of items' pieces go: each item's query's first depth in the CSR, and its depth count."""
+
+    base: np.ndarray
+    end: np.ndarray
+
+    @staticmethod
+    def of(q: np.ndarray, offsets: np.ndarray, long_len: np.ndarray) -> Items:
+        return Items(offsets[q], long_len[q])
+
+
+class Depths:
+    """The depths of a block: each one's query and 0-based index within it, and its powers as floats."""
+
+    def __init__(self, offsets: np.ndarray, long_len: np.ndarray):
+        self.qd = np.repeat(np.arange(len(long_len), dtype=np.int64), long_len)
+        self.dd = np.arange(int(offsets[-1]), dtype=np.int64) - offsets[self.qd]
+        self._float = self.dd.astype(np.float64)
+
+    def power(self, k: int) -> np.ndarray | float:
+        return 1.0 if k == 0 else self._float if k == 1 else self._float * self._float
 
 
 def _ramp(t: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -148,6 +179,31 @@ class Profile:
     ext_count: np.ndarray | None  # (D,) how many of those contribute (> 0)
 
 
+# the join on (query, code) scatters into a dense table when queries x codes is at most this many cells
+DENSE_JOIN_CELLS = 1 << 25
+
+
+def join(a: CutRows, b: CutRows, n_codes: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows of a, rows of b) holding the same item in the same query."""
+    n_q = len(a.lengths)
+    width = max(n_codes, 1)
+    key_a = a.q * width + a.items
+    key_b = b.q * width + b.items
+    if n_q * width <= DENSE_JOIN_CELLS:
+        row_of = np.full(n_q * width, -1, dtype=np.int64)
+        row_of[key_b] = np.arange(len(key_b), dtype=np.int64)
+        hit = row_of[key_a]
+        ia = np.flatnonzero(hit >= 0)
+        return ia, hit[ia]
+    order = np.argsort(key_b)
+    sorted_b = key_b[order]
+    at = np.minimum(np.searchsorted(sorted_b, key_a), max(len(sorted_b) - 1, 0))
+    if not len(sorted_b):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    ia = np.flatnonzero(sorted_b[at] == key_a)
+    return ia, order[at[ia]]
+
+
 def profile(a: CutRows, b: CutRows, n_codes: int, ties: str, *, need_max: bool, need_ext: bool) -> Profile:
     n_q = len(a.lengths)
     s = np.minimum(a.lengths, b.lengths)
@@ -155,48 +211,41 @@ def profile(a: CutRows, b: CutRows, n_codes: int, ties: str, *, need_max: bool, 
     a_short = a.lengths <= b.lengths
     offsets = np.zeros(n_q + 1, dtype=np.int64)
     np.cumsum(l_len, out=offsets[1:])
-    qd = np.repeat(np.arange(n_q, dtype=np.int64), l_len)
-    dd = np.arange(int(offsets[-1]), dtype=np.int64) - offsets[qd]
-
-    # join on (query, item): the row of b holding each row of a's item, or -1
-    key_a = a.q * max(n_codes, 1) + a.items
-    key_b = b.q * max(n_codes, 1) + b.items
-    order = np.argsort(key_b, kind="stable")
-    sorted_b = key_b[order]
-    at = np.searchsorted(sorted_b, key_a)
-    found = at < len(sorted_b)
-    found[found] = sorted_b[at[found]] == key_a[found]
-    ia = np.flatnonzero(found)
-    ib = order[at[found]]
-    shared = np.bincount(a.q[ia], minlength=n_q)
+    depths = Depths(offsets, l_len)
+    ia, ib = join(a, b, n_codes)
+    qs = a.q[ia]
+    shared = np.bincount(qs, minlength=n_q)
 
     tie_aware = ties in ("a", "b")
-    x = DepthSums(offsets)
-    qs = a.q[ia]
+    x = DepthSums(offsets, counts=not tie_aware)
+    at = Items.of(qs, offsets, l_len)
     ta, ea, tb, eb = a.t[ia], a.e[ia], b.t[ib], b.e[ib]
-    x.add(qs, np.maximum(ea, eb), l_len[qs], 1.0)
-    if tie_aware:  # the ramps of the two groups, their product where both ramp
+    if ties == "broken":  # an item counts from the deeper of its two positions on
+        x.add(at, np.maximum(ta, tb), at.end, 1.0)
+    elif ties == "w":  # from the deeper of its two groups' first positions on
+        x.add(at, np.maximum(ta, tb), at.end, 1.0)
+    else:  # 1 past both groups; before, the ramps of the two groups, their product where both ramp
+        x.add(at, np.maximum(ea, eb), at.end, 1.0)
         aa, ba = _ramp(ta, ea)
         ab, bb = _ramp(tb, eb)
-        x.add(qs, np.maximum(ta, tb), np.minimum(ea, eb), aa * ab, aa * bb + ab * ba, ba * bb)
-        x.add(qs, np.maximum(ta, eb), ea, aa, ba)
-        x.add(qs, np.maximum(tb, ea), eb, ab, bb)
-    else:  # w and broken: an item counts from its group's first position on
-        x.add(qs, np.maximum(ta, tb), np.maximum(ea, eb), 1.0)
+        x.add(at, np.maximum(ta, tb), np.minimum(ea, eb), aa * ab, aa * bb + ab * ba, ba * bb)
+        x.add(at, np.maximum(ta, eb), ea, aa, ba)
+        x.add(at, np.maximum(tb, ea), eb, ab, bb)
 
     s_norm = l_norm = None
     if ties in ("w", "b"):
         norms = []
         for side in (a, b):
-            acc = DepthSums(offsets)
+            acc = DepthSums(offsets, counts=ties == "w")
+            rows = Items.of(side.q, offsets, l_len)
             if ties == "w":
-                acc.add(side.q, side.t, l_len[side.q], 1.0)
+                acc.add(rows, side.t, rows.end, 1.0)
             else:
                 al, be = _ramp(side.t, side.e)
-                acc.add(side.q, side.t, side.e, al * al, 2 * al * be, be * be)
-                acc.add(side.q, side.e, l_len[side.q], 1.0)
-            norms.append(acc.values(qd, dd))
-        short_d = a_short[qd]
+                acc.add(rows, side.t, side.e, al * al, 2 * al * be, be * be)
+                acc.add(rows, side.e, rows.end, 1.0)
+            norms.append(acc.values(depths))
+        short_d = a_short[depths.qd]
         s_norm = np.where(short_d, norms[0], norms[1])
         l_norm = np.where(short_d, norms[1], norms[0])
 
@@ -211,11 +260,9 @@ def profile(a: CutRows, b: CutRows, n_codes: int, ties: str, *, need_max: bool, 
         rows_b = ~in_b & a_short[b.q]
         lq = np.concatenate((a.q[rows_a], b.q[rows_b]))
         lt = np.concatenate((a.t[rows_a], b.t[rows_b]))
-        le = np.concatenate((a.e[rows_a], b.e[rows_b]))
-        if not tie_aware:
-            le = lt.copy()  # w and broken: a plain step at the group's first position
+        le = np.concatenate((a.e[rows_a], b.e[rows_b])) if tie_aware else lt  # w, broken: a step at t
         al, be = _ramp(lt, le)
-        lend = l_len[lq]
+        lat = Items.of(lq, offsets, l_len)
         if need_max:
             # RBO_max: S's j-th unseen item (at position s + j) is L's j-th item that S lacks
             by_q = np.argsort(lq, kind="stable")  # rows of a then of b: stable keeps each query's L order
@@ -224,18 +271,23 @@ def profile(a: CutRows, b: CutRows, n_codes: int, ties: str, *, need_max: bool, 
             first = np.concatenate(([0], np.cumsum(counts)))[:-1]
             j[by_q] = np.arange(len(lq)) - first[lq[by_q]]
             st = s[lq] + j
-            acc = DepthSums(offsets)
-            acc.add(lq, np.maximum(lt, st), le, al, be)
-            acc.add(lq, np.maximum(le, st), lend, 1.0)
-            unseen_max = acc.values(qd, dd)
+            acc = DepthSums(offsets, counts=not tie_aware)
+            if tie_aware:
+                acc.add(lat, np.maximum(lt, st), le, al, be)
+            acc.add(lat, np.maximum(le, st), lat.end, 1.0)
+            unseen_max = acc.values(depths)
         if need_ext:
-            acc = DepthSums(offsets)
-            acc.add(lq, lt, le, al, be)
-            acc.add(lq, le, lend, 1.0)
-            ext_sum = acc.values(qd, dd)
-            cnt = DepthSums(offsets)
-            cnt.add(lq, lt, lend, 1.0)
-            ext_count = cnt.values(qd, dd)
+            acc = DepthSums(offsets, counts=not tie_aware)
+            if tie_aware:
+                acc.add(lat, lt, le, al, be)
+            acc.add(lat, le, lat.end, 1.0)
+            ext_sum = acc.values(depths)
+            if tie_aware:
+                cnt = DepthSums(offsets, counts=True)
+                cnt.add(lat, lt, lat.end, 1.0)
+                ext_count = cnt.values(depths)
+            else:
+                ext_count = ext_sum  # every contribution is 0 or 1
 
-    return Profile(s, l_len, a_short, shared, offsets, qd, dd, x.values(qd, dd), s_norm, l_norm,
+    return Profile(s, l_len, a_short, shared, offsets, depths.qd, depths.dd, x.values(depths), s_norm, l_norm,
                    unseen_max, ext_sum, ext_count)

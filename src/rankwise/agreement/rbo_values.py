@@ -43,18 +43,19 @@ def rbo(pairs: RankingPairs, k: int | None = None, *, p: float = 0.9, value: str
     _check(p=p, value=value, ties=ties, normalise=normalise, k=k)
     out = np.empty(pairs.n_queries)
     for q0, q1, a, b in _blocks(pairs, k, ties):
+        ties_here = _effective(ties, a, b)
         if value == "sum":
-            out[q0:q1] = _truncated(a, b, pairs.n_codes, k, p, ties, normalise)
+            out[q0:q1] = _truncated(a, b, pairs.n_codes, k, p, ties_here, normalise)
             continue
-        pr = profile(a, b, pairs.n_codes, ties, need_max=value in ("max", "res"), need_ext=value == "ext")
+        pr = profile(a, b, pairs.n_codes, ties_here, need_max=value in ("max", "res"), need_ext=value == "ext")
         if value == "ext":
-            out[q0:q1] = _ext(pr, p, ties)
+            out[q0:q1] = _ext(pr, p, ties_here)
         elif value == "min":
-            out[q0:q1] = _min(pr, p, ties)
+            out[q0:q1] = _min(pr, p, ties_here)
         elif value == "max":
-            out[q0:q1] = _max(pr, p, ties)
+            out[q0:q1] = _max(pr, p, ties_here)
         else:
-            out[q0:q1] = _max(pr, p, ties) - _min(pr, p, ties)
+            out[q0:q1] = _max(pr, p, ties_here) - _min(pr, p, ties_here)
     return out
 
 
@@ -63,10 +64,12 @@ def average_overlap(pairs: RankingPairs, k: int | None = None, *, ties: str = "a
     _check(p=0.5, value="sum", ties=ties, normalise="none", k=k)
     out = np.empty(pairs.n_queries)
     for q0, q1, a, b in _blocks(pairs, k, ties):
-        pr = profile(a, b, pairs.n_codes, ties, need_max=False, need_ext=False)
+        ties_here = _effective(ties, a, b)
+        pr = profile(a, b, pairs.n_codes, ties_here, need_max=False, need_ext=False)
         n = np.full(len(pr.long_len), k) if k is not None else pr.long_len
         inside = pr.dd < n[pr.qd]
-        seen = np.bincount(pr.qd[inside], weights=_agreement(pr, pr.x, ties)[inside], minlength=len(pr.long_len))
+        agreement = _agreement(pr, pr.x, ties_here)
+        seen = np.bincount(pr.qd[inside], weights=agreement[inside], minlength=len(pr.long_len))
         harmonic = np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, int(max(n.max(initial=0), 1)) + 1))))
         beyond = pr.shared * np.where(n > pr.long_len, harmonic[n] - harmonic[np.minimum(pr.long_len, n)], 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -108,6 +111,13 @@ def _blocks(pairs: RankingPairs, k: int | None, ties: str) -> Iterator[tuple[int
         q0 = q1
 
 
+def _effective(ties: str, a: CutRows, b: CutRows) -> str:
+    """Without a tie in the block every tie variant is the broken one: take its faster path."""
+    if ties != "broken" and not (np.any(a.t != a.e) or np.any(b.t != b.e)):
+        return "broken"
+    return ties
+
+
 def _slice(side: RankedSide, q0: int, q1: int) -> RankedSide:
     o0, o1 = int(side.offsets[q0]), int(side.offsets[q1])
     return RankedSide(side.offsets[q0:q1 + 1] - o0, side.items[o0:o1], side.group_start[o0:o1])
@@ -142,7 +152,8 @@ class _Series:
 
 def _weighted(pr: Profile, agreement: np.ndarray, p: float, upto: np.ndarray | None = None) -> np.ndarray:
     """Per query, the sum of A_d p^d over its depths (only those < upto, when given)."""
-    w = agreement * p ** (pr.dd + 1.0)
+    powers = p ** np.arange(1, int(pr.long_len.max(initial=0)) + 1, dtype=np.float64)
+    w = agreement * powers[pr.dd]
     if upto is not None:
         w = np.where(pr.dd < upto[pr.qd], w, 0.0)
     return np.bincount(pr.qd, weights=w, minlength=len(pr.long_len))
