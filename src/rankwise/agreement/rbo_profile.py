@@ -52,10 +52,10 @@ def cut_side(side: RankedSide, k: int | None, ties: str, which: str) -> CutRows:
     n_q = len(lengths)
     q = np.repeat(np.arange(n_q, dtype=np.int64), lengths)
     pos = np.arange(len(side.items), dtype=np.int64) - side.offsets[q]
-    if ties == "broken":
+    t = np.asarray(side.group_start, dtype=np.int64)
+    if ties == "broken" or np.array_equal(t, pos):  # without a tie every variant reads the rows as given
         t = e = pos
     else:
-        t = np.asarray(side.group_start, dtype=np.int64)
         _check_groups(t, pos, q, which)
         starts = pos == t
         gid = np.cumsum(starts) - 1
@@ -179,8 +179,8 @@ class Profile:
     ext_count: np.ndarray | None  # (D,) how many of those contribute (> 0)
 
 
-# the join on (query, code) scatters into a dense table when queries x codes is at most this many cells
-DENSE_JOIN_CELLS = 1 << 25
+# the join on (query, code) scatters into a dense table when queries x codes is at most this many times the rows
+DENSE_JOIN_PER_ROW = 8
 
 
 def join(a: CutRows, b: CutRows, n_codes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -189,7 +189,7 @@ def join(a: CutRows, b: CutRows, n_codes: int) -> tuple[np.ndarray, np.ndarray]:
     width = max(n_codes, 1)
     key_a = a.q * width + a.items
     key_b = b.q * width + b.items
-    if n_q * width <= DENSE_JOIN_CELLS:
+    if n_q * width <= DENSE_JOIN_PER_ROW * (len(key_a) + len(key_b)):
         row_of = np.full(n_q * width, -1, dtype=np.int64)
         row_of[key_b] = np.arange(len(key_b), dtype=np.int64)
         hit = row_of[key_a]
@@ -202,6 +202,12 @@ def join(a: CutRows, b: CutRows, n_codes: int) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     ia = np.flatnonzero(sorted_b[at] == key_a)
     return ia, order[at[ia]]
+
+
+def _rank_in_query(q: np.ndarray, n_q: int) -> np.ndarray:
+    """Each row's 0-based rank among the rows of its query, for rows sorted by query."""
+    first = np.cumsum(np.bincount(q, minlength=n_q)) - np.bincount(q, minlength=n_q)
+    return np.arange(len(q), dtype=np.int64) - first[q]
 
 
 def profile(a: CutRows, b: CutRows, n_codes: int, ties: str, *, need_max: bool, need_ext: bool) -> Profile:
@@ -220,9 +226,7 @@ def profile(a: CutRows, b: CutRows, n_codes: int, ties: str, *, need_max: bool, 
     x = DepthSums(offsets, counts=not tie_aware)
     at = Items.of(qs, offsets, l_len)
     ta, ea, tb, eb = a.t[ia], a.e[ia], b.t[ib], b.e[ib]
-    if ties == "broken":  # an item counts from the deeper of its two positions on
-        x.add(at, np.maximum(ta, tb), at.end, 1.0)
-    elif ties == "w":  # from the deeper of its two groups' first positions on
+    if not tie_aware:  # an item counts from the deeper of its two positions (w: groups' first positions) on
         x.add(at, np.maximum(ta, tb), at.end, 1.0)
     else:  # 1 past both groups; before, the ramps of the two groups, their product where both ramp
         x.add(at, np.maximum(ea, eb), at.end, 1.0)
@@ -261,15 +265,12 @@ def profile(a: CutRows, b: CutRows, n_codes: int, ties: str, *, need_max: bool, 
         lq = np.concatenate((a.q[rows_a], b.q[rows_b]))
         lt = np.concatenate((a.t[rows_a], b.t[rows_b]))
         le = np.concatenate((a.e[rows_a], b.e[rows_b])) if tie_aware else lt  # w, broken: a step at t
-        al, be = _ramp(lt, le)
+        al, be = _ramp(lt, le) if tie_aware else (np.zeros(0), np.zeros(0))  # the ramps are for a and b only
         lat = Items.of(lq, offsets, l_len)
         if need_max:
-            # RBO_max: S's j-th unseen item (at position s + j) is L's j-th item that S lacks
-            by_q = np.argsort(lq, kind="stable")  # rows of a then of b: stable keeps each query's L order
-            j = np.empty(len(lq), dtype=np.int64)
-            counts = np.bincount(lq, minlength=n_q)
-            first = np.concatenate(([0], np.cumsum(counts)))[:-1]
-            j[by_q] = np.arange(len(lq)) - first[lq[by_q]]
+            # RBO_max: S's j-th unseen item (at position s + j) is L's j-th item that S lacks; a query's L rows
+            # all come from one side, in order, so j is the row's rank among its query's rows of that side
+            j = np.concatenate((_rank_in_query(a.q[rows_a], n_q), _rank_in_query(b.q[rows_b], n_q)))
             st = s[lq] + j
             acc = DepthSums(offsets, counts=not tie_aware)
             if tie_aware:

@@ -33,8 +33,9 @@ from rankwise.errors import InvalidParameterError
 
 VALUES = ("ext", "min", "max", "res", "sum")
 NORMALISE = ("none", "depth", "ideal")
-# rows of both rankings handled at once: bounds the per-depth arrays (a few dozen bytes per row each)
-BLOCK_ROWS = 4_000_000
+# rows of both rankings handled at once: the per-depth arrays of a block stay in the processor's cache (on 2 x 10^7
+# rows, blocks of 6 x 10^4 ran 2-3 times faster than blocks of 4 x 10^6), and the Python cost per block is small
+BLOCK_ROWS = 65_536
 
 
 def rbo(pairs: RankingPairs, k: int | None = None, *, p: float = 0.9, value: str = "ext", ties: str = "a",
