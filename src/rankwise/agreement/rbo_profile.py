@@ -175,7 +175,7 @@ class Profile:
     s_norm: np.ndarray | None  # (D,) w: contributions sum of S; b: squared contributions sum of S
     l_norm: np.ndarray | None  # (D,) the same for L
     unseen_max: np.ndarray | None  # (D,) overlap S's unseen items can add at most (RBO_max)
-    ext_sum: np.ndarray | None  # (D,) contributions of L's items absent from S (RBO_ext)
+    ext_sum: np.ndarray | None  # (D,) contributions of L's items absent from S (RBO_ext; a, b only)
     ext_count: np.ndarray | None  # (D,) how many of those contribute (> 0)
 
 
@@ -254,7 +254,7 @@ def profile(a: CutRows, b: CutRows, n_codes: int, ties: str, *, need_max: bool, 
         l_norm = np.where(short_d, norms[1], norms[0])
 
     unseen_max = ext_sum = ext_count = None
-    if need_max or need_ext:
+    if need_max or (need_ext and tie_aware):
         # L's items that S lacks, in L's order: a row of the longer side not matched by the shorter side
         in_a = np.zeros(len(a.q), dtype=bool)
         in_a[ia] = True
@@ -277,18 +277,14 @@ def profile(a: CutRows, b: CutRows, n_codes: int, ties: str, *, need_max: bool, 
                 acc.add(lat, np.maximum(lt, st), le, al, be)
             acc.add(lat, np.maximum(le, st), lat.end, 1.0)
             unseen_max = acc.values(depths)
-        if need_ext:
-            acc = DepthSums(offsets, counts=not tie_aware)
-            if tie_aware:
-                acc.add(lat, lt, le, al, be)
+        if need_ext and tie_aware:  # w and broken: every contribution is 0 or 1, their mean over L's items is 1
+            acc = DepthSums(offsets, counts=False)
+            acc.add(lat, lt, le, al, be)
             acc.add(lat, le, lat.end, 1.0)
             ext_sum = acc.values(depths)
-            if tie_aware:
-                cnt = DepthSums(offsets, counts=True)
-                cnt.add(lat, lt, lat.end, 1.0)
-                ext_count = cnt.values(depths)
-            else:
-                ext_count = ext_sum  # every contribution is 0 or 1
+            cnt = DepthSums(offsets, counts=True)
+            cnt.add(lat, lt, lat.end, 1.0)
+            ext_count = cnt.values(depths)
 
     return Profile(s, l_len, a_short, shared, offsets, depths.qd, depths.dd, x.values(depths), s_norm, l_norm,
                    unseen_max, ext_sum, ext_count)

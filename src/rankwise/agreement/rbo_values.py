@@ -124,20 +124,22 @@ def _slice(side: RankedSide, q0: int, q1: int) -> RankedSide:
     return RankedSide(side.offsets[q0:q1 + 1] - o0, side.items[o0:o1], side.group_start[o0:o1])
 
 
-def _agreement(pr: Profile, num: np.ndarray, ties: str) -> np.ndarray:
-    """A_d = num / (the size of the two prefixes, in the variant's sense) at each depth of the profile.
+def _agreement(pr: Profile, num: np.ndarray, ties: str, at: np.ndarray | None = None) -> np.ndarray:
+    """A_d = num / (the size of the two prefixes, in the variant's sense) at the profile's depths (or those at).
 
     Beyond the shorter ranking (depth index >= s) S is taken to go on with untied unseen items, so its side
     of the denominator is the depth itself (Corsi & Urbano, section 4).
     """
-    depth = pr.dd + 1.0
+    dd = pr.dd if at is None else pr.dd[at]
+    depth = dd + 1.0
     if ties in ("broken", "a"):
         return num / depth
-    both = pr.dd < pr.short_len[pr.qd]
     assert pr.s_norm is not None and pr.l_norm is not None
+    s_norm, l_norm = (pr.s_norm, pr.l_norm) if at is None else (pr.s_norm[at], pr.l_norm[at])
+    both = dd < pr.short_len[pr.qd if at is None else pr.qd[at]]
     if ties == "w":
-        return 2.0 * num / np.where(both, pr.s_norm + pr.l_norm, depth + pr.l_norm)
-    return num / np.sqrt(np.where(both, pr.s_norm, depth) * pr.l_norm)
+        return 2.0 * num / np.where(both, s_norm + l_norm, depth + l_norm)
+    return num / np.sqrt(np.where(both, s_norm, depth) * l_norm)
 
 
 class _Series:
@@ -177,7 +179,6 @@ def _max(pr: Profile, p: float, ties: str) -> np.ndarray:
 
 
 def _ext(pr: Profile, p: float, ties: str) -> np.ndarray:
-    assert pr.ext_sum is not None and pr.ext_count is not None
     seen = _agreement(pr, pr.x, ties)
     n_q = len(pr.long_len)
     # A_s, the agreement at the shorter ranking's last depth: NaN when a ranking is empty (nothing to go on)
@@ -186,12 +187,17 @@ def _ext(pr: Profile, p: float, ties: str) -> np.ndarray:
     ok = pr.short_len > 0
     a_s[ok] = seen[at_s[ok]]
     # between s and l the unseen items of S match L's items S lacks at rate A_s, each counting as much as
-    # those items contribute on average (1 without ties)
-    beyond = pr.dd >= pr.short_len[pr.qd]
+    # those items contribute on average (1 without ties, and for w)
+    beyond = np.flatnonzero(pr.dd >= pr.short_len[pr.qd])
+    agreement = seen
+    if len(beyond):
+        qb = pr.qd[beyond]
+        extra = (pr.dd[beyond] - pr.short_len[qb] + 1) * a_s[qb]
+        if pr.ext_sum is not None and pr.ext_count is not None:
+            extra *= pr.ext_sum[beyond] / pr.ext_count[beyond]
+        agreement = seen.copy()
+        agreement[beyond] = _agreement(pr, pr.x[beyond] + extra, ties, at=beyond)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean_c = np.where(beyond, pr.ext_sum / pr.ext_count, 0.0)
-        extra = np.where(beyond, (pr.dd - pr.short_len[pr.qd] + 1) * a_s[pr.qd] * mean_c, 0.0)
-        agreement = np.where(beyond, _agreement(pr, pr.x + extra, ties), seen)
         tail = (pr.shared + (pr.long_len - pr.short_len) * a_s) / pr.long_len * p ** (pr.long_len + 1.0) / (1 - p)
     return (1 - p) / p * (_weighted(pr, agreement, p) + tail)
 
