@@ -187,3 +187,16 @@ def test_definitions_name_every_choice():
     assert by_name["AO"].compute(pairs, 4, by_name["AO"].defaults)[0] == pytest.approx(0.75)
     for param in rbo_def.params:  # every parameter's default is one of its values
         assert param.coerce(rbo_def.defaults[param.name]) == rbo_def.defaults[param.name]
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_a_document_twice_in_a_ranking_is_refused(monkeypatch, dense):
+    from rankwise.agreement import rbo_profile, rbo_values
+
+    if not dense:
+        monkeypatch.setattr(rbo_profile, "DENSE_JOIN_PER_ROW", 0)  # the sort-based join
+    monkeypatch.setattr(rbo_values, "BLOCK_ROWS", 4)  # the culprit in a later block: its index among all queries
+    good = make_pairs([(strict("ab"), strict("ab")), (strict("abc"), strict("abc")), (strict("abc"), strict("cab"))])
+    twice = RankedSide(good.b.offsets, np.array([0, 1, 0, 1, 2, 2, 0, 2]), good.b.group_start)
+    with pytest.raises(ValueError, match="ranking b, query index 2: document code 2 appears twice"):
+        rbo(RankingPairs(good.query_ids, good.a, twice, good.n_codes))

@@ -39,9 +39,10 @@ class CutRows:
     t: np.ndarray
     e: np.ndarray
     lengths: np.ndarray  # (Q,) rows kept per query
+    first_query: int = 0  # the index, among all paired queries, of this block's first query (for messages)
 
 
-def cut_side(side: RankedSide, k: int | None, ties: str, which: str) -> CutRows:
+def cut_side(side: RankedSide, k: int | None, ties: str, which: str, first_query: int = 0) -> CutRows:
     """The rows of ``side`` an RBO of depth k reads, with each row's tie group span.
 
     With ``ties=broken`` a row's group is itself and the cut keeps the first k rows. With w/a/b a tie group
@@ -56,7 +57,7 @@ def cut_side(side: RankedSide, k: int | None, ties: str, which: str) -> CutRows:
     if ties == "broken" or np.array_equal(t, pos):  # without a tie every variant reads the rows as given
         t = e = pos
     else:
-        _check_groups(t, pos, q, which)
+        _check_groups(t, pos, q + first_query, which)
         starts = pos == t
         gid = np.cumsum(starts) - 1
         size = np.bincount(gid, minlength=int(starts.sum())) if len(gid) else np.zeros(0, np.int64)
@@ -66,7 +67,7 @@ def cut_side(side: RankedSide, k: int | None, ties: str, which: str) -> CutRows:
         keep = t < k
         q, items, t, e = q[keep], items[keep], t[keep], e[keep]
         lengths = np.bincount(q, minlength=n_q)
-    return CutRows(q, items, t, e, np.asarray(lengths, dtype=np.int64))
+    return CutRows(q, items, t, e, np.asarray(lengths, dtype=np.int64), first_query)
 
 
 def _check_groups(t: np.ndarray, pos: np.ndarray, q: np.ndarray, which: str) -> None:
@@ -184,24 +185,40 @@ DENSE_JOIN_PER_ROW = 8
 
 
 def join(a: CutRows, b: CutRows, n_codes: int) -> tuple[np.ndarray, np.ndarray]:
-    """(rows of a, rows of b) holding the same item in the same query."""
+    """(rows of a, rows of b) holding the same item in the same query; an item twice in a ranking is refused."""
     n_q = len(a.lengths)
     width = max(n_codes, 1)
     key_a = a.q * width + a.items
     key_b = b.q * width + b.items
     if n_q * width <= DENSE_JOIN_PER_ROW * (len(key_a) + len(key_b)):
+        for key, which in ((key_a, "a"), (key_b, "b")):
+            seen = np.bincount(key, minlength=n_q * width)
+            if len(key) and seen.max() > 1:
+                _repeated(int(np.argmax(seen)), width, which, a.first_query)
         row_of = np.full(n_q * width, -1, dtype=np.int64)
         row_of[key_b] = np.arange(len(key_b), dtype=np.int64)
         hit = row_of[key_a]
         ia = np.flatnonzero(hit >= 0)
         return ia, hit[ia]
+    if not len(key_b):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    sorted_a = np.sort(key_a)
     order = np.argsort(key_b)
     sorted_b = key_b[order]
-    at = np.minimum(np.searchsorted(sorted_b, key_a), max(len(sorted_b) - 1, 0))
-    if not len(sorted_b):
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    for key, which in ((sorted_a, "a"), (sorted_b, "b")):
+        twice = np.flatnonzero(key[1:] == key[:-1])
+        if len(twice):
+            _repeated(int(key[twice[0]]), width, which, a.first_query)
+    at = np.minimum(np.searchsorted(sorted_b, key_a), len(sorted_b) - 1)
     ia = np.flatnonzero(sorted_b[at] == key_a)
     return ia, order[at[ia]]
+
+
+def _repeated(key: int, width: int, which: str, first_query: int) -> None:
+    raise ValueError(
+        f"ranking {which}, query index {first_query + key // width}: document code {key % width} appears twice; a "
+        f"ranking lists each document once (remove the duplicate lines of the run, or build the pairs with the "
+        f"agreement pair builder, which refuses them)")
 
 
 def _rank_in_query(q: np.ndarray, n_q: int) -> np.ndarray:

@@ -108,7 +108,8 @@ def _blocks(pairs: RankingPairs, k: int | None, ties: str) -> Iterator[tuple[int
         done = cum[q0 - 1] if q0 else 0
         q1 = max(int(np.searchsorted(cum, done + BLOCK_ROWS, side="right")), q0 + 1)
         q1 = min(q1, pairs.n_queries)
-        yield q0, q1, cut_side(_slice(pairs.a, q0, q1), k, ties, "a"), cut_side(_slice(pairs.b, q0, q1), k, ties, "b")
+        yield (q0, q1, cut_side(_slice(pairs.a, q0, q1), k, ties, "a", q0),
+               cut_side(_slice(pairs.b, q0, q1), k, ties, "b", q0))
         q0 = q1
 
 
