@@ -82,8 +82,9 @@ RBO = ListMeasure(
     formula="RBO = (1 - p) sum_{d >= 1} p^(d-1) A_d; " + _AGREEMENT + ". value=sum: (1 - p) sum_{d=1..n} p^(d-1) "
             "A_d with n = k or l; normalise=depth divides it by 1 - p^n, normalise=ideal by the same sum of B "
             "against itself. value=res = max - min.",
-    reference="Webber, Moffat & Zobel, A Similarity Measure for Indefinite Rankings, TOIS 2010 (eqs. 11, 14, 32); "
-              "Corsi & Urbano, The Treatment of Ties in Rank-Biased Overlap, SIGIR 2024 (reference code "
+    reference="Webber, Moffat & Zobel, A Similarity Measure for Indefinite Rankings, TOIS 2010 (eq. 32: RBO_ext "
+              "of rankings of different lengths); Corsi & Urbano, The Treatment of Ties in Rank-Biased Overlap, "
+              "SIGIR 2024 (reference code "
               "github.com/julian-urbano/sigir2024-rbo rbo/Python/rbo.py, commit 0338fd9d); LenskitRBO: lenskit "
               "2025.8.1 lenskit/metrics/reranking/_rbo.py; CompatRBO: Clarke, Vtyurina & Smucker, Assessing Top-k "
               "Preferences, TOIS 2021, as ir_measures 0.4.3 providers/compat_provider.py",

@@ -5,8 +5,8 @@ agreement A_d (the overlap of the two prefixes of depth d, divided by d) by (1 -
 every depth; two finite rankings leave the depths beyond them unseen, and what is assumed there names the
 value:
 
-* ``value=min``: no further overlap (RBO_min, a lower bound; Webber eq. 11);
-* ``value=max``: every unseen item matches (RBO_max, an upper bound; eq. 14);
+* ``value=min``: no further overlap (RBO_min, a lower bound);
+* ``value=max``: every unseen item matches (RBO_max, an upper bound);
 * ``value=ext``: the agreement seen at the end of the shorter ranking continues (RBO_ext, eq. 32 for rankings
   of different lengths);
 * ``value=res``: max - min, the residual (how much the unseen part could still change);
@@ -129,7 +129,7 @@ def _agreement(pr: Profile, num: np.ndarray, ties: str, at: np.ndarray | None = 
     """A_d = num / (the size of the two prefixes, in the variant's sense) at the profile's depths (or those at).
 
     Beyond the shorter ranking (depth index >= s) S is taken to go on with untied unseen items, so its side
-    of the denominator is the depth itself (Corsi & Urbano, section 4).
+    of the denominator is the depth itself (as in Corsi & Urbano's reference code).
     """
     dd = pr.dd if at is None else pr.dd[at]
     depth = dd + 1.0
