@@ -42,11 +42,14 @@ def test_ties_follow_the_declared_policy_and_groups_are_kept(ties, order):
 
 def test_numeric_doc_ids_tie_as_numbers_under_docid_desc_numeric():
     run = rw.Run.from_arrays(["q"] * 3, ["9", "10", "100"], [1.0, 1.0, 1.0])
-    ids = {d: pair_runs(run, rw.Run.from_arrays(["q"], [d], [1.0])).pairs.b.items[0] for d in ["9", "10", "100"]}
-    numeric = pair_runs(run, run, ties="docid_desc_numeric").pairs.a
-    text = pair_runs(run, run, ties="docid_desc").pairs.a
-    assert _ranking(numeric, 0) == [ids["100"], ids["10"], ids["9"]]
-    assert _ranking(text, 0) == [ids["9"], ids["100"], ids["10"]]  # byte order: "9" > "100" > "10"
+    # codes are only comparable within one pairing: B, untied, names them (its rows are 100, 10, 9)
+    strict = rw.Run.from_arrays(["q"] * 3, ["100", "10", "9"], [3.0, 2.0, 1.0])
+    numeric = pair_runs(run, strict, ties="docid_desc_numeric").pairs
+    text = pair_runs(run, strict, ties="docid_desc").pairs
+    ids = dict(zip(["100", "10", "9"], _ranking(numeric.b, 0)))
+    assert _ranking(numeric.a, 0) == [ids["100"], ids["10"], ids["9"]]
+    ids = dict(zip(["100", "10", "9"], _ranking(text.b, 0)))
+    assert _ranking(text.a, 0) == [ids["9"], ids["100"], ids["10"]]  # byte order: "9" > "100" > "10"
 
 
 def test_scores_that_tie_in_single_precision_only():

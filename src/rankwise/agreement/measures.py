@@ -23,7 +23,7 @@ from rankwise.agreement.pairs import RankedSide, RankingPairs
 from rankwise.errors import InvalidParameterError, RankwiseError
 
 # the modules of rankwise.agreement that define DEFINITIONS, in the order `rankwise similarity --list` shows them
-FAMILIES = ("overlap",)
+FAMILIES = ("overlap", "rbo")
 # what `rankwise similarity` and rankwise.similarity compute when no measure is named
 DEFAULT_MEASURES = ("Jaccard@10", "Overlap@10")
 

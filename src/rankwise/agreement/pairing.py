@@ -225,7 +225,7 @@ def _break_ties(run: Run, rows: np.ndarray, gid: np.ndarray, t: np.ndarray, ties
 
 def _shared_codes(a: Run, sa: _Ordered, b: Run, sb: _Ordered) -> tuple[tuple[np.ndarray, np.ndarray], int]:
     """Codes of both sides' documents: a vocabulary of the doc keys of both runs (one code per document, the
-    same in every query), found by one unique and one binary search."""
+    same in every query), from one hash encoding of both sides' keys."""
     ka, kb = a.doc_keys[sa.rows], b.doc_keys[sb.rows]
     if a.doc_vocab is None and b.doc_vocab is None:
         nw = max(ka.shape[1], kb.shape[1])
@@ -235,12 +235,22 @@ def _shared_codes(a: Run, sa: _Ordered, b: Run, sb: _Ordered) -> tuple[tuple[np.
         vocab = Vocabulary.from_ids(np.concatenate([sa_ids, sb_ids]))
         keys = np.concatenate([vocab.codes_of(sa_ids), vocab.codes_of(sb_ids)]).astype(np.uint64).reshape(-1, 1)
     n = keys.shape[0]
-    if n == 0:
-        codes = np.zeros(0, dtype=np.int64)
-    elif keys.shape[1] == 1:
-        flat = keys[:, 0]
-        codes = np.searchsorted(np.unique(flat), flat).astype(np.int64)
-    else:
-        codes = np.unique(keys, axis=0, return_inverse=True)[1].ravel().astype(np.int64)
+    codes = _dictionary_codes(keys)
     split = sa.rows.size
     return (codes[:split], codes[split:]), int(codes.max()) + 1 if n else 0
+
+
+def _dictionary_codes(keys: np.ndarray) -> np.ndarray:
+    """Each row's code in a dictionary of the distinct rows of ``keys`` ((n, words) uint64), numbered in order of
+    first appearance. Arrow's hash encoding is linear: a sorted unique plus a binary search per row took 9 times
+    as long on 20M rows of 10M distinct documents (the measures need equal codes for equal documents, not order)."""
+    import pyarrow as pa  # (core dependency; imported here as the readers import it)
+    n, words = keys.shape
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if words == 1:
+        arr = pa.array(np.ascontiguousarray(keys[:, 0]), type=pa.uint64())
+    else:  # the packed words of a row as one fixed-size binary value: equal bytes, equal key
+        buf = pa.py_buffer(np.ascontiguousarray(keys).tobytes())
+        arr = pa.FixedSizeBinaryArray.from_buffers(pa.binary(8 * words), n, [None, buf])
+    return np.asarray(arr.dictionary_encode().indices, dtype=np.int64)
