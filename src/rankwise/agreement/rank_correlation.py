@@ -223,7 +223,7 @@ DEFINITIONS: tuple[ListMeasure, ...] = (
                 "averaged over the documents outside the top group",
         reference="E. Yilmaz, J. A. Aslam, S. Robertson, 'A New Rank Correlation Coefficient for Information "
                   "Retrieval', SIGIR 2008; J. Urbano, M. Marrero, 'The Treatment of Ties in AP Correlation', "
-                  "ICTIR 2017 (ircor, R/tauAP.R at 095b1dfe16a97617f93cee0c379abc25ac7b9657)",
+                  "ICTIR 2017 (ircor, R/tauAP.R at b76535899f2fc2dce59564b56e1f69fd5d20cc85)",
         compute=tau_ap,
         params=(REFERENCE, TAU_AP_TIES),
         defaults={"reference": "a", "ties": "b"},

@@ -17,7 +17,7 @@ Definitions (per segment of n items; docs/rank-correlation.md works them through
   2 / (n - 1) * sum over the candidate's ranks i = 2..n of C(i) / (i - 1), minus 1, where C(i) counts the
   items above rank i in the candidate that the reference also ranks above it.
 * with ties in the candidate (Urbano & Marrero, ICTIR 2017; their R package ircor, R/tauAP.R at commit
-  095b1dfe16a97617f93cee0c379abc25ac7b9657, read for the conventions, not copied):
+  b76535899f2fc2dce59564b56e1f69fd5d20cc85, read for the conventions, not copied):
   tau_AP-b counts for an item the items of tie groups strictly above it, divides by p - 1 (p its group's
   first rank), and averages over the items outside the top group; tau_AP-a is the expected tau_AP over all
   orders of the candidate's tied items, defined for a reference without ties. A pair tied in the reference
