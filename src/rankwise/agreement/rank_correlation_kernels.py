@@ -55,11 +55,11 @@ def ordered_tau_b(offsets: np.ndarray, x_key: np.ndarray, y_rank: np.ndarray) ->
     """
     offsets = np.asarray(offsets, dtype=np.int64)
     n = np.diff(offsets).astype(np.float64)
-    smaller, y_sorted = count_smaller_before(offsets, y_rank)
+    smaller, n2_int = count_smaller_before(offsets, y_rank)
     seg = segment_ids(offsets)
     position = np.arange(len(y_rank), dtype=np.int64) - offsets[:-1][seg]
     n1 = tied_pairs(offsets, x_key).astype(np.float64)
-    n2 = tied_pairs(offsets, y_sorted).astype(np.float64)
+    n2 = n2_int.astype(np.float64)
     n3 = tied_pairs(offsets, x_key, y_rank).astype(np.float64)
     # earlier items of the segment that are not smaller are larger or tied in y; the tied ones are n2 pairs
     not_smaller = np.bincount(seg, weights=position - smaller, minlength=len(n))
@@ -95,7 +95,7 @@ def ordered_tau_ap(offsets: np.ndarray, cand_key: np.ndarray, ref_rank: np.ndarr
     n_seg = len(offsets) - 1
     n = np.diff(offsets)
     seg = segment_ids(offsets)
-    above, ref_sorted = count_smaller_before(offsets, ref_rank)
+    above, ref_tied = count_smaller_before(offsets, ref_rank)
     starts = np.flatnonzero(_run_starts(offsets, cand_key))
     sizes = np.diff(np.append(starts, len(cand_key)))
     # each item's tie group in the candidate: p0 = its first 0-based rank among these items, t its size
@@ -125,7 +125,7 @@ def ordered_tau_ap(offsets: np.ndarray, cand_key: np.ndarray, ref_rank: np.ndarr
     # shared out over its t items
     within = ((t - 1) - p0 * (h[p0 + t - 1] - h[p0])) / 2 / t
     c_all = np.bincount(seg, weights=above * mean_inv + within, minlength=n_seg)
-    ref_ties = tied_pairs(offsets, ref_sorted) > 0
+    ref_ties = ref_tied > 0
     ok = (n >= 2) & ~ref_ties
     out[ok] = 2 * c_all[ok] / (n[ok] - 1) - 1
     return out
