@@ -188,3 +188,21 @@ def test_definitions_name_every_choice() -> None:
         assert m.undefined and m.reference and m.formula
     ktu = next(m for m in DEFINITIONS if m.name == "KendallTau")
     assert ktu.implied["ktu"] == {"items": "union"}
+
+
+@pytest.mark.parametrize("extra_codes", [0, 10**9])  # the direct table and the sort-based match
+@pytest.mark.parametrize("where", ["a", "b"])
+def test_a_document_twice_in_a_ranking_is_an_error(extra_codes: int, where: str) -> None:
+    good, bad = ["x", "y"], ["x", "y", "x"]
+    a, b = ([good, good], [good, bad]) if where == "b" else ([good, bad], [good, good])
+    pairs = pairs_from_lists(a, b, extra_codes=extra_codes)
+    for m in DEFINITIONS:
+        with pytest.raises(ValueError, match=f"ranking {where} of query #1 .* holds a document twice"):
+            m.compute(pairs, None, m.defaults)
+
+
+def test_a_code_outside_the_code_space_is_an_error() -> None:
+    pairs = pairs_from_lists([["x", "y"]], [["y", "x"]])
+    broken = type(pairs)(pairs.query_ids, pairs.a, pairs.b, 1)  # says one code, uses two
+    with pytest.raises(ValueError, match=r"document code 1 .* codes must lie in 0..n_codes-1 = 0"):
+        kendall_tau(broken, None, {"items": "shared"})

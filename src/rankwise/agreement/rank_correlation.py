@@ -24,8 +24,9 @@ from rankwise.agreement.pairs import RankedSide, RankingPairs
 from rankwise.agreement.rank_correlation_kernels import ordered_tau_ap, ordered_tau_b
 from rankwise.spec.params import Param
 
-# rows (both sides together) handled at once: bounds the memory of the kernels' work arrays (~20 of them)
-CHUNK_ROWS = 1 << 21
+# rows (both sides together) handled at once: the kernels' ~20 work arrays then stay in the CPU cache (half the
+# time of 2M-row chunks) while a chunk still holds about 64 queries of 1,000 documents
+CHUNK_ROWS = 1 << 17
 
 
 def _truncate(side: RankedSide, k: int | None) -> RankedSide:
@@ -53,21 +54,52 @@ def _chunks(pairs: RankingPairs) -> Iterator[tuple[int, int]]:
         q0 = q1
 
 
-def _match(a: RankedSide, b: RankedSide, n_codes: int) -> np.ndarray:
-    """(len(a.items),) for each row of a, the row of b holding the same document of the query, or -1."""
+def _duplicate_error(side: str, q: int) -> ValueError:
+    return ValueError(f"rank correlation: ranking {side} of query #{q} (0-based, in the pairs' order) holds a "
+                      "document twice; each document may appear once in a ranking (merge or drop the repeats "
+                      "before pairing the runs)")
+
+
+def _match(a: RankedSide, b: RankedSide, n_codes: int, q0: int = 0, names: tuple[str, str] = ("a", "b")
+           ) -> np.ndarray:
+    """(len(a.items),) for each row of a, the row of b holding the same document of the query, or -1.
+
+    ``names`` are the two sides' names in errors; ``q0`` is the first query of the chunk."""
     nq = len(a.offsets) - 1
+    for name, side in zip(names, (a, b)):
+        if len(side.items) and (side.items.min() < 0 or side.items.max() >= n_codes):
+            bad = int(np.flatnonzero((side.items < 0) | (side.items >= n_codes))[0])
+            raise ValueError(f"rank correlation: ranking {name} has document code {int(side.items[bad])} at row "
+                             f"{bad} of the chunk from query #{q0}; codes must lie in 0..n_codes-1 = {n_codes - 1}")
     key_a = segment_ids(a.offsets) * n_codes + a.items
     key_b = segment_ids(b.offsets) * n_codes + b.items
     if nq * n_codes <= max(4 * (len(key_a) + len(key_b)), 1 << 20):
         table = np.full(nq * n_codes, -1, dtype=np.int64)  # a direct table when the codes are dense
-        table[key_b] = np.arange(len(key_b))
-        return table[key_a]
+        rows_b = np.arange(len(key_b))
+        table[key_b] = rows_b
+        if not np.array_equal(table[key_b], rows_b):  # a later row overwrote an earlier one of its document
+            raise _duplicate_error(names[1], q0 + int(segment_ids(b.offsets)[table[key_b] != rows_b][0]))
+        a_to_b = table[key_a]
+        table[key_b] = -1
+        rows_a = np.arange(len(key_a))
+        table[key_a] = rows_a
+        if not np.array_equal(table[key_a], rows_a):
+            raise _duplicate_error(names[0], q0 + int(segment_ids(a.offsets)[table[key_a] != rows_a][0]))
+        return a_to_b
     if len(key_b) == 0:
         return np.full(len(key_a), -1, dtype=np.int64)
     order = np.argsort(key_b, kind="stable")
     sorted_b = key_b[order]
+    repeated = np.flatnonzero(sorted_b[1:] == sorted_b[:-1])
+    if len(repeated):
+        raise _duplicate_error(names[1], q0 + int(sorted_b[repeated[0]] // n_codes))
     at = np.minimum(np.searchsorted(sorted_b, key_a), len(sorted_b) - 1)
-    return np.where(sorted_b[at] == key_a, order[at], -1)
+    a_to_b = np.where(sorted_b[at] == key_a, order[at], -1)
+    matched = a_to_b[a_to_b >= 0]
+    if len(np.unique(matched)) != len(matched):  # two rows of a met one row of b: a repeats a document
+        first = int(np.flatnonzero(np.bincount(matched) > 1)[0])
+        raise _duplicate_error(names[0], q0 + int(segment_ids(b.offsets)[first]))
+    return a_to_b
 
 
 def _offsets_of(seg: np.ndarray, n_seg: int) -> np.ndarray:
@@ -92,9 +124,9 @@ def _order_ties(offsets: np.ndarray, key: np.ndarray, second: np.ndarray, *, des
     return np.argsort((run << nbits) | s, kind="stable")
 
 
-def _tau_b_chunk(pairs: RankingPairs, a: RankedSide, b: RankedSide, items: str) -> np.ndarray:
+def _tau_b_chunk(pairs: RankingPairs, a: RankedSide, b: RankedSide, q0: int, items: str) -> np.ndarray:
     nq = len(a.offsets) - 1
-    a_to_b = _match(a, b, pairs.n_codes)
+    a_to_b = _match(a, b, pairs.n_codes, q0)
     qa = segment_ids(a.offsets)
     shared = a_to_b >= 0
     if items == "shared":
@@ -127,10 +159,11 @@ def _tau_b_chunk(pairs: RankingPairs, a: RankedSide, b: RankedSide, items: str) 
     return ordered_tau_b(offsets, x[order], y[order])
 
 
-def _tau_ap_chunk(pairs: RankingPairs, cand: RankedSide, ref: RankedSide, ties: str) -> np.ndarray:
+def _tau_ap_chunk(pairs: RankingPairs, cand: RankedSide, ref: RankedSide, q0: int, ties: str,
+                  names: tuple[str, str]) -> np.ndarray:
     """tau_AP of ``cand`` against ``ref`` on the documents both contain."""
     nq = len(cand.offsets) - 1
-    c_to_r = _match(cand, ref, pairs.n_codes)
+    c_to_r = _match(cand, ref, pairs.n_codes, q0, names)
     shared = c_to_r >= 0
     offsets = _offsets_of(segment_ids(cand.offsets)[shared], nq)
     c = cand.group_start[shared]
@@ -140,30 +173,33 @@ def _tau_ap_chunk(pairs: RankingPairs, cand: RankedSide, ref: RankedSide, ties: 
     return ordered_tau_ap(offsets, c[order], r[order], ties="a" if ties == "a" else "b")
 
 
-def _by_chunks(pairs: RankingPairs, k: int | None, one: Callable[[RankedSide, RankedSide], np.ndarray]) -> np.ndarray:
+ChunkFn = Callable[[RankedSide, RankedSide, int], np.ndarray]  # (a, b, first query) -> the chunk's values
+
+
+def _by_chunks(pairs: RankingPairs, k: int | None, one: ChunkFn) -> np.ndarray:
     out = np.empty(pairs.n_queries, dtype=np.float64)
     for q0, q1 in _chunks(pairs):
         a = _truncate(_slice(pairs.a, q0, q1), k)
         b = _truncate(_slice(pairs.b, q0, q1), k)
-        out[q0:q1] = one(a, b)
+        out[q0:q1] = one(a, b, q0)
     return out
 
 
 def kendall_tau(pairs: RankingPairs, k: int | None, params: Mapping[str, object]) -> np.ndarray:
     items = str(params.get("items", "shared"))
-    return _by_chunks(pairs, k, lambda a, b: _tau_b_chunk(pairs, a, b, items))
+    return _by_chunks(pairs, k, lambda a, b, q0: _tau_b_chunk(pairs, a, b, q0, items))
 
 
 def tau_ap(pairs: RankingPairs, k: int | None, params: Mapping[str, object]) -> np.ndarray:
     reference = str(params.get("reference", "a"))
     ties = str(params.get("ties", "b"))
 
-    def one(a: RankedSide, b: RankedSide) -> np.ndarray:
-        if reference == "a":
-            return _tau_ap_chunk(pairs, b, a, ties)
+    def one(a: RankedSide, b: RankedSide, q0: int) -> np.ndarray:
+        if reference == "a":  # b is the candidate
+            return _tau_ap_chunk(pairs, b, a, q0, ties, ("b", "a"))
         if reference == "b":
-            return _tau_ap_chunk(pairs, a, b, ties)
-        return (_tau_ap_chunk(pairs, b, a, ties) + _tau_ap_chunk(pairs, a, b, ties)) / 2
+            return _tau_ap_chunk(pairs, a, b, q0, ties, ("a", "b"))
+        return (_tau_ap_chunk(pairs, b, a, q0, ties, ("b", "a")) + _tau_ap_chunk(pairs, a, b, q0, ties, ("a", "b"))) / 2
 
     return _by_chunks(pairs, k, one)
 
