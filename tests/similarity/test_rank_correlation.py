@@ -98,7 +98,8 @@ def test_renaming_documents_changes_nothing(qs: list, rnd: object) -> None:
             np.testing.assert_array_equal(m.compute(p1, 5, full), m.compute(p2, 5, full))
 
 
-def test_chunks_and_sparse_codes_give_the_same_values(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("threads", [1, 3])
+def test_chunks_and_sparse_codes_give_the_same_values(monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
     rng = np.random.default_rng(7)
     qs = []
     for _ in range(40):
@@ -110,6 +111,7 @@ def test_chunks_and_sparse_codes_give_the_same_values(monkeypatch: pytest.Monkey
     sparse = pairs_from_lists(a, b, extra_codes=10**9)  # the sort-based match, not the direct table
     want = {m.name: m.compute(dense, None, m.defaults) for m in DEFINITIONS}
     monkeypatch.setattr(rc, "CHUNK_ROWS", 7)  # a few queries per chunk
+    monkeypatch.setattr(rc, "THREADS", threads)
     for m in DEFINITIONS:
         np.testing.assert_array_equal(m.compute(sparse, None, m.defaults), want[m.name])
         np.testing.assert_array_equal(m.compute(dense, None, m.defaults), want[m.name])
