@@ -208,3 +208,13 @@ def test_a_code_outside_the_code_space_is_an_error() -> None:
     broken = type(pairs)(pairs.query_ids, pairs.a, pairs.b, 1)  # says one code, uses two
     with pytest.raises(ValueError, match=r"document code 1 .* codes must lie in 0..n_codes-1 = 0"):
         kendall_tau(broken, None, {"items": "shared"})
+
+
+def test_an_unknown_parameter_value_is_an_error() -> None:
+    from rankwise.errors import InvalidParameterError
+
+    pairs = pairs_from_lists([["x", "y"]], [["y", "x"]])
+    with pytest.raises(InvalidParameterError, match="items of KendallTau must be one of shared, union"):
+        kendall_tau(pairs, None, {"items": "both"})
+    with pytest.raises(InvalidParameterError, match="ties of TauAP must be one of a, b"):
+        tau_ap(pairs, None, {"reference": "a", "ties": "c"})

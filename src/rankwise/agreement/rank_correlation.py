@@ -128,7 +128,7 @@ def _order_ties(offsets: np.ndarray, key: np.ndarray, second: np.ndarray, *, des
     return np.argsort((run << nbits) | s, kind="stable")
 
 
-def _tau_b_chunk(pairs: RankingPairs, a: RankedSide, b: RankedSide, q0: int, items: str) -> np.ndarray:
+def _tau_b_chunk(pairs: RankingPairs, a: RankedSide, b: RankedSide, q0: int, items: object) -> np.ndarray:
     nq = len(a.offsets) - 1
     a_to_b = _match(a, b, pairs.n_codes, q0)
     qa = segment_ids(a.offsets)
@@ -163,7 +163,7 @@ def _tau_b_chunk(pairs: RankingPairs, a: RankedSide, b: RankedSide, q0: int, ite
     return ordered_tau_b(offsets, x[order], y[order])
 
 
-def _tau_ap_chunk(pairs: RankingPairs, cand: RankedSide, ref: RankedSide, q0: int, ties: str,
+def _tau_ap_chunk(pairs: RankingPairs, cand: RankedSide, ref: RankedSide, q0: int, ties: object,
                   names: tuple[str, str]) -> np.ndarray:
     """tau_AP of ``cand`` against ``ref`` on the documents both contain."""
     nq = len(cand.offsets) - 1
@@ -202,13 +202,13 @@ def _by_chunks(pairs: RankingPairs, k: int | None, one: ChunkFn) -> np.ndarray:
 
 
 def kendall_tau(pairs: RankingPairs, k: int | None, params: Mapping[str, object]) -> np.ndarray:
-    items = str(params.get("items", "shared"))
+    items = ITEMS.coerce(params.get("items", "shared"), metric="KendallTau")
     return _by_chunks(pairs, k, lambda a, b, q0: _tau_b_chunk(pairs, a, b, q0, items))
 
 
 def tau_ap(pairs: RankingPairs, k: int | None, params: Mapping[str, object]) -> np.ndarray:
-    reference = str(params.get("reference", "a"))
-    ties = str(params.get("ties", "b"))
+    reference = REFERENCE.coerce(params.get("reference", "a"), metric="TauAP")
+    ties = TAU_AP_TIES.coerce(params.get("ties", "b"), metric="TauAP")
 
     def one(a: RankedSide, b: RankedSide, q0: int) -> np.ndarray:
         if reference == "a":  # b is the candidate
