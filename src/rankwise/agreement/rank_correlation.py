@@ -8,7 +8,7 @@ matches each query's two rankings and lays out, per query, the items in the orde
 KTU ("Kendall's tau union", Breuer et al., SIGIR 2020) is ``KendallTau(items=union)``: tau-b over the union
 of the two top-k lists, a list's missing documents tied below its last one. repro_eval 0.5.0 computes
 something else (repro_eval/measure/document_order.py, ``_KTU``; irgroup/repro_eval at commit
-12c81d643ce50a616c1b306a49d90828c0c1ac5e has the same code under ``_ktau_union``): it correlates, item by item,
+f04425ee8ab696b0e17e8e4d54c99564992d743c has the same code under ``_ktau_union``): it correlates, item by item,
 the positions of the two lists' documents in the alphabetically sorted union, so renaming documents changes
 its value (docs/rank-correlation.md shows 0.067 turning into -0.2).
 """
@@ -23,8 +23,17 @@ import numpy as np
 from rankwise.agreement.inversions import segment_ids
 from rankwise.agreement.measure import ListMeasure
 from rankwise.agreement.pairs import RankedSide, RankingPairs
-from rankwise.agreement.rank_correlation_kernels import ordered_tau_ap, ordered_tau_b
+from rankwise.agreement.rank_correlation_kernels import (
+    kendall_tau_b_segments,
+    ordered_tau_ap,
+    ordered_tau_b,
+    tau_ap_segments,
+)
 from rankwise.spec.params import Param
+
+# the segment functions on score arrays are re-exported for the modules that reuse them (reproducibility,
+# system orderings)
+__all__ = ["DEFINITIONS", "kendall_tau", "tau_ap", "kendall_tau_b_segments", "tau_ap_segments"]
 
 # rows (both sides together) handled at once: the kernels' ~20 work arrays then stay in the CPU cache (half the
 # time of 2M-row chunks) while a chunk still holds about 64 queries of 1,000 documents
