@@ -104,6 +104,20 @@ def test_ircor_readme_examples() -> None:
     assert tau_ap_segments(o, x5, y5, ties="b", symmetric=True)[0] == pytest.approx(0.6269841, abs=5e-8)
 
 
+def test_ircor_manual_examples() -> None:
+    # ircor's manual page tauAP.Rd (its examples and their printed output): 0.3928571 without ties; with y
+    # rounded to one decimal tauAP_a 0.39903 and tauAP_b 0.3317019; with x rounded too tauAP_b 0.339418
+    x = np.array([0.67, 0.45, 0.29, 0.12, 0.57, 0.24, 0.94, 0.75, 0.08, 0.54])
+    y = np.array([0.48, 0.68, 0.32, 0.09, 0.06, 0.61, 0.87, 0.22, 0.44, 0.84])
+    o = np.array([0, 10])
+    assert tau_ap_segments(o, x, y, ties="a")[0] == pytest.approx(0.3928571, abs=5e-8)
+    y1 = np.round(y, 1)
+    assert tau_ap_segments(o, x, y1, ties="a")[0] == pytest.approx(0.39903, abs=5e-6)
+    assert tau_ap_segments(o, x, y1, ties="b", symmetric=True)[0] == pytest.approx(0.3317019, abs=5e-8)
+    x1 = np.round(x, 1)
+    assert tau_ap_segments(o, x1, y1, ties="b", symmetric=True)[0] == pytest.approx(0.339418, abs=5e-7)
+
+
 def test_ktu_does_not_depend_on_document_names_unlike_repro_eval() -> None:
     data = json.loads((GOLDEN / "repro_eval_ktu.json").read_text())
     assert data["version"] == "0.5.0"
