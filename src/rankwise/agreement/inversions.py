@@ -42,15 +42,18 @@ def count_smaller_before(offsets: np.ndarray, values: np.ndarray) -> tuple[np.nd
     if v.min() < 0:
         raise ValueError("count_smaller_before: values must be non-negative integers (ranks)")
     nbits = int(v.max()).bit_length()
-    # int32 halves the memory traffic of every pass; a chunk's positions and values fit in it
-    it = np.int32 if n < 2**31 - 1 and nbits < 31 else np.int64
-    cur = v.astype(it)
-    start = np.repeat(offsets[:-1].astype(it), np.diff(offsets))  # each element's group start
-    index = np.arange(n, dtype=it)
-    where = index.copy()  # current position -> original index
-    acc = np.zeros(n, dtype=it)  # the counts, carried along with the elements
-    zc = np.zeros(n + 1, dtype=it)  # zc[i]: elements with bit 0 among the first i
-    new_v, new_where, new_acc, new_start = (np.empty_like(cur) for _ in range(4))
+    if n >= 2**31 - 1 or nbits > 31:
+        raise ValueError(f"count_smaller_before: {n} values of {nbits} bits is past what one call handles "
+                         "(2^31 values of up to 31 bits); split the sequences into calls")
+    # narrow types halve the memory traffic of every pass; the values are ranks, short in practice
+    cur = v.astype(np.int16 if nbits < 16 else np.int32)
+    start = np.repeat(offsets[:-1].astype(np.int32), np.diff(offsets))  # each element's group start
+    index = np.arange(n, dtype=np.int32)
+    # each element's original index (high 32 bits) and its count so far (low 32 bits) travel as one int64:
+    # one scatter per level instead of two
+    tagged = index.astype(np.int64) << 32
+    zc = np.zeros(n + 1, dtype=np.int32)  # zc[i]: elements with bit 0 among the first i
+    new_v, new_tagged, new_start = np.empty_like(cur), np.empty_like(tagged), np.empty_like(start)
     for b in range(nbits - 1, -1, -1):
         bit = (cur >> b) & 1
         np.cumsum(1 - bit, out=zc[1:])
@@ -58,19 +61,18 @@ def count_smaller_before(offsets: np.ndarray, values: np.ndarray) -> tuple[np.nd
         z_here = zc[:-1]
         z_start = zc[start]
         # an element with bit 1 is larger than every earlier zero of its group (they agree on higher bits)
-        acc += bit * (z_here - z_start)
+        tagged += bit * (z_here - z_start)
         one = bit.astype(bool)
         newpos = np.where(one, zeros + index - z_here, z_here)
         new_v[newpos] = cur
-        new_where[newpos] = where
-        new_acc[newpos] = acc
+        new_tagged[newpos] = tagged
         new_start[newpos] = np.where(one, zeros + start - z_start, z_start)
         cur, new_v = new_v, cur
-        where, new_where = new_where, where
-        acc, new_acc = new_acc, acc
+        tagged, new_tagged = new_tagged, tagged
         start, new_start = new_start, start
+    where = tagged >> 32
     smaller = np.empty(n, dtype=np.int64)
-    smaller[where] = acc
+    smaller[where] = tagged & 0xFFFFFFFF
     # the groups left are the runs of one value within one sequence, contiguous
     first = np.ones(n, dtype=bool)
     first[1:] = start[1:] != start[:-1]
