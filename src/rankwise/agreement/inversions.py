@@ -11,7 +11,7 @@ of one group are first told apart by bit ``b``, so an element whose bit ``b`` is
 earlier elements of its group whose bit is 0: one cumulative sum over the whole array counts them all. Then
 every element with bit 0 moves, in order, to the front of the array and every element with bit 1 behind
 them: each group's zeros (and ones) stay contiguous and in order, so they are the next level's groups, and a
-group's new start is read off the same cumulative sum. ``nbits`` levels of about fifteen O(N) numpy passes
+group's new start is read off the same cumulative sum. ``nbits`` levels of about a dozen O(N) numpy passes
 each: O(N log n) in all, with no sort.
 """
 from __future__ import annotations
@@ -46,43 +46,34 @@ def count_smaller_before(offsets: np.ndarray, values: np.ndarray) -> tuple[np.nd
         raise ValueError(f"count_smaller_before: {n} values of {nbits} bits is past what one call handles "
                          "(2^31 values of up to 31 bits); split the sequences into calls")
     # narrow types halve the memory traffic of every pass; the values are ranks, short in practice
-    cur = v.astype(np.int16 if nbits < 16 else np.int32)
-    start = np.repeat(offsets[:-1].astype(np.int32), np.diff(offsets))  # each element's group start
-    index = np.arange(n, dtype=np.int32)
-    # each element's original index (high 32 bits) and its count so far (low 32 bits) travel as one int64:
-    # one scatter per level instead of two
-    tagged = index.astype(np.int64) << 32
-    zc = np.zeros(n + 1, dtype=np.int32)  # zc[i]: elements with bit 0 among the first i
-    new_v, new_tagged, new_start = np.empty_like(cur), np.empty_like(tagged), np.empty_like(start)
+    vals = v.astype(np.int16 if nbits < 16 else np.int32)
+    # the elements never move: ``pos`` is each one's position in the level's arrangement and ``start`` that of
+    # its group's first element, so each level needs one scatter (the bits, into the arrangement's order) and
+    # two gathers, the costly numpy passes, while the values and counts stay in the original order
+    start = np.repeat(offsets[:-1].astype(np.int32), np.diff(offsets))
+    pos = np.arange(n, dtype=np.int32)
+    smaller = np.zeros(n, dtype=np.int32)
+    zero_bits = np.empty(n, dtype=np.int8)  # the level's bits, negated, in the arrangement's order
+    zc = np.zeros(n + 1, dtype=np.int32)  # zc[i]: elements with bit 0 among the arrangement's first i
     for b in range(nbits - 1, -1, -1):
-        bit = (cur >> b) & 1
-        np.cumsum(1 - bit, out=zc[1:])
+        bit = (vals >> b) & 1
+        zero_bits[pos] = 1 - bit
+        np.cumsum(zero_bits, out=zc[1:])
         zeros = zc[n]
-        z_here = zc[:-1]
+        z_here = zc[pos]
         z_start = zc[start]
         # an element with bit 1 is larger than every earlier zero of its group (they agree on higher bits)
-        tagged += bit * (z_here - z_start)
+        smaller += bit * (z_here - z_start)
         one = bit.astype(bool)
-        newpos = np.where(one, zeros + index - z_here, z_here)
-        new_v[newpos] = cur
-        new_tagged[newpos] = tagged
-        new_start[newpos] = np.where(one, zeros + start - z_start, z_start)
-        cur, new_v = new_v, cur
-        tagged, new_tagged = new_tagged, tagged
-        start, new_start = new_start, start
-    where = tagged >> 32
-    smaller = np.empty(n, dtype=np.int64)
-    smaller[where] = tagged & 0xFFFFFFFF
-    # the groups left are the runs of one value within one sequence, contiguous
-    first = np.ones(n, dtype=bool)
-    first[1:] = start[1:] != start[:-1]
-    run_at = np.flatnonzero(first)
-    sizes = np.diff(np.append(run_at, n))
-    tied_run = sizes > 1
-    seq = np.searchsorted(offsets, where[run_at[tied_run]], side="right") - 1
-    sizes = sizes[tied_run]
-    tied = np.bincount(seq, weights=sizes * (sizes - 1) // 2, minlength=n_seq).astype(np.int64)
-    return smaller, tied
+        pos = np.where(one, zeros + pos - z_here, z_here)
+        start = np.where(one, zeros + start - z_start, z_start)
+    # the groups left are the runs of one value within one sequence: an element of a group of g elements
+    # adds (g - 1) / 2 to the pairs tied in its sequence, and the sequences are still contiguous
+    group_size = np.bincount(start, minlength=n)[start]
+    c = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(group_size - 1, out=c[1:])
+    tied = (c[offsets[1:]] - c[offsets[:-1]]) // 2
+    return smaller.astype(np.int64), tied
 
 
 def run_lengths(boundary: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
