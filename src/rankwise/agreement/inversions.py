@@ -50,8 +50,9 @@ def count_smaller_before(offsets: np.ndarray, values: np.ndarray) -> tuple[np.nd
     # the elements never move: ``pos`` is each one's position in the level's arrangement and ``start`` that of
     # its group's first element, so each level needs one scatter (the bits, into the arrangement's order) and
     # two gathers, the costly numpy passes, while the values and counts stay in the original order
-    start = np.repeat(offsets[:-1].astype(np.int32), np.diff(offsets))
-    pos = np.arange(n, dtype=np.int32)
+    # positions as numpy's index type: fancy indexing with any other converts first, at twice the cost
+    start = np.repeat(offsets[:-1].astype(np.intp), np.diff(offsets))
+    pos = np.arange(n, dtype=np.intp)
     smaller = np.zeros(n, dtype=np.int32)
     zero_bits = np.empty(n, dtype=np.int8)  # the level's bits, negated, in the arrangement's order
     zc = np.zeros(n + 1, dtype=np.int32)  # zc[i]: elements with bit 0 among the arrangement's first i
