@@ -49,25 +49,41 @@ def count_smaller_before(offsets: np.ndarray, values: np.ndarray) -> tuple[np.nd
     vals = v.astype(np.int16 if nbits < 16 else np.int32)
     # the elements never move: ``pos`` is each one's position in the level's arrangement and ``start`` that of
     # its group's first element, so each level needs one scatter (the bits, into the arrangement's order) and
-    # two gathers, the costly numpy passes, while the values and counts stay in the original order
-    # positions as numpy's index type: fancy indexing with any other converts first, at twice the cost
+    # two gathers, the costly passes, while the values and counts stay in the original order. Positions are
+    # numpy's index type (fancy indexing converts any other first, at twice the cost), and every pass writes
+    # into an array made once: a fresh array of a chunk's size is a fresh allocation, dearer than the pass.
     start = np.repeat(offsets[:-1].astype(np.intp), np.diff(offsets))
     pos = np.arange(n, dtype=np.intp)
     smaller = np.zeros(n, dtype=np.int32)
-    zero_bits = np.empty(n, dtype=np.int8)  # the level's bits, negated, in the arrangement's order
+    bit = np.empty(n, dtype=vals.dtype)
+    zero_bit = np.empty(n, dtype=vals.dtype)
+    zero_bits = np.empty(n, dtype=vals.dtype)  # the level's bits, negated, in the arrangement's order
     zc = np.zeros(n + 1, dtype=np.int32)  # zc[i]: elements with bit 0 among the arrangement's first i
+    z_here = np.empty(n, dtype=np.int32)
+    z_start = np.empty(n, dtype=np.int32)
+    step = np.empty(n, dtype=np.int32)
     for b in range(nbits - 1, -1, -1):
-        bit = (vals >> b) & 1
-        zero_bits[pos] = 1 - bit
+        np.right_shift(vals, b, out=bit)
+        np.bitwise_and(bit, 1, out=bit)
+        np.subtract(1, bit, out=zero_bit)
+        zero_bits[pos] = zero_bit
         np.cumsum(zero_bits, out=zc[1:])
-        zeros = zc[n]
-        z_here = zc[pos]
-        z_start = zc[start]
+        zeros = int(zc[n])
+        np.take(zc, pos, out=z_here)
+        np.take(zc, start, out=z_start)
         # an element with bit 1 is larger than every earlier zero of its group (they agree on higher bits)
-        smaller += bit * (z_here - z_start)
-        one = bit.astype(bool)
-        pos = np.where(one, zeros + pos - z_here, z_here)
-        start = np.where(one, zeros + start - z_start, z_start)
+        np.subtract(z_here, z_start, out=step)
+        step *= bit
+        smaller += step
+        # next arrangement: the zeros, in order, then the ones: position z_here for a zero, zeros + (ones
+        # before it) = zeros + pos - z_here for a one, i.e. z_here + bit (zeros + pos - 2 z_here); and the
+        # same for the group's first element
+        for arr, z in ((pos, z_here), (start, z_start)):
+            arr -= z
+            arr -= z
+            arr += zeros
+            arr *= bit
+            arr += z
     # the groups left are the runs of one value within one sequence: an element of a group of g elements
     # adds (g - 1) / 2 to the pairs tied in its sequence, and the sequences are still contiguous
     group_size = np.bincount(start, minlength=n)[start]
