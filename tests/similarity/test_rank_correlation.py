@@ -218,3 +218,16 @@ def test_an_unknown_parameter_value_is_an_error() -> None:
         kendall_tau(pairs, None, {"items": "both"})
     with pytest.raises(InvalidParameterError, match="ties of TauAP must be one of a, b"):
         tau_ap(pairs, None, {"reference": "a", "ties": "c"})
+
+
+def test_count_smaller_before_on_a_sequence_longer_than_int16_counts() -> None:
+    # the values fit int16 and are held so, but a count over 40,000 elements does not: it must not wrap
+    rng = np.random.default_rng(5)
+    values = rng.integers(0, 3, 40_000)
+    onehot = np.eye(3, dtype=np.int64)[values]
+    before = np.cumsum(onehot, axis=0) - onehot  # per element, the earlier elements of each value
+    expected = np.array([before[j, :x].sum() for j, x in enumerate(values)])
+    got, tied = count_smaller_before(np.array([0, len(values)]), values)
+    np.testing.assert_array_equal(got, expected)
+    counts = np.bincount(values)
+    assert tied[0] == int((counts * (counts - 1) // 2).sum())

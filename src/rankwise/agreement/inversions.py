@@ -67,7 +67,7 @@ def count_smaller_before(offsets: np.ndarray, values: np.ndarray) -> tuple[np.nd
         np.bitwise_and(bit, 1, out=bit)
         np.subtract(1, bit, out=zero_bit)
         zero_bits[pos] = zero_bit
-        np.cumsum(zero_bits, out=zc[1:])
+        np.cumsum(zero_bits, dtype=np.int32, out=zc[1:])  # int32: a chunk holds more than 32767 zeros
         zeros = int(zc[n])
         np.take(zc, pos, out=z_here)
         np.take(zc, start, out=z_start)
