@@ -5,14 +5,14 @@ ranking that are also above it in the other) need. Per sequence it is the classi
 inversions; here all sequences (the queries) are done together, with no Python loop over them.
 
 The method is the counting step of a wavelet matrix (Claude, Navarro & Ordonez, "The wavelet matrix", SPIRE
-2012), most significant bit first. With the values as ``nbits``-bit integers, at level ``b`` the elements of
-one sequence that share the bits above ``b`` form a contiguous group, in their original order. Two elements
-of one group are first told apart by bit ``b``, so an element whose bit ``b`` is 1 is larger than exactly the
-earlier elements of its group whose bit is 0: one cumulative sum over the whole array counts them all. Then
-every element with bit 0 moves, in order, to the front of the array and every element with bit 1 behind
-them: each group's zeros (and ones) stay contiguous and in order, so they are the next level's groups, and a
-group's new start is read off the same cumulative sum. ``nbits`` levels of about a dozen O(N) numpy passes
-each: O(N log n) in all, with no sort.
+2012), most significant bit first. With the values as ``nbits``-bit integers, the elements of one sequence
+that share the bits above ``b`` form a contiguous group of level ``b``'s arrangement, in their original order.
+Two elements of one group are first told apart by bit ``b``, so an element whose bit ``b`` is 1 is larger than
+exactly the earlier elements of its group whose bit is 0: one cumulative sum over the whole array counts them
+all. The next arrangement puts every element with bit 0, in order, in front and every element with bit 1
+behind them: each group's zeros (and ones) stay contiguous and in order, so they are the next level's groups,
+and a group's new start is read off the same cumulative sum. ``nbits`` levels of about a dozen O(N) numpy
+passes each: O(N log n) in all, with no sort.
 """
 from __future__ import annotations
 
