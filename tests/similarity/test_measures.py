@@ -39,10 +39,12 @@ def test_a_bad_measure_says_what_and_how_to_fix_it(text, message):
         parse_measure(text)
 
 
-def test_a_measure_named_twice_is_refused_and_the_defaults_are_jaccard_and_overlap():
+def test_a_measure_named_twice_is_refused_and_the_defaults_name_every_parameter():
     with pytest.raises(InvalidParameterError, match="are the same measure, Overlap"):
         parse_measures(["Overlap@10", "overlap(denominator=k)@10"])
-    assert [str(s) for s in parse_measures(None)] == ["Jaccard@10", "Overlap(denominator=k)@10"]
+    assert [str(s) for s in parse_measures(None)] == [
+        "RBO(p=0.9,value=ext,ties=a,normalise=none)", "KendallTau(items=shared)", "Jaccard@10",
+        "Overlap(denominator=k)@10"]
     assert [s.text for s in parse_measures("Jaccard@3")] == ["Jaccard@3"]
     with pytest.raises(InvalidParameterError, match="at least one"):
         parse_measures([])

@@ -23,9 +23,9 @@ from rankwise.agreement.pairs import RankedSide, RankingPairs
 from rankwise.errors import InvalidParameterError, RankwiseError
 
 # the modules of rankwise.agreement that define DEFINITIONS, in the order `rankwise similarity --list` shows them
-FAMILIES = ("overlap", "rbo")
+FAMILIES = ("overlap", "rbo", "rank_correlation")
 # what `rankwise similarity` and rankwise.similarity compute when no measure is named
-DEFAULT_MEASURES = ("Jaccard@10", "Overlap@10")
+DEFAULT_MEASURES = ("RBO(p=0.9)", "KendallTau", "Jaccard@10", "Overlap@10")
 
 _MEASURE_RE = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_.\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*"
                          r"(?:@\s*(?P<k>\S+))?\s*$")
