@@ -4,8 +4,9 @@ Each run's rows of the paired queries are ordered by (query, score descending) (
 in that order already, as most run files are), then the rows of each tie group by the declared tie policy (the
 engine's: ``ties`` of every metric, ``rankwise.spec.params``, read as ``rankwise.data.ordering`` reads it).
 Rows of equal score (compared at the ``scores`` precision) keep their tie group in ``group_start``, so that
-measures which treat ties as sets can undo the tie-break. The documents of both runs are coded by one
-vocabulary of their doc keys: equal code, same document (in every query). Nothing here loops over queries.
+measures which treat ties as sets can undo the tie-break. The documents of both runs get one
+code per query: equal code, same document (within a query). Nothing here loops over queries (the codes are
+found per block of queries, each block a few ten thousand rows).
 
 A query present in one run only is never dropped silently: ``missing`` says what happens to it (left out and
 counted, compared with an empty ranking, or refused), and the Pairing counts and names such queries.
@@ -22,7 +23,6 @@ from rankwise.conventions.presets import DEFAULT
 from rankwise.data import idkeys
 from rankwise.data.collections import Run
 from rankwise.data.ordering import id_lengths, numeric_doc_ids
-from rankwise.data.vocabulary import Vocabulary
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.kernels.segments import expand_ranges, segment_ids
 from rankwise.spec.params import SCORES, TIE_BREAKS, TIES
@@ -171,15 +171,18 @@ def _side(run: Run, codes: np.ndarray, ties: str, scores: str, depth: int | None
     starts_group = np.ones(n, dtype=bool)
     if n > 1:
         starts_group[1:] = (seg[1:] != seg[:-1]) | (score[1:] != score[:-1])
-    gid = np.cumsum(starts_group) - 1
-    tied = np.bincount(gid, minlength=1)[gid] > 1 if n else np.zeros(0, dtype=bool)
-    if ties != "input" and tied.any():
-        _break_ties(run, rows, gid, np.flatnonzero(tied), ties)
-    first = np.maximum.accumulate(np.where(starts_group, np.arange(n, dtype=np.int64), 0))
-    pos = np.arange(n, dtype=np.int64) - offsets[seg]
-    group_start = first - offsets[seg]  # (0-based within the query)
+    # a row is tied unless it starts a group and the next row starts another (no count per group needed)
+    tied = ~(starts_group & np.append(starts_group[1:], True))
+    position = np.arange(n, dtype=np.int64) - offsets[seg]
+    if tied.any():
+        if ties != "input":
+            _break_ties(run, rows, np.cumsum(starts_group) - 1, np.flatnonzero(tied), ties)
+        # the position of each row's group's first row: the running maximum of the groups' first positions
+        group_start = np.maximum.accumulate(np.where(starts_group, np.arange(n, dtype=np.int64), 0)) - offsets[seg]
+    else:  # (no tie: every row is its own group)
+        group_start = position
     if depth is not None:
-        keep = pos < depth
+        keep = position < depth
         rows, group_start, tied, seg = rows[keep], group_start[keep], tied[keep], seg[keep]
         offsets = np.zeros(codes.size + 1, dtype=np.int64)
         np.cumsum(np.minimum(lengths, depth), out=offsets[1:])
@@ -223,34 +226,83 @@ def _break_ties(run: Run, rows: np.ndarray, gid: np.ndarray, t: np.ndarray, ties
     rows[t] = rows[t][o]
 
 
+# queries are coded in blocks of about this many rows (both sides): the hash tables stay in cache, where one
+# table over all documents of a 100k x 1,000 pair of runs misses it on every row (measured fastest of 2^14..2^20)
+CODE_BLOCK_ROWS = 1 << 16
+
+
 def _shared_codes(a: Run, sa: _Ordered, b: Run, sb: _Ordered) -> tuple[tuple[np.ndarray, np.ndarray], int]:
-    """Codes of both sides' documents: a vocabulary of the doc keys of both runs (one code per document, the
-    same in every query), from one hash encoding of both sides' keys."""
-    ka, kb = a.doc_keys[sa.rows], b.doc_keys[sb.rows]
-    if a.doc_vocab is None and b.doc_vocab is None:
-        nw = max(ka.shape[1], kb.shape[1])
-        keys = np.concatenate([idkeys.widen(ka, nw), idkeys.widen(kb, nw)])
-    else:  # an id longer than idkeys packs: one vocabulary over both sides' id strings (exact, slower)
-        sa_ids, sb_ids = a.doc_ids(sa.rows), b.doc_ids(sb.rows)
-        vocab = Vocabulary.from_ids(np.concatenate([sa_ids, sb_ids]))
-        keys = np.concatenate([vocab.codes_of(sa_ids), vocab.codes_of(sb_ids)]).astype(np.uint64).reshape(-1, 1)
-    n = keys.shape[0]
-    codes = _dictionary_codes(keys)
-    split = sa.rows.size
-    return (codes[:split], codes[split:]), int(codes.max()) + 1 if n else 0
+    """Codes of both sides' documents, local to each query: run A's document at position i of a query is i (its
+    documents are distinct), run B's is the position of the same document in A, or len(A's ranking) + j for the
+    j-th document A lacks. Equal code, same document, within a query; codes stay below the longest union of a
+    query's two rankings, so the measures' joins on (query, code) use small dense tables.
+
+    Found per block of queries: one hash encoding of the block's doc keys, then a hash lookup of B's (query,
+    document) among A's."""
+    oa, ob = sa.offsets, sb.offsets
+    len_a, len_b = np.diff(oa), np.diff(ob)
+    codes_a = np.arange(sa.rows.size, dtype=np.int64) - np.repeat(oa[:-1], len_a)
+    codes_b = np.empty(sb.rows.size, dtype=np.int64)
+    if sb.rows.size:
+        ka, kb = _doc_keys(a, sa.rows, b, sb.rows)
+        for q0, q1 in _query_blocks(oa[1:] + ob[1:]):
+            a0, a1, b0, b1 = oa[q0], oa[q1], ob[q0], ob[q1]
+            codes_b[b0:b1] = _block_codes(ka[a0:a1], kb[b0:b1], len_a[q0:q1], len_b[q0:q1], codes_a[a0:a1])
+    top = max(int(codes_a.max(initial=-1)), int(codes_b.max(initial=-1)))
+    return (codes_a, codes_b), top + 1
 
 
-def _dictionary_codes(keys: np.ndarray) -> np.ndarray:
-    """Each row's code in a dictionary of the distinct rows of ``keys`` ((n, words) uint64), numbered in order of
-    first appearance. Arrow's hash encoding is linear: a sorted unique plus a binary search per row took 9 times
-    as long on 20M rows of 10M distinct documents (the measures need equal codes for equal documents, not order)."""
-    import pyarrow as pa  # (core dependency; imported here as the readers import it)
-    n, words = keys.shape
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
+def _doc_keys(a: Run, rows_a: np.ndarray, b: Run, rows_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Both sides' doc ids as columns that hash equal exactly when the ids are equal: the packed keys (one
+    uint64 word, or the words, widened to the longer side's, as fixed-size bytes), or, when either run holds an id
+    longer than idkeys packs, the id strings."""
+    if a.doc_vocab is not None or b.doc_vocab is not None:
+        return a.doc_ids(rows_a), b.doc_ids(rows_b)
+    ka, kb = a.doc_keys[rows_a], b.doc_keys[rows_b]
+    words = max(ka.shape[1], kb.shape[1])
+    ka, kb = idkeys.widen(ka, words), idkeys.widen(kb, words)
     if words == 1:
-        arr = pa.array(np.ascontiguousarray(keys[:, 0]), type=pa.uint64())
-    else:  # the packed words of a row as one fixed-size binary value: equal bytes, equal key
-        buf = pa.py_buffer(np.ascontiguousarray(keys).tobytes())
-        arr = pa.FixedSizeBinaryArray.from_buffers(pa.binary(8 * words), n, [None, buf])
-    return np.asarray(arr.dictionary_encode().indices, dtype=np.int64)
+        return np.ascontiguousarray(ka[:, 0]), np.ascontiguousarray(kb[:, 0])
+    return (np.ascontiguousarray(ka).view(f"V{8 * words}").ravel(),
+            np.ascontiguousarray(kb).view(f"V{8 * words}").ravel())
+
+
+def _query_blocks(ends: np.ndarray) -> list[tuple[int, int]]:
+    """Consecutive query ranges of about CODE_BLOCK_ROWS rows (``ends``: each query's cumulative rows)."""
+    n = ends.size
+    if n == 0:
+        return []
+    cuts = np.searchsorted(ends, np.arange(CODE_BLOCK_ROWS, int(ends[-1]), CODE_BLOCK_ROWS), side="right")
+    bounds = np.unique(np.concatenate([[0], cuts, [n]]))
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
+
+
+def _arrow_column(keys: np.ndarray):
+    import pyarrow as pa  # (a core dependency; imported where used, as the readers do)
+    if keys.dtype.kind == "V":  # packed words: equal bytes, equal id
+        return pa.FixedSizeBinaryArray.from_buffers(pa.binary(keys.dtype.itemsize), keys.size,
+                                                    [None, pa.py_buffer(keys.tobytes())])
+    return pa.array(keys)
+
+
+def _block_codes(ka: np.ndarray, kb: np.ndarray, len_a: np.ndarray, len_b: np.ndarray,
+                 codes_a: np.ndarray) -> np.ndarray:
+    """B's local codes for one block of queries (see _shared_codes)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    doc = np.asarray(_arrow_column(np.concatenate([ka, kb])).dictionary_encode().indices, dtype=np.int64)
+    width = np.int64(doc.size + 1)  # (query, document) as one integer: distinct pairs, distinct keys
+    nq = len_a.size
+    qa = np.repeat(np.arange(nq, dtype=np.int64), len_a)
+    qb = np.repeat(np.arange(nq, dtype=np.int64), len_b)
+    key_a, key_b = qa * width + doc[:ka.size], qb * width + doc[ka.size:]
+    hit = np.asarray(pc.index_in(pa.array(key_b), value_set=pa.array(key_a)).fill_null(-1), dtype=np.int64)
+    out = np.empty(kb.size, dtype=np.int64)
+    found = hit >= 0
+    out[found] = codes_a[hit[found]]
+    new = np.cumsum(~found)  # B's documents that A lacks, counted along the block ...
+    first = np.zeros(nq, dtype=np.int64)
+    np.cumsum(len_b[:-1], out=first[1:])
+    before = np.concatenate([[0], new])[first][qb]  # ... from each query's first row
+    out[~found] = (len_a[qb] + new - before - 1)[~found]
+    return out
