@@ -135,3 +135,17 @@ def test_ktu_does_not_depend_on_document_names_unlike_repro_eval() -> None:
     # list happens to be in alphabetical order (its index in the sorted union is then its position)
     assert ours[0] == pytest.approx(1 / 15)
     assert sum(abs(c["ktu"] - c["ktu_renamed"]) > 1e-9 for c in cases) >= len(cases) // 2
+
+
+def test_the_tauapb_alias_is_ircors_tauap_b_through_similarity() -> None:
+    # ircor's tauAP_b averages both directions (so does rankwise.correlate's tau_ap_b): the alias must too, and
+    # TauAPa is ircor's one-way tauAP_a with the first run as the reference (x, the "true" scores)
+    import rankwise as rw
+    cases = [c for c in _ircor_cases() if c["tauAP_b"] is not None and c["tauAP_a"] is not None][:40]
+    x = {f"q{i}": {f"d{j}": v for j, v in enumerate(c["x"])} for i, c in enumerate(cases)}
+    y = {f"q{i}": {f"d{j}": v for j, v in enumerate(c["y"])} for i, c in enumerate(cases)}
+    sim = rw.similarity(x, y, ["TauAPb", "TauAPa"], intervals=False, scores="float64", ties="input")
+    order = np.argsort([int(q[1:]) for q in map(str, sim.query_ids)])
+    np.testing.assert_allclose(sim.values["TauAPb"][order], [c["tauAP_b"] for c in cases], atol=1e-12)
+    np.testing.assert_allclose(sim.values["TauAPa"][order], [c["tauAP_a"] for c in cases], atol=1e-12)
+    assert sim.resolved["TauAPb"] == "TauAP(reference=symmetric,ties=b)"

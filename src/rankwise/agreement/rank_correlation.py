@@ -289,7 +289,9 @@ DEFINITIONS: tuple[ListMeasure, ...] = (
         params=(REFERENCE, TAU_AP_TIES),
         defaults={"reference": "a", "ties": "b"},
         aliases=("APCorrelation", "AP_Correlation", "TauAPb", "TauAPa"),
-        implied={"tauapa": {"ties": "a"}, "tauapb": {"ties": "b"}},
+        # TauAPb is ircor's tauAP_b, which averages both directions (as rankwise.correlate's tau_ap_b does); the
+        # one-way form is TauAP(ties=b). tauAP_a is one-way in ircor: the first run is the reference.
+        implied={"tauapa": {"ties": "a"}, "tauapb": {"ties": "b", "reference": "symmetric"}},
         undefined=_UNDEFINED_TAU_AP,
     ),
 )
