@@ -1,16 +1,12 @@
-"""The per-topic ranking measures of a reproduction, once rankwise.agreement.similarity is part of the build (the
-per-topic RBO and Kendall's tau union of issue #25 come from there; without it these tests are skipped)."""
+"""The per-topic ranking measures of a reproduction (RBO and Kendall's tau union, from rankwise.similarity)."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from rankwise.agreement.reproduction import repro
-
-pytest.importorskip("rankwise.agreement.similarity")
 
 HERE = Path(__file__).resolve().parents[1] / "golden" / "repro"
 RPD = [str(HERE / n) for n in ("orig_b.run", "orig_a.run", "rpd_b.run", "rpd_a.run")]

@@ -157,3 +157,21 @@ def test_no_shared_query_gives_nan_means_and_the_counts():
         s = rw.similarity({"q": ["x"]}, {"r": ["x"]})
     assert s.n_queries == 0 and math.isnan(s.means["Jaccard@10"]) and s.info["only_in_a"] == 1
     assert math.isnan(s.intervals["Jaccard@10"][0])
+
+
+def test_a_tie_group_split_by_a_cutoff_or_the_depth_is_counted_and_said():
+    # d2, d3 and d4 tie in A across rank 2: which of them are in A's top 2 follows the tie policy (the ids), so
+    # KTU@2 and Jaccard@2 can change when documents are renamed; the tie-aware RBO keeps the group whole
+    a = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 2.0, "d4": 2.0}, "q2": {"x": 2.0, "y": 1.0}}
+    b = {"q1": {"d1": 3.0, "d4": 2.5, "d2": 1.0, "d3": 0.5}, "q2": {"x": 2.0, "y": 1.0}}
+    sim = rw.similarity(a, b, ["KTU@2", "Jaccard@2", "RBO(ties=a)@2", "Jaccard@10"], intervals=False)
+    said = [n for n in sim.notices if "crosses rank" in n]
+    assert len(said) == 2 and said[0].startswith("KTU@2: in 1 query ") and said[1].startswith("Jaccard@2: in 1 query ")
+    assert "ties='docid_desc'" in said[0]
+    renamed = {"q1": {"d1": 3.0, "d9": 2.0, "d3": 2.0, "d4": 2.0}, "q2": a["q2"]}  # d2 -> d9: now first of the tie
+    renamed_b = {"q1": {"d1": 3.0, "d4": 2.5, "d9": 1.0, "d3": 0.5}, "q2": b["q2"]}
+    again = rw.similarity(renamed, renamed_b, ["KTU@2", "RBO(ties=a)@2"], intervals=False)
+    assert again.values["KTU@2"][0] != sim.values["KTU@2"][0]  # (the documented dependence on names)
+    assert again.values["RBO(ties=a)@2"][0] == sim.values["RBO(ties=a)@2"][0]
+    cut = rw.similarity(a, b, ["Jaccard@10"], depth=2, intervals=False)
+    assert cut.info["depth_splits"] == 1 and any(n.startswith("depth=2: in 1 query ") for n in cut.notices)

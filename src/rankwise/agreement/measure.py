@@ -34,3 +34,7 @@ class ListMeasure:
     undefined: str = ""  # when a query's value is NaN, and why
     # parameters implied by an alias (e.g. "LenskitRBO" -> normalise=depth): alias (lower case) -> params
     implied: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    # whether @k keeps a tie group that starts above k whole (given the parameters): then which tied documents
+    # fall inside the top k cannot depend on the tie policy. Otherwise the cut is by rows, after the tie policy
+    # ordered the tied documents (by their ids), and rankwise.similarity counts the queries where that happens.
+    keeps_tie_groups: Callable[[Mapping[str, object]], bool] = field(default=lambda params: False)

@@ -56,6 +56,8 @@ class Pairing:
     # holding at least one such row: the rankings whose order the tie policy decided
     tied_rows: tuple[int, int]
     tied_queries: tuple[int, int]
+    # queries (of either run) whose tie group at rank depth + 1 started within the depth: the cut split it
+    depth_splits: int = 0
 
     def info(self) -> dict[str, Any]:
         """The counts and policies, as the result's ``info`` shows them."""
@@ -64,7 +66,8 @@ class Pairing:
                 "only_in_a": int(self.only_in_a.size), "only_in_b": int(self.only_in_b.size),
                 "missing": self.missing, "ties": self.ties, "scores": self.scores, "depth": self.depth,
                 "tied_rows_a": self.tied_rows[0], "tied_rows_b": self.tied_rows[1],
-                "tied_queries_a": self.tied_queries[0], "tied_queries_b": self.tied_queries[1]}
+                "tied_queries_a": self.tied_queries[0], "tied_queries_b": self.tied_queries[1],
+                "depth_splits": self.depth_splits}
 
 
 def check_ties(ties: Any) -> str:
@@ -105,13 +108,13 @@ def pair_runs(a: Run, b: Run, *, ties: str = DEFAULT_TIES, scores: str = DEFAULT
                         "(counted) or missing='empty' to compare them with an empty ranking")
     chosen = np.intersect1d(qa, qb) if missing == "skip" else np.union1d(qa, qb)
     chosen, ids = _in_output_order(chosen, as_int)
-    side_a, tied_a = _side(a, a.query_vocab.codes_of(chosen), ties, scores, depth)
-    side_b, tied_b = _side(b, b.query_vocab.codes_of(chosen), ties, scores, depth)
+    side_a, tied_a, split_a = _side(a, a.query_vocab.codes_of(chosen), ties, scores, depth)
+    side_b, tied_b, split_b = _side(b, b.query_vocab.codes_of(chosen), ties, scores, depth)
     (items_a, items_b), n_codes = _shared_codes(a, side_a, b, side_b)
     pairs = RankingPairs(ids, RankedSide(side_a.offsets, items_a, side_a.group_start),
                          RankedSide(side_b.offsets, items_b, side_b.group_start), n_codes)
     return Pairing(pairs, _in_output_order(only_a, as_int)[1], _in_output_order(only_b, as_int)[1], ties, scores,
-                   depth, missing, (tied_a[0], tied_b[0]), (tied_a[1], tied_b[1]))
+                   depth, missing, (tied_a[0], tied_b[0]), (tied_a[1], tied_b[1]), int((split_a | split_b).sum()))
 
 
 def _missing_text(only_a: np.ndarray, only_b: np.ndarray, as_int: bool, names: tuple[str, str]) -> str:
@@ -152,9 +155,11 @@ class _Ordered:
     group_start: np.ndarray
 
 
-def _side(run: Run, codes: np.ndarray, ties: str, scores: str, depth: int | None) -> tuple[_Ordered, tuple[int, int]]:
+def _side(run: Run, codes: np.ndarray, ties: str, scores: str, depth: int | None
+          ) -> tuple[_Ordered, tuple[int, int], np.ndarray]:
     """One run's rankings of the chosen queries (``codes``: each query's index in the run, -1: absent, an
-    empty ranking), in rank order and cut at ``depth``; with (tied rows, queries with a tie) kept."""
+    empty ranking), in rank order and cut at ``depth``; with (tied rows, queries with a tie) kept, and which
+    queries the depth cut through a tie group."""
     starts = np.zeros(codes.size, dtype=np.int64)
     lengths = np.zeros(codes.size, dtype=np.int64)
     ok = codes >= 0
@@ -181,13 +186,15 @@ def _side(run: Run, codes: np.ndarray, ties: str, scores: str, depth: int | None
         group_start = np.maximum.accumulate(np.where(starts_group, np.arange(n, dtype=np.int64), 0)) - offsets[seg]
     else:  # (no tie: every row is its own group)
         group_start = position
+    split = np.zeros(codes.size, dtype=bool)
     if depth is not None:
+        split[seg[(position == depth) & (group_start < depth)]] = True
         keep = position < depth
         rows, group_start, tied, seg = rows[keep], group_start[keep], tied[keep], seg[keep]
         offsets = np.zeros(codes.size + 1, dtype=np.int64)
         np.cumsum(np.minimum(lengths, depth), out=offsets[1:])
     counts = (int(tied.sum()), int(np.unique(seg[tied]).size))
-    return _Ordered(offsets, rows, group_start.astype(np.int64)), counts
+    return _Ordered(offsets, rows, group_start.astype(np.int64)), counts, split
 
 
 def _score_order(seg: np.ndarray, score: np.ndarray) -> np.ndarray:

@@ -37,6 +37,15 @@ class RankedSide:
     def has_ties(self) -> bool:
         return bool(np.any(self.group_start != self.positions))
 
+    def tie_crosses(self, k: int) -> np.ndarray:
+        """(Q,) bool: the query's tie group at rank k + 1 starts within the top k, so a cut at depth k splits
+        it, and the tie policy (not the scores) decides which of its documents are kept."""
+        lengths = self.lengths
+        out = np.zeros(lengths.size, dtype=bool)
+        longer = np.flatnonzero(lengths > k)
+        out[longer] = self.group_start[self.offsets[longer] + k] < k
+        return out
+
 
 @dataclass(frozen=True)
 class RankingPairs:

@@ -91,6 +91,7 @@ RBO = ListMeasure(
     compute=_rbo,
     params=(P_PARAM, VALUE_PARAM, TIES_PARAM, NORMALISE_PARAM),
     defaults={"p": 0.9, "value": "ext", "ties": "a", "normalise": "none"},
+    keeps_tie_groups=lambda params: params["ties"] != "broken",
     aliases=("RankBiasedOverlap", "LenskitRBO", "CompatRBO"),
     implied={
         "lenskitrbo": {"p": 0.85, "value": "sum", "ties": "broken", "normalise": "depth"},
@@ -112,6 +113,7 @@ AO = ListMeasure(
     compute=_ao,
     params=(TIES_PARAM,),
     defaults={"ties": "a"},
+    keeps_tie_groups=lambda params: params["ties"] != "broken",
     aliases=("AverageOverlap",),
     undefined="both rankings empty and no @k (no depth to average over)",
 )

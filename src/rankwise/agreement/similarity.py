@@ -180,6 +180,16 @@ def similarity(run_a: Any, run_b: Any, measures: str | Iterable[str] | None = No
     values = {s.text: s.compute(pairing.pairs) if pairing.pairs.n_queries else np.zeros(0) for s in specs}
     texts = tuple(s.text for s in specs)
     means, counts, cis = {}, {}, {}
+    for s in specs:
+        if s.k is not None and pairing.pairs.n_queries and not s.definition.keeps_tie_groups(s.params):
+            split = pairing.pairs.a.tie_crosses(s.k) | pairing.pairs.b.tie_crosses(s.k)
+            if split.any():
+                notices.append(f"{s.text}: in {queries(int(split.sum()))} a group of equally scored documents "
+                               f"crosses rank {s.k}; which of them count as in the top {s.k} follows "
+                               f"ties={pairing.ties!r} (their ids), not their scores")
+    if pairing.depth_splits:
+        notices.append(f"depth={pairing.depth}: in {queries(pairing.depth_splits)} a group of equally scored "
+                       f"documents crosses the depth; the documents kept follow ties={pairing.ties!r} (their ids)")
     for m, v in values.items():
         ok = v[~np.isnan(v)]
         counts[m] = int(ok.size)

@@ -9,7 +9,8 @@ Run in a throwaway environment (repro_eval pins nothing, but imports pandas with
 repro_eval 0.5.0 is irgroup/repro_eval commit 63b5d8c (the PyPI files are that commit's); it evaluates through
 ir_measures with the pytrec_eval backend. Its KTU is not a golden (it changes when documents are renamed:
 docs/reproducibility.md); its RBO is recorded per topic for the RBO variant that normalises by the weights to the
-depth (Clarke et al.'s Compat form), which the run files' trec_eval order makes well defined here.
+depth (ported by repro_eval from Clarke et al.'s code; LensKit's normalisation, not ir_measures' Compat, which
+divides by the ideal ranking's value), which the run files' trec_eval order makes well defined here.
 """
 from __future__ import annotations
 
