@@ -256,8 +256,8 @@ def test_every_documented_official_measure_translates_and_parses():
 
 
 @pytest.mark.parametrize("measure, expected", [
-    ("MAP", "AP"), ("MRR", "RR"), ("RR(rel=2)@10", "RR(rel=2)@10"), ("AP(rel=2)", "AP(rel=2)"),
-    ("R(rel=2)@1000", "R(rel=2)@1000"), ("Judged@10", "Judged@10"), ('nDCG(dcg="log2")@10', "nDCG(gain=linear)@10"),
+    ("MAP", "AP"), ("MRR", "RR"), ("RR(rel=2)@10", "RR(rel=2,ties=docid_asc)@10"), ("AP(rel=2)", "AP(rel=2)"),
+    ("R(rel=2)@1000", "R(rel=2)@1000"), ("Judged@10", "Judged(ties=docid_asc)@10"), ('nDCG(dcg="log2")@10', "nDCG(gain=linear)@10"),
     ("nDCG(judged_only=False)@10", "nDCG@10"), ("Precision@5", "P@5"), ("BPref", "Bpref"), ("RPrec", "Rprec"),
 ])
 def test_translations(measure, expected):
@@ -274,10 +274,10 @@ def test_untranslatable_measures_are_errors(measure, says):
         translate(measure)
 
 
-def graded_case(seed: int):
-    """Random graded judgments and a tie-free run (ir_measures' RR@k and Judged@k break ties by doc id
-    ascending, its pytrec_eval measures descending: agreement is checked without ties); some judged queries
-    missing from the run, one run-only query."""
+def graded_case(seed: int, tied: bool = False):
+    """Random graded judgments and a run, tie-free or (``tied``) with scores 0..4 only, so that most documents
+    tie (ir_measures' RR@k and Judged@k break ties by doc id ascending, its pytrec_eval measures descending);
+    some judged queries missing from the run, one run-only query."""
     rng = np.random.default_rng(seed)
     qrels, run = {}, {}
     for q in range(30):
@@ -285,8 +285,8 @@ def graded_case(seed: int):
         qrels[f"q{q}"] = {f"d{i}": int(rng.integers(0, 4)) for i in judged}
         if q < 27:
             n = int(rng.integers(5, 35))
-            run[f"q{q}"] = {f"d{i}": float(s) + 0.5 for i, s in zip(rng.choice(40, n, replace=False),
-                                                                    rng.permutation(n))}
+            scores = rng.integers(0, 5, n) if tied else rng.permutation(n)
+            run[f"q{q}"] = {f"d{i}": float(s) + 0.5 for i, s in zip(rng.choice(40, n, replace=False), scores)}
     run["extra"] = {"d1": 1.0}
     return qrels, run
 
@@ -295,9 +295,10 @@ def graded_case(seed: int):
 @pytest.mark.parametrize("measure", sorted(documented_official_measures() | {
     "AP", "P@10", "R@5", "RR", "nDCG", "Judged@5", "Bpref", "Rprec", "NumRet", "NumRelRet", "SetP", "SetR", "SetAP",
     "infAP", "MRR", "Precision@5", "Recall@10", 'nDCG(dcg="log2")@10', "R(rel=2)@1000"}))
-def test_each_translation_gives_what_ir_measures_gives(measure):
+@pytest.mark.parametrize("tied", [False, True], ids=["no_ties", "ties"])
+def test_each_translation_gives_what_ir_measures_gives(measure, tied):
     ir_measures = pytest.importorskip("ir_measures")
-    qrels, run = graded_case(3)
+    qrels, run = graded_case(3, tied)
     expected = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.parse_measure(measure)], qrels, run)}
     res = rankwise.evaluate(qrels, run, [translate(measure)], CONVENTION, missing_in_qrels="skip")
     ours = dict(zip(res.query_ids.tolist(), res.values[translate(measure)].tolist()))

@@ -32,12 +32,17 @@ REL_MEASURES = frozenset({"AP", "P", "R", "RR", "Success", "Bpref", "Rprec", "Nu
                           "infAP"})
 # the convention under which the translated measures mean what ir_measures computes
 CONVENTION = "ir_measures"
+# ir_measures computes these with providers of its own rather than pytrec_eval, and they order equally scored
+# documents by doc id ascending where pytrec_eval (trec_eval) orders them descending: RR with a cutoff (its
+# msmarco provider; RR without one is pytrec_eval's recip_rank) and Judged@k (its judged provider). The
+# translation says so in the metric, so a run with ties gets ir_measures' values.
+ASCENDING_TIES = ("RR@", "Judged@")
 
 _MEASURE = re.compile(r"^\s*(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<k>\d+))?\s*$")
 
 
 def translate(measure: str) -> str:
-    """The rankwise metric string of the ir_measures measure ``measure`` (``RR(rel=2)@10`` -> ``RR(rel=2)@10``,
+    """The rankwise metric string of the ir_measures measure ``measure`` (``RR(rel=2)@10`` -> ``RR(rel=2,ties=docid_asc)@10``,
     ``MAP`` -> ``AP``, ``nDCG(dcg="log2")@10`` -> ``nDCG(gain=linear)@10``)."""
     m = _MEASURE.match(measure)
     if m is None:
@@ -55,6 +60,8 @@ def translate(measure: str) -> str:
         value = value.strip("'\"")  # (ir_measures quotes string values: dcg="exp-log2")
         params.append(_param(measure, name, key, value))
     params = [p for p in params if p]
+    if m.group("k") and any(f"{name}@".startswith(t) for t in ASCENDING_TIES):
+        params.append("ties=docid_asc")
     text = name + (f"({','.join(params)})" if params else "")
     return text + (f"@{m.group('k')}" if m.group("k") else "")
 
