@@ -257,7 +257,8 @@ def test_every_documented_official_measure_translates_and_parses():
 
 @pytest.mark.parametrize("measure, expected", [
     ("MAP", "AP"), ("MRR", "RR"), ("RR(rel=2)@10", "RR(rel=2,ties=docid_asc)@10"), ("AP(rel=2)", "AP(rel=2)"),
-    ("R(rel=2)@1000", "R(rel=2)@1000"), ("Judged@10", "Judged(ties=docid_asc)@10"), ('nDCG(dcg="log2")@10', "nDCG(gain=linear)@10"),
+    ("R(rel=2)@1000", "R(rel=2)@1000"), ("Judged@10", "Judged(ties=docid_asc)@10"),
+    ('nDCG(dcg="log2")@10', "nDCG(gain=linear)@10"),
     ("nDCG(judged_only=False)@10", "nDCG@10"), ("Precision@5", "P@5"), ("BPref", "Bpref"), ("RPrec", "Rprec"),
 ])
 def test_translations(measure, expected):

@@ -171,3 +171,14 @@ def test_queries_set_aside_by_the_source_are_said_once():
     c = rw.correlate(PerQueryMatrix.from_long(*zip(*rows)), resamples=0)
     aside = [n for n in c.notes if "set aside for every system: 1 queries (not_in_every_system)" in n]
     assert len(aside) == 1 and c.n_queries == {"A": 5, "B": 5}
+
+
+def test_resamples_undefined_by_missing_topics_say_so_not_ties():
+    rng = np.random.default_rng(4)
+    ap, ndcg = rng.random((4, 6)), rng.random((4, 6))
+    ap[3, 1:] = np.nan  # s3 has an AP value on one topic only: a resample without it has no s3 mean
+    with pytest.warns(rw.RankwiseWarning, match="where a system had no topic with a value"):
+        result = rw.correlate(matrix({"AP": ap, "nDCG": ndcg}), measures=["tau_b"], resamples=200, seed=1)
+    (note,) = [n for n in result.notes if "resamples" in n and "undefined" in n]
+    lost = int(note.split("undefined in ")[1].split(" of ")[0])
+    assert lost > 0 and f"({lost} where a system had no topic with a value in the resample)" in note

@@ -7,7 +7,7 @@ import pytest
 import rankwise as rw
 from rankwise.agreement.swap_rate import half_means
 from rankwise.comparison import compare_matrix
-from rankwise.errors import DataError, InvalidParameterError
+from rankwise.errors import InvalidParameterError
 from tests.compare.sakai_data import METRIC, TUKEY_P, rounds_to, sakai_matrix
 from tests.orderings.test_correlate import matrix
 
@@ -60,9 +60,19 @@ def test_swaps_are_counted_and_binned_as_a_loop_over_splits_counts_them():
     assert rates[0] > rates[-1]  # small differences swap more often than large ones
 
 
+def test_topics_without_every_value_are_set_aside_counted_and_warned():
+    values = np.random.default_rng(1).random((3, 20))
+    values[1, [2, 5, 7]] = np.nan
+    values[0, 11] = np.nan
+    with pytest.warns(rw.RankwiseWarning, match="AP: 4 topics without a value for every system left out; the sets "
+                                               "are drawn from the other 16"):
+        r = rw.swap_rate(matrix({"AP": values}), splits=50)
+    assert (r.n_queries, r.set_aside, r.topics_per_set) == (16, 4, 8) and r.to_dict()["set_aside"] == 4
+
+
 def test_swap_rate_refuses_sets_that_cannot_be_disjoint():
     values = np.random.default_rng(0).random((3, 7))
-    with pytest.raises(DataError, match="from 1 to 3"):
+    with pytest.raises(InvalidParameterError, match="from 1 to 3"):
         rw.swap_rate(matrix({"AP": values}), topics_per_set=4)
     with pytest.raises(InvalidParameterError, match="bin_width must be a positive number"):
         rw.swap_rate(matrix({"AP": values}), bin_width=0)

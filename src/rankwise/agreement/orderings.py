@@ -10,6 +10,7 @@ topics were drawn; the means and every correlation are recomputed per resample, 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -19,7 +20,7 @@ from rankwise.agreement.ordering_correlation import ASYMMETRIC, DEFAULT_MEASURES
 from rankwise.agreement.views import View, build_views
 from rankwise.comparison import resampling
 from rankwise.comparison.options import check_permutations, check_seed
-from rankwise.errors import InvalidParameterError
+from rankwise.errors import InvalidParameterError, RankwiseWarning
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_ALPHA = 0.05
@@ -161,7 +162,7 @@ def correlate(data: Any, other: Any = None, *, metrics: str | Sequence[str] | No
     if reference is not None and reference not in names:
         raise InvalidParameterError(f"unknown reference view {reference!r}; the views are {names}")
     means = np.column_stack([v.means for v in views])
-    notes = _notes(systems, views, chosen)
+    notes, left_out = _notes(systems, views, chosen)
     matrices = {m: _matrix(m, means) for m in chosen}
     if reference is not None:
         r = names.index(reference)
@@ -174,26 +175,36 @@ def correlate(data: Any, other: Any = None, *, metrics: str | Sequence[str] | No
         b = 0
     replicates, joint = _resampled_means(views, b, seed) if b else ([], False)
     pairs = []
+    unscored: dict[tuple[int, int, str], int] = {}  # resamples undefined because a system lost every topic
     for i, j in index_pairs:
         values = {m: float(matrices[m][i, j]) for m in chosen}
         intervals, undefined = {}, {}
+        empty = np.isnan(replicates[i]).any(axis=1) | np.isnan(replicates[j]).any(axis=1) if b else None
         for m in chosen:
             if b:
                 rep = correlation(m, replicates[i], replicates[j])
                 ok = rep[~np.isnan(rep)]
                 undefined[m] = int(rep.size - ok.size)
+                unscored[(i, j, m)] = int((np.isnan(rep) & empty).sum())
                 intervals[m] = ((float(np.quantile(ok, alpha / 2)), float(np.quantile(ok, 1 - alpha / 2)))
                                 if ok.size else (math.nan, math.nan))
             else:
                 intervals[m], undefined[m] = (math.nan, math.nan), 0
         pairs.append(ViewPair(names[i], names[j], values, intervals, undefined))
-    for p in pairs:
+    for (i, j), p in zip(index_pairs, pairs):
         for m, k in p.undefined.items():
             if k:
-                notes.append(f"{p.reference} vs {p.other}, {m}: undefined in {k} of {b} resamples (ties), which the "
-                             "interval leaves out")
+                lost = unscored[(i, j, m)]
+                why = ", ".join(w for w in (
+                    f"{lost} where a system had no topic with a value in the resample" if lost else "",
+                    f"{k - lost} from ties" if k - lost else "") if w)
+                left_out.append(f"{p.reference} vs {p.other}, {m}: undefined in {k} of {b} resamples ({why}), "
+                                "which the interval leaves out")
+                notes.append(left_out[-1])
     if b and not joint:
         notes.append("the views score different topics: each topic set is resampled on its own")
+    for note in left_out:  # what was left out, said in Python as the reports say it
+        warnings.warn(note, RankwiseWarning, stacklevel=2)
     method = (f"percentile bootstrap over topics: {b} resamples with replacement, "
               f"{'the same resample for every view' if joint else 'each topic set resampled on its own'}; "
               f"the {alpha / 2:g} and {1 - alpha / 2:g} quantiles (numpy's linear interpolation)") if b else "none"
@@ -210,15 +221,18 @@ def _matrix(measure: str, means: np.ndarray) -> np.ndarray:
     return correlation(measure, ref, oth).reshape(v, v)
 
 
-def _notes(systems: list[str], views: list[View], measures: tuple[str, ...]) -> list[str]:
+def _notes(systems: list[str], views: list[View], measures: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The notes of a correlation, and those of them that say what was left out (warned in Python as well)."""
     # what the sources said: once when every view comes from one source (metrics of one matrix), else per view
     same = len({v.notes for v in views}) == 1
     notes: list[str] = list(views[0].notes) if same else [f"{v.name}: {n}" for v in views for n in v.notes]
+    left_out: list[str] = []
     for v in views:
         if v.values is not None and np.isnan(v.values).any():
             lacking = int(np.isnan(v.values).any(axis=0).sum())
-            notes.append(f"{v.name}: {lacking} topics without a value for some system; each system's mean is over "
-                         "the topics it has a value for")
+            left_out.append(f"{v.name}: {lacking} topics without a value for some system; each system's mean is "
+                            "over the topics it has a value for")
+            notes.append(left_out[-1])
         _, counts = np.unique(v.means, return_counts=True)
         if (counts > 1).any():
             tied = int(counts[counts > 1].sum())
@@ -231,4 +245,4 @@ def _notes(systems: list[str], views: list[View], measures: tuple[str, ...]) -> 
     if any(m in ASYMMETRIC for m in measures):
         notes.append("tau_ap and tau_ap_a are asymmetric: the reference view is the truth, and the positions that "
                      "weigh each error are the other view's")
-    return notes
+    return notes, left_out

@@ -10,6 +10,7 @@ Every split is drawn at once: (B, Q) membership matrices times the (Q, S) values
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,7 @@ import numpy as np
 from rankwise.comparison import resampling
 from rankwise.comparison.matrix import PerQueryMatrix
 from rankwise.comparison.options import check_permutations, check_seed
-from rankwise.errors import DataError, InvalidParameterError
+from rankwise.errors import DataError, InvalidParameterError, RankwiseWarning
 
 DEFAULT_SPLITS = 1000
 DEFAULT_BIN_WIDTH = 0.01
@@ -49,6 +50,14 @@ class SwapRate:
     bins: tuple[SwapBin, ...]  # occupied bins only, in order
     swaps: int
     pairs: int  # splits x system pairs
+    set_aside: int = 0  # topics left out because some system has no value there
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        if not self.set_aside:
+            return ()
+        return (f"{self.metric}: {self.set_aside} topic{'s' if self.set_aside != 1 else ''} without a value for "
+                f"every system left out; the sets are drawn from the other {self.n_queries}",)
 
     @property
     def rate(self) -> float:
@@ -57,7 +66,8 @@ class SwapRate:
 
     def to_dict(self) -> dict[str, Any]:
         return {"metric": self.metric, "topics_per_set": self.topics_per_set, "n_queries": self.n_queries,
-                "splits": self.splits, "seed": self.seed, "bin_width": self.bin_width, "swaps": self.swaps,
+                "splits": self.splits,
+                "set_aside": self.set_aside, "seed": self.seed, "bin_width": self.bin_width, "swaps": self.swaps,
                 "pairs": self.pairs, "rate": self.rate if self.pairs else None,
                 "bins": [{"low": b.low, "high": b.high, "pairs": b.pairs, "swaps": b.swaps, "rate": b.rate}
                          for b in self.bins]}
@@ -104,8 +114,8 @@ def swap_rate(matrix: PerQueryMatrix, metric: str | None = None, *, topics_per_s
     q = values.shape[1]
     size = q // 2 if topics_per_set is None else topics_per_set
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= q // 2:
-        raise DataError(f"{metric}: topics_per_set must be a whole number from 1 to {q // 2} (two disjoint sets of "
-                        f"{q} topics with a value for every system); got {size!r}")
+        raise InvalidParameterError(f"{metric}: topics_per_set must be a whole number from 1 to {q // 2} (two "
+                                    f"disjoint sets of {q} topics with a value for every system); got {size!r}")
     if len(matrix.systems) < 2:
         raise DataError("a swap rate needs at least two systems")
     first, second = half_means(values, int(size), splits, seed)
@@ -121,5 +131,8 @@ def swap_rate(matrix: PerQueryMatrix, metric: str | None = None, *, topics_per_s
     swaps = np.bincount(edge.ravel(), weights=swapped.ravel().astype(np.float64), minlength=nbins).astype(np.int64)
     bins = tuple(SwapBin(k * bin_width, (k + 1) * bin_width, int(pairs[k]), int(swaps[k]))
                  for k in range(nbins) if pairs[k])
-    return SwapRate(metric, matrix.systems, int(size), q, splits, seed, float(bin_width), bins,
-                    int(swapped.sum()), int(swapped.size))
+    result = SwapRate(metric, matrix.systems, int(size), q, splits, seed, float(bin_width), bins,
+                      int(swapped.sum()), int(swapped.size), int(complete.size - q))
+    for note in result.notes:
+        warnings.warn(note, RankwiseWarning, stacklevel=2)
+    return result

@@ -42,8 +42,8 @@ _MEASURE = re.compile(r"^\s*(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>[^()]*)\))?\s
 
 
 def translate(measure: str) -> str:
-    """The rankwise metric string of the ir_measures measure ``measure`` (``RR(rel=2)@10`` -> ``RR(rel=2,ties=docid_asc)@10``,
-    ``MAP`` -> ``AP``, ``nDCG(dcg="log2")@10`` -> ``nDCG(gain=linear)@10``)."""
+    """The rankwise metric string of the ir_measures measure ``measure`` (``RR(rel=2)@10`` ->
+    ``RR(rel=2,ties=docid_asc)@10``, ``MAP`` -> ``AP``, ``nDCG(dcg="log2")@10`` -> ``nDCG(gain=linear)@10``)."""
     m = _MEASURE.match(measure)
     if m is None:
         raise InvalidParameterError(f"cannot read the ir_measures measure {measure!r}; expected "
