@@ -19,11 +19,6 @@ from __future__ import annotations
 import numpy as np
 
 
-def segment_ids(offsets: np.ndarray) -> np.ndarray:
-    """(N,) the sequence of each element, for sequences ``offsets[s]:offsets[s + 1]``."""
-    return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
-
-
 def count_smaller_before(offsets: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each element, the number of earlier elements of its sequence with a strictly smaller value.
 

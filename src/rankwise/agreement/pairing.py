@@ -24,7 +24,7 @@ from rankwise.data import idkeys
 from rankwise.data.collections import Run
 from rankwise.data.ordering import id_lengths, numeric_doc_ids
 from rankwise.errors import DataError, InvalidParameterError
-from rankwise.kernels.segments import expand_ranges, segment_ids
+from rankwise.kernels.segments import expand_ranges, segment_blocks, segment_ids
 from rankwise.spec.params import SCORES, TIE_BREAKS, TIES
 
 # the tie policies that give one strict order of a ranking without judgments (optimistic, pessimistic and the
@@ -252,7 +252,7 @@ def _shared_codes(a: Run, sa: _Ordered, b: Run, sb: _Ordered) -> tuple[tuple[np.
     codes_b = np.empty(sb.rows.size, dtype=np.int64)
     if sb.rows.size:
         ka, kb = _doc_keys(a, sa.rows, b, sb.rows)
-        for q0, q1 in _query_blocks(oa[1:] + ob[1:]):
+        for q0, q1 in segment_blocks(len_a + len_b, CODE_BLOCK_ROWS):
             a0, a1, b0, b1 = oa[q0], oa[q1], ob[q0], ob[q1]
             codes_b[b0:b1] = _block_codes(ka[a0:a1], kb[b0:b1], len_a[q0:q1], len_b[q0:q1], codes_a[a0:a1])
     top = max(int(codes_a.max(initial=-1)), int(codes_b.max(initial=-1)))
@@ -272,16 +272,6 @@ def _doc_keys(a: Run, rows_a: np.ndarray, b: Run, rows_b: np.ndarray) -> tuple[n
         return np.ascontiguousarray(ka[:, 0]), np.ascontiguousarray(kb[:, 0])
     return (np.ascontiguousarray(ka).view(f"V{8 * words}").ravel(),
             np.ascontiguousarray(kb).view(f"V{8 * words}").ravel())
-
-
-def _query_blocks(ends: np.ndarray) -> list[tuple[int, int]]:
-    """Consecutive query ranges of about CODE_BLOCK_ROWS rows (``ends``: each query's cumulative rows)."""
-    n = ends.size
-    if n == 0:
-        return []
-    cuts = np.searchsorted(ends, np.arange(CODE_BLOCK_ROWS, int(ends[-1]), CODE_BLOCK_ROWS), side="right")
-    bounds = np.unique(np.concatenate([[0], cuts, [n]]))
-    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
 
 
 def _arrow_column(keys: np.ndarray):

@@ -37,6 +37,11 @@ class RankedSide:
     def has_ties(self) -> bool:
         return bool(np.any(self.group_start != self.positions))
 
+    def slice(self, q0: int, q1: int) -> "RankedSide":
+        """The rankings of queries q0..q1-1 (offsets restarting at 0; the arrays are views)."""
+        lo, hi = int(self.offsets[q0]), int(self.offsets[q1])
+        return RankedSide(self.offsets[q0:q1 + 1] - lo, self.items[lo:hi], self.group_start[lo:hi])
+
     def tie_crosses(self, k: int) -> np.ndarray:
         """(Q,) bool: the query's tie group at rank k + 1 starts within the top k, so a cut at depth k splits
         it, and the tie policy (not the scores) decides which of its documents are kept."""

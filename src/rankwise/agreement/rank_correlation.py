@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
-from rankwise.agreement.inversions import segment_ids
 from rankwise.agreement.measure import ListMeasure
 from rankwise.agreement.pairs import RankedSide, RankingPairs
 from rankwise.agreement.rank_correlation_kernels import (
@@ -29,6 +28,7 @@ from rankwise.agreement.rank_correlation_kernels import (
     ordered_tau_b,
     tau_ap_segments,
 )
+from rankwise.kernels.segments import segment_blocks, segment_ids
 from rankwise.spec.params import Param
 
 # the segment functions on score arrays are re-exported for the modules that reuse them (reproducibility,
@@ -49,22 +49,6 @@ def _truncate(side: RankedSide, k: int | None) -> RankedSide:
     offsets = np.zeros_like(side.offsets)
     np.cumsum(np.minimum(side.lengths, k), out=offsets[1:])
     return RankedSide(offsets, side.items[keep], side.group_start[keep])
-
-
-def _slice(side: RankedSide, q0: int, q1: int) -> RankedSide:
-    lo, hi = int(side.offsets[q0]), int(side.offsets[q1])
-    return RankedSide(side.offsets[q0:q1 + 1] - lo, side.items[lo:hi], side.group_start[lo:hi])
-
-
-def _chunks(pairs: RankingPairs) -> Iterator[tuple[int, int]]:
-    """Query ranges [q0, q1) of about CHUNK_ROWS rows each (a query is never split)."""
-    rows = pairs.a.offsets + pairs.b.offsets
-    q0, nq = 0, pairs.n_queries
-    while q0 < nq:
-        q1 = int(np.searchsorted(rows, rows[q0] + CHUNK_ROWS, side="right")) - 1
-        q1 = min(max(q1, q0 + 1), nq)
-        yield q0, q1
-        q0 = q1
 
 
 def _duplicate_error(side: str, q: int) -> ValueError:
@@ -194,11 +178,11 @@ def _by_chunks(pairs: RankingPairs, k: int | None, one: ChunkFn) -> np.ndarray:
 
     def run(bounds: tuple[int, int]) -> None:
         q0, q1 = bounds
-        a = _truncate(_slice(pairs.a, q0, q1), k)
-        b = _truncate(_slice(pairs.b, q0, q1), k)
+        a = _truncate(pairs.a.slice(q0, q1), k)
+        b = _truncate(pairs.b.slice(q0, q1), k)
         out[q0:q1] = one(a, b, q0)
 
-    chunks = list(_chunks(pairs))
+    chunks = segment_blocks(np.diff(pairs.a.offsets) + np.diff(pairs.b.offsets), CHUNK_ROWS)
     if THREADS <= 1 or len(chunks) <= 1:
         for bounds in chunks:
             run(bounds)

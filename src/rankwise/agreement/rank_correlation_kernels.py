@@ -29,7 +29,8 @@ from typing import Literal
 
 import numpy as np
 
-from rankwise.agreement.inversions import count_smaller_before, segment_ids, tied_pairs
+from rankwise.agreement.inversions import count_smaller_before, tied_pairs
+from rankwise.kernels.segments import segment_ids
 
 TauApTies = Literal["a", "b"]
 

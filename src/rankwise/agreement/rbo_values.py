@@ -27,9 +27,10 @@ from typing import Iterator
 
 import numpy as np
 
-from rankwise.agreement.pairs import RankedSide, RankingPairs
+from rankwise.agreement.pairs import RankingPairs
 from rankwise.agreement.rbo_profile import TIE_VARIANTS, CutRows, Profile, cut_side, profile
 from rankwise.errors import InvalidParameterError
+from rankwise.kernels.segments import segment_blocks
 
 VALUES = ("ext", "min", "max", "res", "sum")
 NORMALISE = ("none", "depth", "ideal")
@@ -102,15 +103,9 @@ def _blocks(pairs: RankingPairs, k: int | None, ties: str) -> Iterator[tuple[int
     rows = np.diff(pairs.a.offsets) + np.diff(pairs.b.offsets)
     if k is not None and ties == "broken":
         rows = np.minimum(np.diff(pairs.a.offsets), k) + np.minimum(np.diff(pairs.b.offsets), k)
-    cum = np.cumsum(rows)
-    q0 = 0
-    while q0 < pairs.n_queries:
-        done = cum[q0 - 1] if q0 else 0
-        q1 = max(int(np.searchsorted(cum, done + BLOCK_ROWS, side="right")), q0 + 1)
-        q1 = min(q1, pairs.n_queries)
-        yield (q0, q1, cut_side(_slice(pairs.a, q0, q1), k, ties, "a", q0),
-               cut_side(_slice(pairs.b, q0, q1), k, ties, "b", q0))
-        q0 = q1
+    for q0, q1 in segment_blocks(rows, BLOCK_ROWS):
+        yield (q0, q1, cut_side(pairs.a.slice(q0, q1), k, ties, "a", q0),
+               cut_side(pairs.b.slice(q0, q1), k, ties, "b", q0))
 
 
 def _effective(ties: str, a: CutRows, b: CutRows) -> str:
@@ -118,11 +113,6 @@ def _effective(ties: str, a: CutRows, b: CutRows) -> str:
     if ties != "broken" and not (np.any(a.t != a.e) or np.any(b.t != b.e)):
         return "broken"
     return ties
-
-
-def _slice(side: RankedSide, q0: int, q1: int) -> RankedSide:
-    o0, o1 = int(side.offsets[q0]), int(side.offsets[q1])
-    return RankedSide(side.offsets[q0:q1 + 1] - o0, side.items[o0:o1], side.group_start[o0:o1])
 
 
 def _agreement(pr: Profile, num: np.ndarray, ties: str, at: np.ndarray | None = None) -> np.ndarray:

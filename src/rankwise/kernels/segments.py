@@ -136,3 +136,16 @@ def segment_suffix_max(values: np.ndarray, seg: np.ndarray) -> NDArray[np.float6
     best = np.maximum.accumulate(rank[::-1].astype(np.int64) + lift) - lift
     out: NDArray[np.float64] = distinct[best[::-1]].astype(np.float64)
     return out
+
+
+def segment_blocks(lengths: np.ndarray, rows: int) -> list[tuple[int, int]]:
+    """Consecutive segment ranges [s0, s1) of at most ``rows`` rows each (``lengths``: each segment's rows), or
+    one segment where it alone is longer: a segment is never split. Blocked work keeps its arrays in cache."""
+    n = int(lengths.size)
+    ends = np.cumsum(lengths)
+    blocks, s0, done = [], 0, 0
+    while s0 < n:  # (one step per block, not per segment)
+        s1 = min(max(int(np.searchsorted(ends, done + rows, side="right")), s0 + 1), n)
+        blocks.append((s0, s1))
+        done, s0 = int(ends[s1 - 1]), s1
+    return blocks
