@@ -149,6 +149,9 @@ def test_records_of_other_kinds():
         rw.as_run(iter([("q1", "a", 2.0)]))
     with pytest.raises(DataError, match="does not have the keys of record 0"):
         rw.as_run([{"query_id": "q1", "doc_id": "a", "score": 2.0}, {"qid": "q1", "doc_id": "b", "score": 1.0}])
+    with pytest.raises(DataError, match="record 1 .* does not have the keys of record 0"):  # (an extra key too)
+        rw.as_run([{"query_id": "q1", "doc_id": "a", "score": 2.0},
+                   {"query_id": "q1", "doc_id": "b", "score": 1.0, "rank": 2}])
 
 
 def test_pyterrier_frames_as_the_files(files_result):

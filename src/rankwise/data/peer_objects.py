@@ -94,6 +94,8 @@ def read_records(x: Any, side: str) -> RecordColumns:
         header = [str(k) for k in first]
         try:
             cols = {h: _column([r[h] for r in rows]) for h in header}
+            if any(len(r) != len(header) for r in rows):  # a key record 0 lacks would be dropped unseen
+                raise KeyError
         except (KeyError, TypeError):
             bad = next(i for i, r in enumerate(rows) if not isinstance(r, Mapping) or set(map(str, r)) != set(header))
             raise DataError(f"{side} record {bad} ({rows[bad]!r}) does not have the keys of record 0 "
