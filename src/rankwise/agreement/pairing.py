@@ -244,57 +244,57 @@ def _shared_codes(a: Run, sa: _Ordered, b: Run, sb: _Ordered) -> tuple[tuple[np.
     j-th document A lacks. Equal code, same document, within a query; codes stay below the longest union of a
     query's two rankings, so the measures' joins on (query, code) use small dense tables.
 
-    Found per block of queries: one hash encoding of the block's doc keys, then a hash lookup of B's (query,
-    document) among A's."""
+    Found per block of queries: one hash lookup of B's (query, document) among A's."""
     oa, ob = sa.offsets, sb.offsets
     len_a, len_b = np.diff(oa), np.diff(ob)
     codes_a = np.arange(sa.rows.size, dtype=np.int64) - np.repeat(oa[:-1], len_a)
     codes_b = np.empty(sb.rows.size, dtype=np.int64)
     if sb.rows.size:
         ka, kb = _doc_keys(a, sa.rows, b, sb.rows)
+        qa, qb = segment_ids(oa), segment_ids(ob)
         for q0, q1 in segment_blocks(len_a + len_b, CODE_BLOCK_ROWS):
             a0, a1, b0, b1 = oa[q0], oa[q1], ob[q0], ob[q1]
-            codes_b[b0:b1] = _block_codes(ka[a0:a1], kb[b0:b1], len_a[q0:q1], len_b[q0:q1], codes_a[a0:a1])
+            hit = _lookup(qa[a0:a1], ka[a0:a1], qb[b0:b1], kb[b0:b1])
+            codes_b[b0:b1] = _codes_of_b(hit, codes_a[a0:a1], len_a[q0:q1], len_b[q0:q1])
     top = max(int(codes_a.max(initial=-1)), int(codes_b.max(initial=-1)))
     return (codes_a, codes_b), top + 1
 
 
 def _doc_keys(a: Run, rows_a: np.ndarray, b: Run, rows_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Both sides' doc ids as columns that hash equal exactly when the ids are equal: the packed keys (one
-    uint64 word, or the words, widened to the longer side's, as fixed-size bytes), or, when either run holds an id
-    longer than idkeys packs, the id strings."""
+    """Both sides' doc ids in a form equal exactly when the ids are: the packed keys ((n, words) uint64, widened to
+    the longer side's words) or, when either run holds an id longer than idkeys packs, the id strings."""
     if a.doc_vocab is not None or b.doc_vocab is not None:
         return a.doc_ids(rows_a), b.doc_ids(rows_b)
     ka, kb = a.doc_keys[rows_a], b.doc_keys[rows_b]
     words = max(ka.shape[1], kb.shape[1])
-    ka, kb = idkeys.widen(ka, words), idkeys.widen(kb, words)
-    if words == 1:
-        return np.ascontiguousarray(ka[:, 0]), np.ascontiguousarray(kb[:, 0])
-    return (np.ascontiguousarray(ka).view(f"V{8 * words}").ravel(),
-            np.ascontiguousarray(kb).view(f"V{8 * words}").ravel())
+    return idkeys.widen(ka, words), idkeys.widen(kb, words)
 
 
-def _arrow_column(keys: np.ndarray):
+def _lookup(qa: np.ndarray, ka: np.ndarray, qb: np.ndarray, kb: np.ndarray) -> np.ndarray:
+    """For each (query, document) of B, the row of the same pair among A's (-1: none), by one hash lookup of the
+    pairs as fixed-size byte strings: the query's index, then the doc id's packed words (or, for id strings,
+    its code in a dictionary of the block's ids)."""
     import pyarrow as pa  # (a core dependency; imported where used, as the readers do)
-    if keys.dtype.kind == "V":  # packed words: equal bytes, equal id
-        return pa.FixedSizeBinaryArray.from_buffers(pa.binary(keys.dtype.itemsize), keys.size,
-                                                    [None, pa.py_buffer(keys.tobytes())])
-    return pa.array(keys)
-
-
-def _block_codes(ka: np.ndarray, kb: np.ndarray, len_a: np.ndarray, len_b: np.ndarray,
-                 codes_a: np.ndarray) -> np.ndarray:
-    """B's local codes for one block of queries (see _shared_codes)."""
-    import pyarrow as pa
     import pyarrow.compute as pc
-    doc = np.asarray(_arrow_column(np.concatenate([ka, kb])).dictionary_encode().indices, dtype=np.int64)
-    width = np.int64(doc.size + 1)  # (query, document) as one integer: distinct pairs, distinct keys
+    if ka.ndim == 1:  # id strings: one code per distinct id of the block first
+        both = np.asarray(pa.array(np.concatenate([ka, kb])).dictionary_encode().indices, dtype=np.uint64)
+        ka, kb = both[:len(ka), None], both[len(ka):, None]
+
+    def pairs(q: np.ndarray, k: np.ndarray):
+        words = np.empty((len(q), 1 + k.shape[1]), dtype=np.uint64)
+        words[:, 0], words[:, 1:] = q, k
+        return pa.FixedSizeBinaryArray.from_buffers(pa.binary(8 * words.shape[1]), len(q),
+                                                    [None, pa.py_buffer(words)])
+    found = pc.index_in(pairs(qb, kb), value_set=pairs(qa, ka)).fill_null(-1)
+    return np.asarray(found, dtype=np.int64)
+
+
+def _codes_of_b(hit: np.ndarray, codes_a: np.ndarray, len_a: np.ndarray, len_b: np.ndarray) -> np.ndarray:
+    """B's local codes in a block: A's code where A holds the document, else len(A's ranking) + j for B's j-th
+    document that A lacks (counted along each query)."""
     nq = len_a.size
-    qa = np.repeat(np.arange(nq, dtype=np.int64), len_a)
     qb = np.repeat(np.arange(nq, dtype=np.int64), len_b)
-    key_a, key_b = qa * width + doc[:ka.size], qb * width + doc[ka.size:]
-    hit = np.asarray(pc.index_in(pa.array(key_b), value_set=pa.array(key_a)).fill_null(-1), dtype=np.int64)
-    out = np.empty(kb.size, dtype=np.int64)
+    out = np.empty(hit.size, dtype=np.int64)
     found = hit >= 0
     out[found] = codes_a[hit[found]]
     new = np.cumsum(~found)  # B's documents that A lacks, counted along the block ...
