@@ -280,7 +280,7 @@ def _lookup(qa: np.ndarray, ka: np.ndarray, qb: np.ndarray, kb: np.ndarray) -> n
         both = np.asarray(pa.array(np.concatenate([ka, kb])).dictionary_encode().indices, dtype=np.uint64)
         ka, kb = both[:len(ka), None], both[len(ka):, None]
 
-    def pairs(q: np.ndarray, k: np.ndarray):
+    def pairs(q: np.ndarray, k: np.ndarray) -> "pa.FixedSizeBinaryArray":
         words = np.empty((len(q), 1 + k.shape[1]), dtype=np.uint64)
         words[:, 0], words[:, 1:] = q, k
         return pa.FixedSizeBinaryArray.from_buffers(pa.binary(8 * words.shape[1]), len(q),
