@@ -6,6 +6,7 @@ written by the renderers; the helpers add no user string of their own except the
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from rankwise.report.escape import html as esc
@@ -110,3 +111,27 @@ def inputs_section(inputs: Sequence["InputFile"], command_line: str | None, vers
     items = "\n".join(f"<dt>{label}</dt><dd>{text}</dd>" for label, text in rows)
     parts.append(f"<dl>\n{items}\n</dl>")
     return section("inputs", "Inputs", *parts)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a report's numbers came from: the files read, the command line, the software's versions (an
+    agreement result does not carry them; the command line builds this and hands it to the page)."""
+
+    inputs: tuple["InputFile", ...] = ()
+    command_line: str | None = None
+    versions: Mapping[str, str] = field(default_factory=lambda: software_versions())
+
+
+def software_versions() -> dict[str, str]:
+    """rankwise, Python, numpy and scipy versions, as compare's reports record them."""
+    from rankwise.comparison.systems import _versions
+    return _versions()
+
+
+def provenance_of(paths: Mapping[str, object], role: str) -> tuple["InputFile", ...]:
+    """The files among ``{name: path or in-memory object}`` (in-memory inputs have no file and are not listed)."""
+    import os
+
+    from rankwise.comparison.provenance import describe_file
+    return tuple(describe_file(p, role, n) for n, p in paths.items() if isinstance(p, (str, os.PathLike)))

@@ -2,7 +2,7 @@
 
 ``render_orderings(correlation, fmt, power=..., swaps=...)`` formats what ``rankwise.correlate``,
 ``rankwise.discriminative_power`` and ``rankwise.swap_rate`` return, in the formats of ``rankwise compare``
-(table, json, csv, markdown, latex); it computes nothing. Every name is escaped for its format.
+(table, json, csv, markdown, latex, html); it computes nothing. Every name is escaped for its format.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import csv
 import io
 import json
 import math
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from rankwise.errors import InvalidParameterError
 from rankwise.report import numbers as fmt
@@ -20,15 +20,19 @@ if TYPE_CHECKING:  # pragma: no cover
     from rankwise.agreement.discriminative import DiscriminativePower
     from rankwise.agreement.orderings import OrderingCorrelation
     from rankwise.agreement.swap_rate import SwapRate
+    from rankwise.report.html_parts import Provenance
 
-FORMATS = ("table", "json", "csv", "markdown", "latex")
+FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
 CSV_COLUMNS = ("section", "a", "b", "quantity", "value", "low", "high")
 Table = tuple[list[str], list[list[str]]]  # header, rows (plain text, escaped by the renderer)
 
 
 def render_orderings(c: "OrderingCorrelation", fmt_name: str, *,
                      power: Mapping[str, "DiscriminativePower"] | None = None,
-                     swaps: Mapping[str, "SwapRate"] | None = None) -> str:
+                     swaps: Mapping[str, "SwapRate"] | None = None, provenance: "Provenance | None" = None,
+                     notices: Sequence[str] = ()) -> str:
+    """The report in one of :data:`FORMATS`; ``provenance`` (files, command line) and ``notices`` (what the
+    evaluation of the runs said) go into the HTML page only."""
     power, swaps = dict(power or {}), dict(swaps or {})
     if fmt_name == "json":
         return json.dumps({"correlation": c.to_dict(),
@@ -37,6 +41,9 @@ def render_orderings(c: "OrderingCorrelation", fmt_name: str, *,
                           indent=2, allow_nan=False) + "\n"
     if fmt_name == "csv":
         return _csv(c, power, swaps)
+    if fmt_name == "html":
+        from rankwise.report.orderings_html import render_html
+        return render_html(c, power, swaps, _method(c, power), provenance, notices)
     writers: dict[str, Callable[[str, Table], str]] = {"table": _text_table, "markdown": _markdown_table,
                                                        "latex": _latex_table}
     if fmt_name not in writers:
@@ -48,10 +55,8 @@ def render_orderings(c: "OrderingCorrelation", fmt_name: str, *,
     for m, s in swaps.items():
         parts.append(write(f"Swap rate of {m}: {s.topics_per_set} vs {s.topics_per_set} topics, {s.splits} splits",
                            _swaps(s)))
-    notes = [f"Interval: {c.interval_method}" + (f", seed {c.seed}" if c.resamples else "") + ".",
-             *(f"{n}." for n in c.notes)]
-    notes += [f"Discriminative power: {d.test} test, correction {d.correction}, alpha {d.alpha:g}, "
-              f"{d.n_queries} topics; ASL = the p-value the decision reads" for d in list(power.values())[:1]]
+    notes = _method(c, power)
+    notes[1:1] = [f"{n}." for n in c.notes]
     if fmt_name == "markdown":
         parts.append("\n".join(f"- {markdown(n)}" for n in notes))
     elif fmt_name == "latex":
@@ -59,6 +64,14 @@ def render_orderings(c: "OrderingCorrelation", fmt_name: str, *,
     else:
         parts.append("\n".join(f"  {control(n)}" for n in notes))
     return "\n\n".join(parts) + "\n"
+
+
+def _method(c: "OrderingCorrelation", power: Mapping[str, "DiscriminativePower"]) -> list[str]:
+    """How the numbers were computed: the interval and, with discriminative power, the test."""
+    out = [f"Interval: {c.interval_method}" + (f", seed {c.seed}" if c.resamples else "") + "."]
+    out += [f"Discriminative power: {d.test} test, correction {d.correction}, alpha {d.alpha:g}, "
+            f"{d.n_queries} topics; ASL = the p-value the decision reads" for d in list(power.values())[:1]]
+    return out
 
 
 def _pairs(c: "OrderingCorrelation") -> Table:

@@ -1,5 +1,5 @@
 """Reports of ``rankwise similarity``: the means with their intervals and, with --per-query, every query's values,
-as a terminal table (wrapped into blocks as compare's), JSON, CSV, Markdown or LaTeX.
+as a terminal table (wrapped into blocks as compare's), JSON, CSV, Markdown, LaTeX or HTML (report.similarity_html).
 
 Built from the blocks of the compare reports (``report.text``'s columns and wrapping, ``report.markdown``'s and
 ``report.latex``'s tables, ``report.numbers`` for every number, ``report.escape`` for every user string).
@@ -22,12 +22,16 @@ from rankwise.report.text import MIN_WIDTH, _blocks, _Column, _Group, _wrap
 
 if TYPE_CHECKING:  # pragma: no cover
     from rankwise.agreement.similarity import Similarity
+    from rankwise.report.html_parts import Provenance
 
-SIMILARITY_FORMATS = ("table", "json", "csv", "markdown", "latex")
+SIMILARITY_FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
 WHOLE_ROWS = 10_000  # the width of a table written to a file or a pipe: whole rows, never wrapped
 
 
-def render(s: "Similarity", fmt_name: str, per_query: bool = False, width: int | None = None) -> str:
+def render(s: "Similarity", fmt_name: str, per_query: bool = False, width: int | None = None,
+           provenance: "Provenance | None" = None) -> str:
+    """The report in one of :data:`SIMILARITY_FORMATS`; ``provenance`` (the files, the command line) goes into the
+    HTML page's Inputs section."""
     if fmt_name == "table":
         return render_table(s, width or WHOLE_ROWS, per_query)
     if fmt_name == "json":
@@ -39,6 +43,9 @@ def render(s: "Similarity", fmt_name: str, per_query: bool = False, width: int |
         return render_markdown(s, per_query)
     if fmt_name == "latex":
         return render_latex(s, per_query)
+    if fmt_name == "html":
+        from rankwise.report.similarity_html import render_html
+        return render_html(s, per_query, provenance)
     raise ValueError(fmt_name)  # pragma: no cover - the CLI's choices
 
 
