@@ -28,9 +28,13 @@ ROLES = ("orig_b.run", "orig_a.run", "rpd_b.run", "rpd_a.run")
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory) -> tuple[list[str], str]:
+    return hostile_copy(tmp_path_factory.mktemp("repro"))
+
+
+def hostile_copy(parent: Path) -> tuple[list[str], str]:
     """The golden runs with topic 301 renamed to markup, in a folder whose name is markup too, and topic 312
     missing from the reproduced advanced run (set aside: a notice)."""
-    folder = tmp_path_factory.mktemp("repro") / "<i>d"
+    folder = parent / "<i>d"
     folder.mkdir()
     for name in (*ROLES, "qrels.txt"):
         lines = (GOLDEN / name).read_text().splitlines()
