@@ -13,8 +13,13 @@ import math
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from rankwise.errors import InvalidParameterError
-from rankwise.report import numbers as fmt
 from rankwise.report.escape import control, latex, markdown
+from rankwise.report.orderings_tables import Table
+from rankwise.report.orderings_tables import means as _means
+from rankwise.report.orderings_tables import method as _method
+from rankwise.report.orderings_tables import pairs as _pairs
+from rankwise.report.orderings_tables import power as _power
+from rankwise.report.orderings_tables import swaps as _swaps
 
 if TYPE_CHECKING:  # pragma: no cover
     from rankwise.agreement.discriminative import DiscriminativePower
@@ -24,7 +29,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
 CSV_COLUMNS = ("section", "a", "b", "quantity", "value", "low", "high")
-Table = tuple[list[str], list[list[str]]]  # header, rows (plain text, escaped by the renderer)
 
 
 def render_orderings(c: "OrderingCorrelation", fmt_name: str, *,
@@ -64,40 +68,6 @@ def render_orderings(c: "OrderingCorrelation", fmt_name: str, *,
     else:
         parts.append("\n".join(f"  {control(n)}" for n in notes))
     return "\n\n".join(parts) + "\n"
-
-
-def _method(c: "OrderingCorrelation", power: Mapping[str, "DiscriminativePower"]) -> list[str]:
-    """How the numbers were computed: the interval and, with discriminative power, the test."""
-    out = [f"Interval: {c.interval_method}" + (f", seed {c.seed}" if c.resamples else "") + "."]
-    out += [f"Discriminative power: {d.test} test, correction {d.correction}, alpha {d.alpha:g}, "
-            f"{d.n_queries} topics; ASL = the p-value the decision reads" for d in list(power.values())[:1]]
-    return out
-
-
-def _pairs(c: "OrderingCorrelation") -> Table:
-    header = ["reference", "other", "measure", "value", "interval", "undefined"]
-    rows = [[p.reference, p.other, m, fmt.num(p.values[m]),
-             fmt.interval(p.intervals[m]) if c.resamples else "", str(p.undefined.get(m, 0)) if c.resamples else ""]
-            for p in c.pairs for m in c.measures]
-    return header, rows
-
-
-def _means(c: "OrderingCorrelation") -> Table:
-    return ["system", *c.views], [[s, *(fmt.num(float(c.means[i, j])) for j in range(len(c.views)))]
-                                  for i, s in enumerate(c.systems)]
-
-
-def _power(power: Mapping[str, "DiscriminativePower"]) -> Table:
-    header = ["view", "test", "correction", "pairs", "significant", "power", "median ASL"]
-    rows = [[m, d.test, d.correction, str(len(d.pairs)), str(d.significant), fmt.num(d.power),
-             fmt.pvalue(float(d.curve()[len(d.pairs) // 2]))] for m, d in power.items()]
-    return header, rows
-
-
-def _swaps(s: "SwapRate") -> Table:
-    rows = [[f"[{b.low:.3g}, {b.high:.3g})", str(b.pairs), str(b.swaps), fmt.num(b.rate)] for b in s.bins]
-    rows.append(["all", str(s.pairs), str(s.swaps), fmt.num(s.rate)])
-    return ["|difference|", "pairs", "swaps", "swap rate"], rows
 
 
 def _text_table(title: str, table: Table) -> str:

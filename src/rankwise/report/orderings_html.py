@@ -21,12 +21,16 @@ from rankwise.report.html_parts import (
     section,
     table,
 )
+from rankwise.report.orderings_tables import Table
+from rankwise.report.orderings_tables import means as _means
+from rankwise.report.orderings_tables import pairs as _pairs
+from rankwise.report.orderings_tables import power as _power
+from rankwise.report.orderings_tables import swaps as _swaps
 
 if TYPE_CHECKING:  # pragma: no cover
     from rankwise.agreement.discriminative import DiscriminativePower
     from rankwise.agreement.orderings import OrderingCorrelation
     from rankwise.agreement.swap_rate import SwapRate
-    from rankwise.report.orderings import Table
 
 NOTICES = "What the computation said about its numbers:"
 
@@ -36,8 +40,6 @@ def render_html(c: "OrderingCorrelation", power: Mapping[str, "DiscriminativePow
                 notices: Sequence[str] = ()) -> str:
     """``method``: the lines every format prints under its tables (interval, test); ``notices``: what the
     evaluation of the runs said (the command line passes them), printed with the correlation's own notes."""
-    from rankwise.report.orderings import _means, _pairs, _power, _swaps
-
     prov = provenance or Provenance()
     title = f"Orderings of {len(c.systems)} systems under {len(c.views)} views"
     lede = ('<p class="lede">The systems ordered by their mean under each view (' +
@@ -60,7 +62,7 @@ def render_html(c: "OrderingCorrelation", power: Mapping[str, "DiscriminativePow
     return page("\n".join(b for b in body if b), "rankwise correlate")
 
 
-def _section(ident: str, heading: str, t: "Table", text_columns: int = 1) -> str:
+def _section(ident: str, heading: str, t: Table, text_columns: int = 1) -> str:
     header, rows = t
     cells = [[esc(x) if i < text_columns else num(x) for i, x in enumerate(r)] for r in rows]
     return section(ident, esc(heading), table([esc(h) for h in header], cells, "numbers", text_columns=text_columns))

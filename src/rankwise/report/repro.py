@@ -15,13 +15,16 @@ from typing import TYPE_CHECKING, Callable
 from rankwise.errors import InvalidParameterError
 from rankwise.report import numbers as fmt
 from rankwise.report.escape import control, markdown
+from rankwise.report.repro_text import DIGITS
+from rankwise.report.repro_text import headline as _headline
+from rankwise.report.repro_text import method as _method
+from rankwise.report.repro_text import notices as _notices
 
 if TYPE_CHECKING:  # pragma: no cover
     from rankwise.agreement.repro_result import Reproduction
     from rankwise.report.html_parts import Provenance
 
 FORMATS: tuple[str, ...] = ("table", "json", "csv", "markdown", "latex", "html")
-DIGITS = 4  # repro_eval prints four decimals; RMSE values of a close reproduction differ in the third
 
 
 def render_repro(r: "Reproduction", fmt_name: str, *, per_topic: bool = False,
@@ -41,13 +44,6 @@ def render_repro(r: "Reproduction", fmt_name: str, *, per_topic: bool = False,
     if fmt_name not in renderers:
         raise InvalidParameterError(f"format {fmt_name!r}: expected one of {', '.join(FORMATS)}")
     return renderers[fmt_name](r, per_topic)
-
-
-def _headline(r: "Reproduction") -> str:
-    n, n2 = r.query_ids.size, r.reproduced_query_ids.size
-    if r.paired:
-        return f"Reproducibility (same collection): {n} topics, convention {r.convention}"
-    return f"Replicability (another collection): {n} original and {n2} reproduced topics, convention {r.convention}"
 
 
 def _columns(r: "Reproduction", delta: str) -> list[str]:
@@ -81,23 +77,6 @@ def _layout(header: list[str], rows: list[list[str]]) -> list[str]:
 
 def _footer(r: "Reproduction") -> list[str]:
     return _method(r) + _notices(r)
-
-
-def _method(r: "Reproduction") -> list[str]:
-    """How the numbers read: the test and the definitions of ER and ΔRI."""
-    return [f"t-tests, original against reproduced: {r.ttests['baseline'].test}",
-            "ER: the reproduced mean improvement over the original's (1: the effect reproduced); DeltaRI: the "
-            "relative improvement of the original minus the reproduced one's (0: reproduced)"]
-
-
-def _notices(r: "Reproduction") -> list[str]:
-    """The topics set aside and the notes of the computation (user strings: each format escapes them)."""
-    lines = []
-    for reason, ids in r.set_aside.items():
-        shown = ", ".join(control(q) for q in ids[:5])
-        lines.append(f"set aside ({control(reason)}): {len(ids)} topics: {shown}{', ...' if len(ids) > 5 else ''}")
-    lines += [f"note: {control(n)}" for n in r.notes]
-    return lines
 
 
 def _table(r: "Reproduction") -> str:

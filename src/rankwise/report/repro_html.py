@@ -27,6 +27,10 @@ from rankwise.report.html_parts import (
     section,
     table,
 )
+from rankwise.report.repro_text import DIGITS
+from rankwise.report.repro_text import headline as _headline
+from rankwise.report.repro_text import method as _method
+from rankwise.report.repro_text import notices as _notices
 
 if TYPE_CHECKING:  # pragma: no cover
     from rankwise.agreement.repro_result import Reproduction
@@ -38,8 +42,6 @@ ROLE_HEADER = {"original_baseline": "original baseline", "original_advanced": "o
 
 
 def render_html(r: "Reproduction", per_topic: bool = False, provenance: Provenance | None = None) -> str:
-    from rankwise.report.repro import DIGITS, _headline, _method, _notices
-
     prov = provenance or Provenance(inputs_of(r))
     lede = ('<p class="lede">ER: the reproduced mean improvement over the original&#x27;s '
             '(<span class="delta up">ER &gt; 0</span>: the improvement reproduced in its direction; '

@@ -16,6 +16,10 @@ from rankwise.report import numbers as fmt
 from rankwise.report import tex_widths as tw
 from rankwise.report.escape import latex as esc
 from rankwise.report.latex import _tabular, tex_number
+from rankwise.report.repro_text import DIGITS
+from rankwise.report.repro_text import headline as _headline
+from rankwise.report.repro_text import method as _method
+from rankwise.report.repro_text import notices as _notices
 
 if TYPE_CHECKING:  # pragma: no cover
     from rankwise.agreement.repro_result import Reproduction
@@ -25,8 +29,6 @@ PAIR: list[Cell] = [("base", "base"), ("adv.", "adv.")]  # under a label spannin
 
 
 def render_latex(r: "Reproduction") -> str:
-    from rankwise.report.repro import DIGITS, _headline, _method, _notices
-
     lines = ["% rankwise repro report; needs \\usepackage{booktabs} (and graphicx if a table is scaled)",
              f"% {esc(_headline(r))}", *(f"% {esc(x)}" for x in _method(r)), *(f"% {esc(x)}" for x in _notices(r))]
     head = esc(_headline(r))

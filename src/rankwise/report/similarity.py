@@ -11,13 +11,13 @@ import io
 import json
 from typing import TYPE_CHECKING
 
-from rankwise.agreement.similarity import queries
 from rankwise.report import numbers as fmt
 from rankwise.report.escape import control as clean
 from rankwise.report.escape import latex as tex
 from rankwise.report.escape import markdown as md
 from rankwise.report.latex import _tabular, tex_number
 from rankwise.report.markdown import _table
+from rankwise.report.similarity_facts import facts, title
 from rankwise.report.text import MIN_WIDTH, _blocks, _Column, _Group, _wrap
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,26 +47,6 @@ def render(s: "Similarity", fmt_name: str, per_query: bool = False, width: int |
         from rankwise.report.similarity_html import render_html
         return render_html(s, per_query, provenance)
     raise ValueError(fmt_name)  # pragma: no cover - the CLI's choices
-
-
-def title(s: "Similarity") -> str:
-    return f"Similarity of {s.names[0]} and {s.names[1]} over {queries(s.n_queries)}"
-
-
-def facts(s: "Similarity") -> list[tuple[str, str]]:
-    """What the numbers depend on, as (label, text): the resolved measures, the pairing's policies and counts,
-    the interval method."""
-    i = s.info
-    out = [("Measures", "; ".join(f"{m} = {s.resolved[m]}" if s.resolved[m] != m else m for m in s.measures)),
-           ("Rankings", f"ties={i['ties']} (scores compared as {i['scores']}), depth="
-                        f"{i['depth'] if i['depth'] is not None else 'whole'}, missing={i['missing']}"),
-           ("Queries", f"{i['queries_paired']} in both runs, {i['only_in_a']} only in {s.names[0]}, "
-                       f"{i['only_in_b']} only in {s.names[1]}"),
-           ("Ties", f"{queries(i['tied_queries_a'])} ({i['tied_rows_a']} rows) of {s.names[0]} and "
-                    f"{queries(i['tied_queries_b'])} ({i['tied_rows_b']} rows) of {s.names[1]} hold documents of "
-                    "equal score"),
-           ("Interval", s.interval_text())]
-    return out
 
 
 def _mean_cell(s: "Similarity", m: str) -> str:

@@ -23,6 +23,7 @@ from rankwise.report.html_parts import (
     section,
     table,
 )
+from rankwise.report.similarity_facts import facts, title
 
 if TYPE_CHECKING:  # pragma: no cover
     from rankwise.agreement.similarity import Similarity
@@ -31,8 +32,6 @@ NOTICES = "What the pairing of the two runs said about their rankings (printed o
 
 
 def render_html(s: "Similarity", per_query: bool = False, provenance: Provenance | None = None) -> str:
-    from rankwise.report.similarity import facts, title
-
     prov = provenance or Provenance()
     lede = (f'<p class="lede">The rankings of {name(s.names[0])} and {name(s.names[1])} compared query by query, '
             f"without judgments; each measure's mean over the queries with its interval "
