@@ -108,8 +108,8 @@ def test_every_format_renders_and_escapes_names():
     assert "&lt;b&gt;x&lt;/b&gt;" in out["markdown"] and "P\\|10" in out["markdown"]
     assert "c\\$d" in out["latex"] and "a\\_b" in out["latex"]
     assert "e\\nf" in out["table"] and "e\nf" not in out["table"]
-    with pytest.raises(rw.InvalidParameterError, match="unknown format 'html'"):
-        render_orderings(c, "html")
+    with pytest.raises(rw.InvalidParameterError, match="unknown format 'pdf'"):
+        render_orderings(c, "pdf")
 
 
 def test_figures():

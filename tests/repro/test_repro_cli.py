@@ -63,7 +63,7 @@ def test_csv_and_markdown(capsys) -> None:
 
 def test_options_that_do_not_apply_are_refused(capsys) -> None:
     rc, _, err = _run(capsys, *RPD, "--qrels", QRELS, "--per-topic")
-    assert rc == 2 and "--per-topic applies to --format json and csv" in err
+    assert rc == 2 and "--per-topic applies to --format json, csv and html" in err
     rc, _, err = _run(capsys, *RPL, "--qrels", QRELS, "--repro-qrels", str(HERE / "qrels_rpl.txt"),
                       "--ranking", "RBO")
     assert rc == 2 and "same topics" in err

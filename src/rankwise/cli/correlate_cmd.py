@@ -12,7 +12,7 @@ from rankwise.cli.compare_cmd import _number, add_input_options
 from rankwise.comparison.options import CORRECTIONS, DEFAULT_ALPHA, DEFAULT_PERMUTATIONS, DEFAULT_SEED, TESTS
 from rankwise.errors import InvalidParameterError
 
-FORMATS = ("table", "json", "csv", "markdown", "latex")
+FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
 
 
 def register(sub) -> None:
@@ -66,13 +66,15 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _sources(args) -> dict[str, tuple[Any, str]]:
-    """{view: (per-query matrix, metric)}: each metric of one matrix, or each qrels (and metric) of --qrels."""
+def _sources(args) -> tuple[dict[str, tuple[Any, str]], list[str]]:
+    """{view: (per-query matrix, metric)}: each metric of one matrix, or each qrels (and metric) of --qrels; and
+    what the evaluation of the runs said (the HTML page's notices; stderr has them as warnings already)."""
     from rankwise.cli.compare_cmd import item_inputs, load_inputs
+    from rankwise.comparison.provenance import run_notices
 
     if not args.qrels:
-        matrix, _ = load_inputs(args)
-        return {m: (matrix, m) for m in matrix.metrics}
+        matrix, said = load_inputs(args)
+        return {m: (matrix, m) for m in matrix.metrics}, [str(n) for n in said]
     from rankwise.api import as_qrels
     from rankwise.cli.options import columns_from, overrides_from
     from rankwise.comparison.matrix import PerQueryMatrix
@@ -90,6 +92,7 @@ def _sources(args) -> dict[str, tuple[Any, str]]:
     columns = columns_from(args)
     runs = named_runs(args.inputs, command_line=True)
     out: dict[str, tuple[Any, str]] = {}
+    notices: list[str] = []
     for name, path in _named_qrels(args.qrels).items():
         qrels = as_qrels(path, columns, duplicates=args.duplicates)
         # (what an evaluation sets aside is said as rankwise compare says it: one warning per qrels)
@@ -99,7 +102,8 @@ def _sources(args) -> dict[str, tuple[Any, str]]:
         matrix = PerQueryMatrix.from_results(results, group_tags=not args.no_group)
         for m in matrix.metrics:
             out[name if len(matrix.metrics) == 1 else f"{name}:{m}"] = (matrix, m)
-    return out
+        notices += [f"{name}: {n}" for n in run_notices(results)]
+    return out, notices
 
 
 def run(args) -> int:
@@ -114,7 +118,7 @@ def run(args) -> int:
         check_permutations(args.resamples)
     if args.asl_plot and not args.discriminative_power:
         raise InvalidParameterError("--asl-plot draws the discriminative power: add --discriminative-power")
-    sources = _sources(args)
+    sources, notices = _sources(args)
     views = {name: _one_metric(matrix, metric) for name, (matrix, metric) in sources.items()}
     c = correlate(views, measures=args.measure, reference=args.reference_view, resamples=args.resamples,
                   alpha=args.alpha, seed=args.seed)
@@ -124,7 +128,7 @@ def run(args) -> int:
     swaps = {name: swap_rate(matrix, metric, topics_per_set=args.topics_per_set, splits=args.splits,
                              bin_width=args.bin_width, seed=args.seed)
              for name, (matrix, metric) in sources.items()} if args.swap_rate else {}
-    text = render_orderings(c, args.format, power=power, swaps=swaps)
+    text = render_orderings(c, args.format, power=power, swaps=swaps, provenance=_provenance(args), notices=notices)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -136,7 +140,25 @@ def run(args) -> int:
     if args.asl_plot:
         from rankwise.plots.orderings import asl_curves
         asl_curves(power).savefig(args.asl_plot)
+    from rankwise.cli.similarity_cmd import note_missing_figures
+    note_missing_figures(args.format)
     return 0
+
+
+def _provenance(args):
+    """The files read (each --qrels, the runs or the --values files) and the command as typed, for the HTML page's
+    Inputs section (other formats ignore it)."""
+    if args.format != "html":
+        return None
+    from rankwise.cli.compare_cmd import _command_line, _input_files
+    from rankwise.comparison.provenance import describe_file
+    from rankwise.report.html_parts import Provenance, provenance_of
+    from rankwise.run_names import named_runs
+    if not args.qrels:
+        return Provenance(_input_files(args), _command_line(args))
+    files = [describe_file(path, "qrels", name) for name, path in _named_qrels(args.qrels).items()]
+    files += provenance_of(named_runs(args.inputs, command_line=True), "run")
+    return Provenance(tuple(files), _command_line(args))
 
 
 def _one_metric(matrix, metric: str):

@@ -12,7 +12,7 @@ from rankwise.cli.options import (
 )
 from rankwise.errors import InvalidParameterError
 
-FORMATS = ("table", "json", "csv", "markdown")
+FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
 
 
 def register(sub) -> None:
@@ -39,7 +39,7 @@ def register(sub) -> None:
                    help="per-topic similarity of the original and reproduced rankings (names of 'rankwise "
                         "similarity', e.g. Kendall's tau union and RBO); reproducibility only")
     p.add_argument("--format", "-f", choices=FORMATS, default="table")
-    p.add_argument("--per-topic", action="store_true", help="json and csv: every topic's values too")
+    p.add_argument("--per-topic", action="store_true", help="json, csv and html: every topic's values too")
     p.add_argument("--plot", metavar="FILE", help="write the ER–ΔRI plane (one point per metric) to FILE (png, pdf, "
                                                   "svg: by the extension; needs matplotlib)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
@@ -56,8 +56,8 @@ def run(args) -> int:
     from rankwise.execution.workers import resolve_workers
     from rankwise.report.repro import render_repro
 
-    if args.per_topic and args.format not in ("json", "csv"):
-        raise InvalidParameterError(f"--per-topic applies to --format json and csv; got --format {args.format}")
+    if args.per_topic and args.format not in ("json", "csv", "html"):
+        raise InvalidParameterError(f"--per-topic applies to --format json, csv and html; got --format {args.format}")
     if args.plot:  # said before the runs are evaluated, not after
         from rankwise.errors import require
         require("matplotlib", "plots", "rankwise repro --plot")
@@ -65,7 +65,13 @@ def run(args) -> int:
                    reproduced_qrels=args.repro_qrels, convention=args.convention, unpaired=args.unpaired,
                    ranking=args.ranking or (), columns=columns_from(args), duplicates=args.duplicates,
                    workers=resolve_workers(args.jobs, "--jobs"), **overrides_from(args))
-    text = render_repro(result, args.format, per_topic=args.per_topic)
+    provenance = None
+    if args.format == "html":  # the files the result names, and the command as typed
+        from rankwise.cli.compare_cmd import _command_line
+        from rankwise.report.html_parts import Provenance
+        from rankwise.report.repro_html import inputs_of
+        provenance = Provenance(inputs_of(result), _command_line(args))
+    text = render_repro(result, args.format, per_topic=args.per_topic, provenance=provenance)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -76,6 +82,8 @@ def run(args) -> int:
         fig = er_dri_plane(result)
         fig.savefig(args.plot, dpi=150)
         print(f"rankwise: wrote the ER–ΔRI plane to {args.plot}", file=sys.stderr)
+    from rankwise.cli.similarity_cmd import note_missing_figures
+    note_missing_figures(args.format)
     return 0
 
 

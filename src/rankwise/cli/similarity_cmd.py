@@ -10,7 +10,7 @@ from rankwise.io.tabular import FORMATS
 
 # report.similarity.SIMILARITY_FORMATS (not imported here: the report package loads scipy.stats, and every
 # command registers this one)
-OUTPUT_FORMATS = ("table", "json", "csv", "markdown", "latex")
+OUTPUT_FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
 
 
 def register(sub) -> None:
@@ -108,7 +108,7 @@ def run(args) -> int:
                                     f"{sim.info['only_in_b']} only in {names[1]}): are these runs of the same "
                                     "queries? --missing empty compares every query with an empty ranking")
     width = None if args.output else terminal_width()
-    text = render(sim, args.format, args.per_query, width=width)
+    text = render(sim, args.format, args.per_query, width=width, provenance=_provenance(args, named))
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -121,4 +121,22 @@ def run(args) -> int:
     if args.format != "table":  # the table's notes say these already
         for note in sim.notices:
             print(f"rankwise: warning: {note}", file=sys.stderr)
+    note_missing_figures(args.format)
     return 0
+
+
+def _provenance(args, named):
+    """The runs read and the command as typed, for the HTML page's Inputs section (other formats ignore it)."""
+    if args.format != "html":
+        return None
+    from rankwise.cli.compare_cmd import _command_line
+    from rankwise.report.html_parts import Provenance, provenance_of
+    return Provenance(provenance_of(named, "run"), _command_line(args))
+
+
+def note_missing_figures(fmt_name: str) -> None:
+    """An HTML page written without matplotlib has no figures: said on stderr too, as compare says it."""
+    import importlib.util
+    if fmt_name == "html" and importlib.util.find_spec("matplotlib") is None:
+        from rankwise.report.figures import INSTALL_HINT
+        print(f"rankwise: note: the report has no figures. {INSTALL_HINT}", file=sys.stderr)

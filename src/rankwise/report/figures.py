@@ -84,3 +84,14 @@ def _png(plt, make: Callable[[], "Figure"]) -> str:
     finally:
         plt.close(fig)  # pyplot keeps every figure it made until closed
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def embed_all(drawings: "list[tuple[str, str, Callable[[], Figure]]]",
+              what: str = "rankwise.report html figures") -> list[Embedded] | None:
+    """Each (section, caption, draw) drawn and embedded as a PNG data URI, or None when matplotlib is not
+    installed (the page then says how to get the figures): the figures of the agreement reports."""
+    try:
+        plt = require("matplotlib.pyplot", "plots", what)
+    except MissingDependencyError:
+        return None
+    return [Embedded(section, caption, _png(plt, draw)) for section, caption, draw in drawings]

@@ -9,20 +9,21 @@ reads like a significant gain. Every user string goes through
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from rankwise.report import numbers as fmt
 from rankwise.report.compact import lower_is_better
 from rankwise.report.escape import html as esc
-from rankwise.report.figures import INSTALL_HINT, Embedded, figures
+from rankwise.report.figures import Embedded, figures
 from rankwise.report.footnote import facts, title
-from rankwise.report.style import CSS
+from rankwise.report.html_parts import CSP as CSP  # noqa: F401 - re-exported (tests, callers)
+from rankwise.report.html_parts import figures_section, inputs_section, page, section
+from rankwise.report.html_parts import num as _num
+from rankwise.report.html_parts import table as _table
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rankwise.comparison.provenance import InputFile
     from rankwise.comparison.result import AnovaTable, Comparison
 
-CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 MARK = "\u2020"
 DELTA = "\u0394"
 
@@ -39,36 +40,7 @@ def render_html(c: "Comparison") -> str:
 
 
 def _page(body: str) -> str:
-    # the CSP comes first in <head> so that it governs everything after it; the empty data: icon
-    # stops the browser from asking for /favicon.ico
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n"
-            "<meta name=\"referrer\" content=\"no-referrer\">\n"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            "<link rel=\"icon\" href=\"data:,\">\n<title>rankwise comparison</title>\n"
-            f"<style>\n{CSS}</style>\n</head>\n<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n")
-
-
-# ---- markup helpers: the arguments are markup already (escaped text or our own tags) -------------
-def _table(header: Sequence[str], rows: Iterable[Sequence[str]], cls: str = "", caption: str = "",
-           text_columns: int = 1) -> str:
-    """A table; the first ``text_columns`` columns hold text (left-aligned), the rest numbers."""
-    def cells(row: Sequence[str], tag: str) -> str:
-        return "".join(f'<{tag} class="{"t" if i < text_columns else "n"}">{cell}</{tag}>'
-                       for i, cell in enumerate(row))
-    head = cells(header, "th")
-    body = "\n".join(f"<tr>{cells(row, 'td')}</tr>" for row in rows)
-    attr = f' class="{cls}"' if cls else ""
-    cap = f"<caption>{caption}</caption>" if caption else ""
-    return f"<table{attr}>{cap}\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>"
-
-
-def _section(ident: str, heading: str, *content: str) -> str:
-    return f'<section id="{ident}">\n<h2>{heading}</h2>\n' + "\n".join(content) + "\n</section>"
-
-
-def _num(text: str) -> str:
-    return f'<span class="num">{esc(text)}</span>'
+    return page(body, "rankwise comparison")
 
 
 def _p(p: float, significant: bool) -> str:
@@ -108,7 +80,7 @@ def _means_section(c: "Comparison") -> str:
     what = f"Means with {fmt.level(c.alpha)} confidence intervals"
     if c.baseline is not None:
         what += f" and differences ({DELTA}) with the baseline"
-    return _section("means", what, _table(header, rows, "means"))
+    return section("means", what, _table(header, rows, "means"))
 
 
 def _mean_cell(c: "Comparison", metric: str, system: str) -> str:
@@ -128,7 +100,7 @@ def _comparisons_section(c: "Comparison") -> str:
              _num(fmt.signed_interval(r.ci)), _num(fmt.ratio(r.effect_size)), _num(fmt.ratio(r.statistic)),
              _num(fmt.pvalue(r.p)), _p(r.p_adjusted, r.significant), _num(f"{r.wins} / {r.ties} / {r.losses}"),
              _num(str(r.n))] for r in c.comparisons]
-    return _section("comparisons", f"Comparisons with the baseline, {esc(c.baseline)}",
+    return section("comparisons", f"Comparisons with the baseline, {esc(c.baseline)}",
                     _table(header, rows, "numbers", text_columns=2))
 
 
@@ -144,7 +116,7 @@ def _pairs_section(c: "Comparison") -> str:
                             text_columns=2))
         if m in c.anova:
             parts.append(_anova_table(c.anova[m]))
-    return _section("pairs", "All pairs", *parts)
+    return section("pairs", "All pairs", *parts)
 
 
 def _anova_table(a: "AnovaTable") -> str:
@@ -158,12 +130,8 @@ def _anova_table(a: "AnovaTable") -> str:
 
 
 def _figures_section(c: "Comparison", figs: list[Embedded] | None) -> str:
-    if figs is None:
-        return _section("figures", "Figures", f'<p class="warn">{esc(INSTALL_HINT)}</p>')
     # the per-query panels (one per metric) share a grid; the forest plot and the cutoff curves span it
-    blocks = [f'<figure class="{"panel" if fig.section == "per_query" else "whole"}"><img src="{fig.uri}" '
-              f'alt="{esc(fig.caption)}"><figcaption>{esc(fig.caption)}</figcaption></figure>' for fig in figs]
-    return _section("figures", "Figures", '<div class="figures">', *blocks, "</div>")
+    return figures_section(figs, whole=("forest", "tradeoff", "cutoff"))
 
 
 def _method_section(c: "Comparison") -> str:
@@ -172,7 +140,7 @@ def _method_section(c: "Comparison") -> str:
     if c.notes:
         notes = "\n".join(f"<li>{esc(n)}</li>" for n in c.notes)
         parts.append(f'<h3>Notes</h3>\n<ul class="notes">\n{notes}\n</ul>')
-    return _section("method", "Method", *parts)
+    return section("method", "Method", *parts)
 
 
 def _convention_section(c: "Comparison") -> str:
@@ -187,33 +155,12 @@ def _convention_section(c: "Comparison") -> str:
 def _notices_section(c: "Comparison") -> str:
     items = "\n".join(f'<li><span class="name">{esc(n.run)}</span> ({esc(n.kind)}): {esc(n.text)}</li>'
                       for n in c.notices)
-    return _section("notices", "Notices", "<p>What the evaluation of the runs said about their numbers "
+    return section("notices", "Notices", "<p>What the evaluation of the runs said about their numbers "
                     "(printed on stderr by the command line):</p>", f'<ul class="notes">\n{items}\n</ul>')
 
 
-def _size(n: int | None) -> str:
-    return "" if n is None else f"{n:,} bytes"
-
-
-def _input_row(f: "InputFile") -> list[str]:
-    digest = f"<code>{esc(f.sha256)}</code>" if f.sha256 else "(not a regular file: no checksum)"
-    return [esc(f.role), f'<span class="name">{esc(f.name or "")}</span>', f"<code>{esc(f.path)}</code>",
-            f'<span class="sha">{digest}</span>', _num(_size(f.size))]
-
-
 def _inputs_section(c: "Comparison") -> str:
-    parts = []
-    if c.inputs:
-        parts.append(_table(["Role", "Name", "Path", "SHA-256", "Size"], [_input_row(f) for f in c.inputs],
-                            "inputs", text_columns=4))
-    else:
-        parts.append("<p>No files: the per-query values were given in memory.</p>")
     convention = esc(c.convention) if c.convention is not None else "none given (per-query values)"
-    facts_ = [("Convention", f'<span class="name">{convention}</span>')]
-    if c.command_line is not None:
-        facts_.append(("Command line", f"<code>{esc(c.command_line)}</code>"))
-    versions = ", ".join(f"{esc(k)} <code>{esc(v)}</code>" for k, v in c.versions.items())
-    facts_.append(("Versions", versions))
-    items = "\n".join(f"<dt>{label}</dt><dd>{text}</dd>" for label, text in facts_)
-    parts.append(f"<dl>\n{items}\n</dl>")
-    return _section("inputs", "Inputs", *parts)
+    return inputs_section(c.inputs, c.command_line, c.versions,
+                          [("Convention", f'<span class="name">{convention}</span>')],
+                          in_memory="No files: the per-query values were given in memory.")

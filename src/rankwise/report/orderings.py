@@ -2,7 +2,7 @@
 
 ``render_orderings(correlation, fmt, power=..., swaps=...)`` formats what ``rankwise.correlate``,
 ``rankwise.discriminative_power`` and ``rankwise.swap_rate`` return, in the formats of ``rankwise compare``
-(table, json, csv, markdown, latex); it computes nothing. Every name is escaped for its format.
+(table, json, csv, markdown, latex, html); it computes nothing. Every name is escaped for its format.
 """
 from __future__ import annotations
 
@@ -10,25 +10,33 @@ import csv
 import io
 import json
 import math
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from rankwise.errors import InvalidParameterError
-from rankwise.report import numbers as fmt
 from rankwise.report.escape import control, latex, markdown
+from rankwise.report.orderings_tables import Table
+from rankwise.report.orderings_tables import means as _means
+from rankwise.report.orderings_tables import method as _method
+from rankwise.report.orderings_tables import pairs as _pairs
+from rankwise.report.orderings_tables import power as _power
+from rankwise.report.orderings_tables import swaps as _swaps
 
 if TYPE_CHECKING:  # pragma: no cover
     from rankwise.agreement.discriminative import DiscriminativePower
     from rankwise.agreement.orderings import OrderingCorrelation
     from rankwise.agreement.swap_rate import SwapRate
+    from rankwise.report.html_parts import Provenance
 
-FORMATS = ("table", "json", "csv", "markdown", "latex")
+FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
 CSV_COLUMNS = ("section", "a", "b", "quantity", "value", "low", "high")
-Table = tuple[list[str], list[list[str]]]  # header, rows (plain text, escaped by the renderer)
 
 
 def render_orderings(c: "OrderingCorrelation", fmt_name: str, *,
                      power: Mapping[str, "DiscriminativePower"] | None = None,
-                     swaps: Mapping[str, "SwapRate"] | None = None) -> str:
+                     swaps: Mapping[str, "SwapRate"] | None = None, provenance: "Provenance | None" = None,
+                     notices: Sequence[str] = ()) -> str:
+    """The report in one of :data:`FORMATS`; ``provenance`` (files, command line) and ``notices`` (what the
+    evaluation of the runs said) go into the HTML page only."""
     power, swaps = dict(power or {}), dict(swaps or {})
     if fmt_name == "json":
         return json.dumps({"correlation": c.to_dict(),
@@ -37,6 +45,9 @@ def render_orderings(c: "OrderingCorrelation", fmt_name: str, *,
                           indent=2, allow_nan=False) + "\n"
     if fmt_name == "csv":
         return _csv(c, power, swaps)
+    if fmt_name == "html":
+        from rankwise.report.orderings_html import render_html
+        return render_html(c, power, swaps, _method(c, power), provenance, notices)
     writers: dict[str, Callable[[str, Table], str]] = {"table": _text_table, "markdown": _markdown_table,
                                                        "latex": _latex_table}
     if fmt_name not in writers:
@@ -48,10 +59,8 @@ def render_orderings(c: "OrderingCorrelation", fmt_name: str, *,
     for m, s in swaps.items():
         parts.append(write(f"Swap rate of {m}: {s.topics_per_set} vs {s.topics_per_set} topics, {s.splits} splits",
                            _swaps(s)))
-    notes = [f"Interval: {c.interval_method}" + (f", seed {c.seed}" if c.resamples else "") + ".",
-             *(f"{n}." for n in c.notes)]
-    notes += [f"Discriminative power: {d.test} test, correction {d.correction}, alpha {d.alpha:g}, "
-              f"{d.n_queries} topics; ASL = the p-value the decision reads" for d in list(power.values())[:1]]
+    notes = _method(c, power)
+    notes[1:1] = [f"{n}." for n in c.notes]
     if fmt_name == "markdown":
         parts.append("\n".join(f"- {markdown(n)}" for n in notes))
     elif fmt_name == "latex":
@@ -59,32 +68,6 @@ def render_orderings(c: "OrderingCorrelation", fmt_name: str, *,
     else:
         parts.append("\n".join(f"  {control(n)}" for n in notes))
     return "\n\n".join(parts) + "\n"
-
-
-def _pairs(c: "OrderingCorrelation") -> Table:
-    header = ["reference", "other", "measure", "value", "interval", "undefined"]
-    rows = [[p.reference, p.other, m, fmt.num(p.values[m]),
-             fmt.interval(p.intervals[m]) if c.resamples else "", str(p.undefined.get(m, 0)) if c.resamples else ""]
-            for p in c.pairs for m in c.measures]
-    return header, rows
-
-
-def _means(c: "OrderingCorrelation") -> Table:
-    return ["system", *c.views], [[s, *(fmt.num(float(c.means[i, j])) for j in range(len(c.views)))]
-                                  for i, s in enumerate(c.systems)]
-
-
-def _power(power: Mapping[str, "DiscriminativePower"]) -> Table:
-    header = ["view", "test", "correction", "pairs", "significant", "power", "median ASL"]
-    rows = [[m, d.test, d.correction, str(len(d.pairs)), str(d.significant), fmt.num(d.power),
-             fmt.pvalue(float(d.curve()[len(d.pairs) // 2]))] for m, d in power.items()]
-    return header, rows
-
-
-def _swaps(s: "SwapRate") -> Table:
-    rows = [[f"[{b.low:.3g}, {b.high:.3g})", str(b.pairs), str(b.swaps), fmt.num(b.rate)] for b in s.bins]
-    rows.append(["all", str(s.pairs), str(s.swaps), fmt.num(s.rate)])
-    return ["|difference|", "pairs", "swaps", "swap rate"], rows
 
 
 def _text_table(title: str, table: Table) -> str:

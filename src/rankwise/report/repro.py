@@ -1,4 +1,5 @@
-"""Reports of a reproduction (``rankwise.repro``): terminal table, JSON, CSV and Markdown.
+"""Reports of a reproduction (``rankwise.repro``): terminal table, JSON, CSV, Markdown, LaTeX
+(:mod:`rankwise.report.repro_latex`) and HTML (:mod:`rankwise.report.repro_html`).
 
 Renderers only format the fields of :class:`~rankwise.agreement.repro_result.Reproduction`; they compute
 nothing. Metric names come from users and are escaped for each format; an undefined value prints as ``n/a``
@@ -14,28 +15,35 @@ from typing import TYPE_CHECKING, Callable
 from rankwise.errors import InvalidParameterError
 from rankwise.report import numbers as fmt
 from rankwise.report.escape import control, markdown
+from rankwise.report.repro_text import DIGITS
+from rankwise.report.repro_text import headline as _headline
+from rankwise.report.repro_text import method as _method
+from rankwise.report.repro_text import notices as _notices
 
 if TYPE_CHECKING:  # pragma: no cover
     from rankwise.agreement.repro_result import Reproduction
+    from rankwise.report.html_parts import Provenance
 
-FORMATS: tuple[str, ...] = ("table", "json", "csv", "markdown")
-DIGITS = 4  # repro_eval prints four decimals; RMSE values of a close reproduction differ in the third
+FORMATS: tuple[str, ...] = ("table", "json", "csv", "markdown", "latex", "html")
 
 
-def render_repro(r: "Reproduction", fmt_name: str, *, per_topic: bool = False) -> str:
-    """The report of ``r`` in one of :data:`FORMATS` (``per_topic``: JSON and CSV carry every topic's values)."""
+def render_repro(r: "Reproduction", fmt_name: str, *, per_topic: bool = False,
+                 provenance: "Provenance | None" = None) -> str:
+    """The report of ``r`` in one of :data:`FORMATS` (``per_topic``: JSON, CSV and HTML carry every topic's values;
+    ``provenance``: the HTML page's Inputs section, by default the files ``r.inputs`` names)."""
+    def latex(x: "Reproduction", _: bool) -> str:
+        from rankwise.report.repro_latex import render_latex
+        return render_latex(x)
+
+    def html(x: "Reproduction", topics: bool) -> str:
+        from rankwise.report.repro_html import render_html
+        return render_html(x, topics, provenance)
     renderers: dict[str, Callable[["Reproduction", bool], str]] = {
-        "table": lambda x, _: _table(x), "json": _json, "csv": _csv, "markdown": lambda x, _: _markdown(x)}
+        "table": lambda x, _: _table(x), "json": _json, "csv": _csv, "markdown": lambda x, _: _markdown(x),
+        "latex": latex, "html": html}
     if fmt_name not in renderers:
         raise InvalidParameterError(f"format {fmt_name!r}: expected one of {', '.join(FORMATS)}")
     return renderers[fmt_name](r, per_topic)
-
-
-def _headline(r: "Reproduction") -> str:
-    n, n2 = r.query_ids.size, r.reproduced_query_ids.size
-    if r.paired:
-        return f"Reproducibility (same collection): {n} topics, convention {r.convention}"
-    return f"Replicability (another collection): {n} original and {n2} reproduced topics, convention {r.convention}"
 
 
 def _columns(r: "Reproduction", delta: str) -> list[str]:
@@ -68,14 +76,7 @@ def _layout(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _footer(r: "Reproduction") -> list[str]:
-    lines = [f"t-tests, original against reproduced: {r.ttests['baseline'].test}"]
-    lines.append("ER: the reproduced mean improvement over the original's (1: the effect reproduced); DeltaRI: the "
-                 "relative improvement of the original minus the reproduced one's (0: reproduced)")
-    for reason, ids in r.set_aside.items():
-        shown = ", ".join(control(q) for q in ids[:5])
-        lines.append(f"set aside ({control(reason)}): {len(ids)} topics: {shown}{', ...' if len(ids) > 5 else ''}")
-    lines += [f"note: {control(n)}" for n in r.notes]
-    return lines
+    return _method(r) + _notices(r)
 
 
 def _table(r: "Reproduction") -> str:

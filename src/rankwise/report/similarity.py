@@ -1,5 +1,5 @@
 """Reports of ``rankwise similarity``: the means with their intervals and, with --per-query, every query's values,
-as a terminal table (wrapped into blocks as compare's), JSON, CSV, Markdown or LaTeX.
+as a terminal table (wrapped into blocks as compare's), JSON, CSV, Markdown, LaTeX or HTML (report.similarity_html).
 
 Built from the blocks of the compare reports (``report.text``'s columns and wrapping, ``report.markdown``'s and
 ``report.latex``'s tables, ``report.numbers`` for every number, ``report.escape`` for every user string).
@@ -11,23 +11,27 @@ import io
 import json
 from typing import TYPE_CHECKING
 
-from rankwise.agreement.similarity import queries
 from rankwise.report import numbers as fmt
 from rankwise.report.escape import control as clean
 from rankwise.report.escape import latex as tex
 from rankwise.report.escape import markdown as md
 from rankwise.report.latex import _tabular, tex_number
 from rankwise.report.markdown import _table
+from rankwise.report.similarity_facts import facts, title
 from rankwise.report.text import MIN_WIDTH, _blocks, _Column, _Group, _wrap
 
 if TYPE_CHECKING:  # pragma: no cover
     from rankwise.agreement.similarity import Similarity
+    from rankwise.report.html_parts import Provenance
 
-SIMILARITY_FORMATS = ("table", "json", "csv", "markdown", "latex")
+SIMILARITY_FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
 WHOLE_ROWS = 10_000  # the width of a table written to a file or a pipe: whole rows, never wrapped
 
 
-def render(s: "Similarity", fmt_name: str, per_query: bool = False, width: int | None = None) -> str:
+def render(s: "Similarity", fmt_name: str, per_query: bool = False, width: int | None = None,
+           provenance: "Provenance | None" = None) -> str:
+    """The report in one of :data:`SIMILARITY_FORMATS`; ``provenance`` (the files, the command line) goes into the
+    HTML page's Inputs section."""
     if fmt_name == "table":
         return render_table(s, width or WHOLE_ROWS, per_query)
     if fmt_name == "json":
@@ -39,27 +43,10 @@ def render(s: "Similarity", fmt_name: str, per_query: bool = False, width: int |
         return render_markdown(s, per_query)
     if fmt_name == "latex":
         return render_latex(s, per_query)
+    if fmt_name == "html":
+        from rankwise.report.similarity_html import render_html
+        return render_html(s, per_query, provenance)
     raise ValueError(fmt_name)  # pragma: no cover - the CLI's choices
-
-
-def title(s: "Similarity") -> str:
-    return f"Similarity of {s.names[0]} and {s.names[1]} over {queries(s.n_queries)}"
-
-
-def facts(s: "Similarity") -> list[tuple[str, str]]:
-    """What the numbers depend on, as (label, text): the resolved measures, the pairing's policies and counts,
-    the interval method."""
-    i = s.info
-    out = [("Measures", "; ".join(f"{m} = {s.resolved[m]}" if s.resolved[m] != m else m for m in s.measures)),
-           ("Rankings", f"ties={i['ties']} (scores compared as {i['scores']}), depth="
-                        f"{i['depth'] if i['depth'] is not None else 'whole'}, missing={i['missing']}"),
-           ("Queries", f"{i['queries_paired']} in both runs, {i['only_in_a']} only in {s.names[0]}, "
-                       f"{i['only_in_b']} only in {s.names[1]}"),
-           ("Ties", f"{queries(i['tied_queries_a'])} ({i['tied_rows_a']} rows) of {s.names[0]} and "
-                    f"{queries(i['tied_queries_b'])} ({i['tied_rows_b']} rows) of {s.names[1]} hold documents of "
-                    "equal score"),
-           ("Interval", s.interval_text())]
-    return out
 
 
 def _mean_cell(s: "Similarity", m: str) -> str:
