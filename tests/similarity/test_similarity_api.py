@@ -175,3 +175,24 @@ def test_a_tie_group_split_by_a_cutoff_or_the_depth_is_counted_and_said():
     assert again.values["RBO(ties=a)@2"][0] == sim.values["RBO(ties=a)@2"][0]
     cut = rw.similarity(a, b, ["Jaccard@10"], depth=2, intervals=False)
     assert cut.info["depth_splits"] == 1 and any(n.startswith("depth=2: in 1 query ") for n in cut.notices)
+
+
+def test_pairing_only_the_rows_the_cutoffs_read_changes_no_value():
+    # with every measure at a cutoff, similarity pairs only the rows above the deepest one (and any tie group
+    # crossing it): the values must be those of the whole rankings, ties and uneven lengths included
+    from rankwise.agreement.measures import parse_measures
+    from rankwise.agreement.pairing import pair_runs
+    rng = np.random.default_rng(7)
+    def run(n_q: int) -> dict:
+        return {f"q{q}": {f"d{d}": float(rng.integers(0, 6)) for d in rng.choice(40, int(rng.integers(1, 30)),
+                                                                                replace=False)}
+                for q in range(n_q)}
+    a, b = run(60), run(60)
+    texts = ["Jaccard@4", "KTU@4", "KendallTau@3", "RBO(ties=a)@4", "RBO(ties=w)@2", "RBO(value=ext,ties=broken)@4",
+             "TauAP(ties=a)@4", "Overlap(denominator=min_length)@3", "AO@4"]
+    sim = rw.similarity(a, b, texts, intervals=False)
+    whole = pair_runs(rw.as_run(a), rw.as_run(b)).pairs
+    for spec in parse_measures(texts):
+        np.testing.assert_array_equal(sim.values[spec.text], spec.compute(whole), err_msg=spec.text)
+    reached = pair_runs(rw.as_run(a), rw.as_run(b), reach=4).pairs
+    assert reached.a.offsets[-1] < whole.a.offsets[-1]  # (the reach did leave rows out)

@@ -14,7 +14,7 @@ import numpy as np
 from rankwise.agreement.measure import ListMeasure
 from rankwise.agreement.pairs import RankedSide, RankingPairs
 from rankwise.errors import InvalidParameterError
-from rankwise.kernels.segments import segment_ids
+from rankwise.kernels.segments import expand_ranges, segment_ids
 from rankwise.spec.params import Param
 
 
@@ -23,8 +23,9 @@ def top_sets(side: RankedSide, k: int | None) -> tuple[np.ndarray, np.ndarray, n
     lengths = side.lengths
     if k is None:
         return segment_ids(side.offsets), side.items, lengths
-    keep = side.positions < k
-    return segment_ids(side.offsets)[keep], side.items[keep], np.minimum(lengths, k)
+    top = np.minimum(lengths, k)
+    rows, offsets = expand_ranges(side.offsets[:-1], top)  # (the top rows only: O(queries x k), not all rows)
+    return segment_ids(offsets), side.items[rows], top
 
 
 def shared_counts(pairs: RankingPairs, k: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -13,6 +13,8 @@ counted, compared with an empty ranking, or refused), and the Pairing counts and
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,8 +98,13 @@ def check_depth(depth: Any) -> int | None:
 
 
 def pair_runs(a: Run, b: Run, *, ties: str = DEFAULT_TIES, scores: str = DEFAULT_SCORES, depth: int | None = None,
-              missing: str = "skip", names: tuple[str, str] = ("A", "B")) -> Pairing:
-    """Pair the queries of runs ``a`` and ``b`` and order each ranking (see the module docstring)."""
+              missing: str = "skip", names: tuple[str, str] = ("A", "B"), reach: int | None = None) -> Pairing:
+    """Pair the queries of runs ``a`` and ``b`` and order each ranking (see the module docstring).
+
+    ``reach``: the deepest rank any measure of the call reads (the largest @k, when every measure has one). Rows
+    whose tie group starts below it are left out of the pairs, which changes no value (a measure at @k reads the
+    rows above k, and a tie group crossing k whole) and spares coding and joining rows nobody reads; the tie
+    counts are then those of the rows kept. Unlike ``depth``, it is not a choice of what to compare."""
     ties, missing, depth = check_ties(ties), check_missing(missing), check_depth(depth)
     scores = str(SCORES.coerce(scores, metric="similarity"))
     qa, qb = a.query_ids.astype(str), b.query_ids.astype(str)
@@ -108,8 +115,11 @@ def pair_runs(a: Run, b: Run, *, ties: str = DEFAULT_TIES, scores: str = DEFAULT
                         "(counted) or missing='empty' to compare them with an empty ranking")
     chosen = np.intersect1d(qa, qb) if missing == "skip" else np.union1d(qa, qb)
     chosen, ids = _in_output_order(chosen, as_int)
-    side_a, tied_a, split_a = _side(a, a.query_vocab.codes_of(chosen), ties, scores, depth)
-    side_b, tied_b, split_b = _side(b, b.query_vocab.codes_of(chosen), ties, scores, depth)
+    # the two sides are independent, and numpy's passes over large arrays release the GIL: one thread each
+    with ThreadPoolExecutor(2) as pool:
+        fa = pool.submit(_side, a, a.query_vocab.codes_of(chosen), ties, scores, depth, reach)
+        fb = pool.submit(_side, b, b.query_vocab.codes_of(chosen), ties, scores, depth, reach)
+        (side_a, tied_a, split_a), (side_b, tied_b, split_b) = fa.result(), fb.result()
     (items_a, items_b), n_codes = _shared_codes(a, side_a, b, side_b)
     pairs = RankingPairs(ids, RankedSide(side_a.offsets, items_a, side_a.group_start),
                          RankedSide(side_b.offsets, items_b, side_b.group_start), n_codes)
@@ -155,7 +165,7 @@ class _Ordered:
     group_start: np.ndarray
 
 
-def _side(run: Run, codes: np.ndarray, ties: str, scores: str, depth: int | None
+def _side(run: Run, codes: np.ndarray, ties: str, scores: str, depth: int | None, reach: int | None = None
           ) -> tuple[_Ordered, tuple[int, int], np.ndarray]:
     """One run's rankings of the chosen queries (``codes``: each query's index in the run, -1: absent, an
     empty ranking), in rank order and cut at ``depth``; with (tied rows, queries with a tie) kept, and which
@@ -193,6 +203,11 @@ def _side(run: Run, codes: np.ndarray, ties: str, scores: str, depth: int | None
         rows, group_start, tied, seg = rows[keep], group_start[keep], tied[keep], seg[keep]
         offsets = np.zeros(codes.size + 1, dtype=np.int64)
         np.cumsum(np.minimum(lengths, depth), out=offsets[1:])
+    if reach is not None and group_start.size and int(group_start.max()) >= reach:
+        keep = group_start < reach  # (rows stay in query order: the kept ones per query, counted)
+        rows, group_start, tied, seg = rows[keep], group_start[keep], tied[keep], seg[keep]
+        offsets = np.zeros(codes.size + 1, dtype=np.int64)
+        np.cumsum(np.bincount(seg, minlength=codes.size), out=offsets[1:])
     counts = (int(tied.sum()), int(np.unique(seg[tied]).size))
     return _Ordered(offsets, rows, group_start.astype(np.int64)), counts, split
 
@@ -252,10 +267,19 @@ def _shared_codes(a: Run, sa: _Ordered, b: Run, sb: _Ordered) -> tuple[tuple[np.
     if sb.rows.size:
         ka, kb = _doc_keys(a, sa.rows, b, sb.rows)
         qa, qb = segment_ids(oa), segment_ids(ob)
-        for q0, q1 in segment_blocks(len_a + len_b, CODE_BLOCK_ROWS):
+
+        def block(q0: int, q1: int) -> None:  # (blocks write disjoint slices of codes_b)
             a0, a1, b0, b1 = oa[q0], oa[q1], ob[q0], ob[q1]
             hit = _lookup(qa[a0:a1], ka[a0:a1], qb[b0:b1], kb[b0:b1])
             codes_b[b0:b1] = _codes_of_b(hit, codes_a[a0:a1], len_a[q0:q1], len_b[q0:q1])
+        blocks = segment_blocks(len_a + len_b, CODE_BLOCK_ROWS)
+        workers = min(os.cpu_count() or 1, len(blocks))
+        if workers > 1:  # Arrow's lookup and numpy's large array passes release the GIL: one thread per core
+            with ThreadPoolExecutor(workers) as pool:
+                list(pool.map(lambda r: block(*r), blocks))
+        else:
+            for r in blocks:
+                block(*r)
     top = max(int(codes_a.max(initial=-1)), int(codes_b.max(initial=-1)))
     return (codes_a, codes_b), top + 1
 

@@ -169,7 +169,9 @@ def similarity(run_a: Any, run_b: Any, measures: str | Iterable[str] | None = No
         raise InvalidParameterError(f"seed must be a non-negative integer; got {seed!r}")
     a = as_run(run_a, columns, duplicates=duplicates)
     b = as_run(run_b, columns, duplicates=duplicates)
-    pairing = pair_runs(a, b, ties=ties, scores=scores, depth=depth, missing=missing, names=names)
+    # every measure with a cutoff: no row below the deepest one is read, so none is paired
+    reach = max(s.k for s in specs) if all(s.k is not None for s in specs) else None  # type: ignore[type-var]
+    pairing = pair_runs(a, b, ties=ties, scores=scores, depth=depth, missing=missing, names=names, reach=reach)
     notices = []
     skipped = missing_warning(pairing, names)
     if skipped:
