@@ -67,7 +67,7 @@ def _load_array(path: str):
 
 def run(args) -> int:
     from rankwise.catalogue.workflow import evaluate_catalogue
-    from rankwise.cli.output import render, set_aside_report
+    from rankwise.cli.output import render, set_aside_report, write_report
     from rankwise.io.interactions import read_ids, read_interactions
 
     t0 = time.perf_counter()
@@ -97,11 +97,7 @@ def run(args) -> int:
                              **overrides_from(args))
     stage("done")
     text = render(res, args.format, args.per_query)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
+    write_report(text, args.output)
     if args.format == "table":
         report_text = set_aside_report(res)
         if report_text:

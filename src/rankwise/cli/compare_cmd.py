@@ -205,15 +205,11 @@ def run(args) -> int:
                                 permutations=args.permutations, seed=args.seed, bootstrap_ci=args.bootstrap_ci,
                                 whole_run=_whole_run(args, matrix))
     comparison = replace(comparison, inputs=_input_files(args), command_line=_command_line(args), notices=said)
-    from rankwise.cli.output import terminal_width
+    from rankwise.cli.output import terminal_width, write_report
 
     width = None if args.output else terminal_width()  # the terminal's, else the report's default
     text = render(comparison, args.format, width=width, **table) if width else render(comparison, args.format, **table)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
+    write_report(text, args.output)
     if args.format == "html" and importlib.util.find_spec("matplotlib") is None:  # said in the page too
         from rankwise.report.figures import INSTALL_HINT
         print(f"rankwise: note: the report has no figures. {INSTALL_HINT}", file=sys.stderr)

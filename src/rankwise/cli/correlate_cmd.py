@@ -5,7 +5,6 @@ view), or `--qrels A --qrels B RUN RUN ...` (the runs evaluated under each qrels
 """
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from rankwise.cli.compare_cmd import _number, add_input_options
@@ -128,12 +127,9 @@ def run(args) -> int:
     swaps = {name: swap_rate(matrix, metric, topics_per_set=args.topics_per_set, splits=args.splits,
                              bin_width=args.bin_width, seed=args.seed)
              for name, (matrix, metric) in sources.items()} if args.swap_rate else {}
+    from rankwise.cli.output import write_report
     text = render_orderings(c, args.format, power=power, swaps=swaps, provenance=_provenance(args), notices=notices)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
+    write_report(text, args.output)
     if args.plot:
         from rankwise.plots.orderings import ordering_scatter
         ordering_scatter(c).savefig(args.plot)

@@ -190,7 +190,7 @@ def run(args) -> int:
 
 def _print(args, results: dict) -> int:
     """The results of every run on stdout (or --output) and what they set aside on stderr."""
-    from rankwise.cli.output import notice_lines, render, render_many, set_aside_report, terminal_width
+    from rankwise.cli.output import notice_lines, render, render_many, set_aside_report, terminal_width, write_report
 
     width = None if args.output else terminal_width()
     if len(results) == 1:
@@ -199,11 +199,7 @@ def _print(args, results: dict) -> int:
         text = render(res, args.format, args.per_query, width=width, runid=runid)
     else:
         text = render_many(results, args.format, args.per_query, width=width)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
+    write_report(text, args.output)
     for name, res in results.items():
         label = f"{name}: " if len(results) > 1 else ""
         if res.query_ids.size == 0:

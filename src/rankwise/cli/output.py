@@ -116,6 +116,15 @@ class Progress:
         return report
 
 
+def write_report(text: str, output: str | None) -> None:
+    """A command's report: into the file ``-o/--output`` names, else on standard output."""
+    if output:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+
+
 def terminal_width() -> int | None:
     """Columns available to a table: $COLUMNS when set, else the terminal's when stdout is one; None (no
     limit) when stdout is a file or a pipe, so redirected tables keep whole rows."""

@@ -71,12 +71,9 @@ def run(args) -> int:
         from rankwise.report.html_parts import Provenance
         from rankwise.report.repro_html import inputs_of
         provenance = Provenance(inputs_of(result), _command_line(args))
+    from rankwise.cli.output import write_report
     text = render_repro(result, args.format, per_topic=args.per_topic, provenance=provenance)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
+    write_report(text, args.output)
     if args.plot:
         from rankwise.plots.repro import er_dri_plane
         fig = er_dri_plane(result)

@@ -73,7 +73,7 @@ def run(args) -> int:
     from rankwise.agreement.measures import describe, parse_measures
     from rankwise.agreement.pairing import check_depth, check_ties
     from rankwise.agreement.similarity import similarity
-    from rankwise.cli.output import terminal_width
+    from rankwise.cli.output import terminal_width, write_report
     from rankwise.io.tabular import read_run_file
     from rankwise.report.similarity import render
     from rankwise.run_names import named_runs
@@ -109,11 +109,7 @@ def run(args) -> int:
                                     "queries? --missing empty compares every query with an empty ranking")
     width = None if args.output else terminal_width()
     text = render(sim, args.format, args.per_query, width=width, provenance=_provenance(args, named))
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
+    write_report(text, args.output)
     if args.plot:
         from rankwise.plots.similarity import distribution
         fig = distribution(sim)
