@@ -196,3 +196,12 @@ def test_pairing_only_the_rows_the_cutoffs_read_changes_no_value():
         np.testing.assert_array_equal(sim.values[spec.text], spec.compute(whole), err_msg=spec.text)
     reached = pair_runs(rw.as_run(a), rw.as_run(b), reach=4).pairs
     assert reached.a.offsets[-1] < whole.a.offsets[-1]  # (the reach did leave rows out)
+
+
+def test_an_unbounded_interval_is_said_in_words():
+    # two queries: the bootstrap-t interval can be unbounded, which print(sim) says rather than "[-inf, inf]"
+    a = {"q1": {"d1": 3, "d2": 2, "d3": 1}, "q2": {"x": 2, "y": 1}}
+    b = {"q1": {"d2": 3, "d1": 2, "d4": 1}, "q2": {"y": 2, "x": 1, "z": 0}}
+    sim = rw.similarity(a, b, ["Jaccard@3"])
+    assert not np.isfinite(sim.intervals["Jaccard@3"]).all()
+    assert "[unbounded: too few queries]" in str(sim) and "inf" not in str(sim).split("interval:")[0]

@@ -119,7 +119,8 @@ class Similarity:
         for m in self.measures:
             ci = self.intervals.get(m)
             shown = "NaN" if math.isnan(self.means[m]) else f"{self.means[m]:.{digits}f}"
-            span = f"  [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci and not math.isnan(ci[0]) else ""
+            span = "" if not ci or math.isnan(ci[0]) else f"  [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if \
+                math.isfinite(ci[0]) and math.isfinite(ci[1]) else "  [unbounded: too few queries]"
             lines.append(f"  {m:<{width}}  {shown}{span}  over {self.n_averaged[m]}  = {self.resolved[m]}")
         lines.append(f"interval: {self.interval_text()}")
         i = self.info
