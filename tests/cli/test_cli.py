@@ -563,7 +563,7 @@ def test_reproduce_lists_every_importable_reproduction(describe_runs):
     import re
 
     from rankwise.cli.reproduce import REPRODUCTIONS
-    listed = set(re.findall(r"^\s{4}([a-z][a-z-]+)", describe_runs["reproduce_help"].stdout, re.M))
+    listed = set(re.findall(r"^\s{4}([a-z][a-z0-9-]+)", describe_runs["reproduce_help"].stdout, re.M))
     for name, (module, _) in REPRODUCTIONS.items():
         assert (name in listed) == (importlib.util.find_spec(module) is not None), name
     assert "graded-levels" in listed and "krichene-rendle-toy" in listed
