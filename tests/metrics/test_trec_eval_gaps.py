@@ -147,3 +147,20 @@ def test_the_cli_says_truncated_grades_on_stderr_in_every_format(fmt):
         assert info["fractional_grades_truncated"] == 4
         assert info["fractional_grades_first"] == {"source": str(FRACTIONAL), "line": 18, "query": "g2",
                                                    "doc": "d3", "value": 1.5}
+
+
+def test_the_first_fractional_grade_without_a_line_is_the_first_in_results_order():
+    # no reader recorded a line (a dict, a frame, a Spark partition): "first" is the first (query, doc) in the
+    # order results list them, so every engine names the same grade whatever order the rows were stored in
+    qrels = {"q2": {"a": 1.5}, "q1": {"z": 0.5, "b": 2.5}, "q10": {"c": 3.5}}
+    run = {q: {d: 1.0 for d in docs} for q, docs in qrels.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rw.evaluate(qrels, run, "P@1")
+    assert res.info["fractional_grades_first"] == {"source": None, "line": None, "query": "q1", "doc": "b",
+                                                   "value": 2.5}
+    ints = {20: {5: 1.5}, 3: {9: 0.5, 12: 2.5}}  # integer ids: 3 before 20 (as numbers), doc "12" before "9"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rw.evaluate(ints, {q: {d: 1.0 for d in docs} for q, docs in ints.items()}, "P@1")
+    assert (res.info["fractional_grades_first"]["query"], res.info["fractional_grades_first"]["doc"]) == ("3", "12")

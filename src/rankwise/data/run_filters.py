@@ -77,9 +77,20 @@ def first_fractional(qrels: Qrels) -> dict[str, object] | None:
     known = qrels.extra.get(FIRST_FRACTIONAL)
     if isinstance(known, dict):
         return {"source": qrels.source, **known}
-    i = int(np.flatnonzero(qrels.values != np.trunc(qrels.values))[0])
-    return {"source": qrels.source, "line": None, "query": str(qrels.query_ids[qrels.segment[i]]),
-            "doc": str(qrels.doc_ids(np.array([i]))[0]), "value": float(qrels.values[i])}
+    # without a line, "first" is the first (query, doc) in the order results list them (integer query ids as
+    # numbers, text as text; then the doc id as text), not the storage order: every engine finds the same one
+    rows = np.flatnonzero(qrels.values != np.trunc(qrels.values))
+    queries = qrels.query_ids[qrels.segment[rows]]
+    docs = np.asarray(qrels.doc_ids(rows)).astype(str)
+    i = int(np.lexsort((docs, queries.astype(np.int64) if qrels.query_id_type == "int" else queries.astype(str)))[0])
+    return {"source": qrels.source, "line": None, "query": str(queries[i]), "doc": str(docs[i]),
+            "value": float(qrels.values[rows[i]])}
+
+
+def first_of(candidates: list[tuple[str, str, float]], *, integer_ids: bool) -> tuple[str, str, float]:
+    """The first of (query, doc, grade) triples in results' order: the query (as a number when the ids are
+    integers), then the doc id as text."""
+    return min(candidates, key=lambda c: ((int(c[0]), "") if integer_ids else (0, c[0]), c[1]))
 
 
 def judged_in_run(qrels: Qrels, run: Run, scope: str) -> Qrels:

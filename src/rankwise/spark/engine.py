@@ -20,6 +20,7 @@ import numpy as np
 from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.id_overlap import check_query_overlap
+from rankwise.data.run_filters import first_of
 from rankwise.errors import InvalidParameterError, require
 from rankwise.evaluation.aggregate import plan_queries
 from rankwise.evaluation.combine import InputCounts, QueryPlan, combine, every_row_relevant_rel
@@ -177,10 +178,20 @@ def _gather(table: Any, task: part.PartitionTask, plan: Plan,
                          int(counts.get("fractional_grades", 0)), int(counts.get("float32_overflow", 0)),
                          rank_queries=int(counts.get("rank_queries", 0)), rank_rising=int(counts.get("rank_rising", 0)),
                          below_rel=int(counts.get("below_rel", 0)), rel=every_row_relevant_rel(plan) or 0.0,
-                         qrels_columns=read.get("qrels"), run_columns=read.get("run"))
+                         qrels_columns=read.get("qrels"), run_columns=read.get("run"),
+                         first_fractional=_first_fractional(counts.get("first_fractional", ()), task))
     res = combine(plan, [Partial(ids, values, weights, tallies)], queries, inputs)
     warn_about(res, int(counts.get("n_judged", 0)))
     return res
+
+
+def _first_fractional(candidates: Any, task: part.PartitionTask) -> dict[str, object] | None:
+    """The first grade with a fraction over every partition, as the local engine picks it (first_of)."""
+    if not candidates:
+        return None
+    query, doc, value = first_of([(str(q), str(d), float(v)) for q, d, v in candidates],
+                                 integer_ids=task.query_type == "long")
+    return {"source": None, "line": None, "query": query, "doc": doc, "value": value}
 
 
 def _check_queries(counts: Mapping[str, Any], parts: list[Mapping[str, Any]], set_aside: Mapping[str, list],

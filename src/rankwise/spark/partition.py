@@ -168,6 +168,10 @@ def _answer(task: PartitionTask, table: Any) -> list[Any]:
     info = {"qrels_duplicates_dropped": counts.qrels_duplicates_dropped,
             "run_duplicates_dropped": counts.run_duplicates_dropped,
             "fractional_grades": counts.fractional_grades, "float32_overflow": counts.float32_overflow,
+            # (a list, so that merge_info joins the partitions' candidates; the driver keeps the first)
+            "first_fractional": [] if counts.first_fractional is None else [
+                [str(counts.first_fractional["query"]), str(counts.first_fractional["doc"]),
+                 float(counts.first_fractional["value"])]],  # type: ignore[arg-type]
             "unjudged_removed": partial.tally(UNJUDGED_REMOVED, Count()).n,
             "ties": dict(partial.tally(TIES, Counts()).by),
             "unjudged": dict(partial.tally(UNJUDGED_RANKINGS, Counts()).by),
