@@ -125,7 +125,8 @@ def _agreement(pr: Profile, num: np.ndarray, ties: str, at: np.ndarray | None = 
     depth = dd + 1.0
     if ties in ("broken", "a"):
         return num / depth
-    assert pr.s_norm is not None and pr.l_norm is not None
+    if pr.s_norm is None or pr.l_norm is None:  # (profile() fills them for ties w and b)
+        raise RuntimeError(f"RBO ties={ties}: the profile lacks the tie-aware prefix sizes")
     s_norm, l_norm = (pr.s_norm, pr.l_norm) if at is None else (pr.s_norm[at], pr.l_norm[at])
     both = dd < pr.short_len[pr.qd if at is None else pr.qd[at]]
     if ties == "w":
@@ -161,7 +162,8 @@ def _min(pr: Profile, p: float, ties: str) -> np.ndarray:
 
 
 def _max(pr: Profile, p: float, ties: str) -> np.ndarray:
-    assert pr.unseen_max is not None
+    if pr.unseen_max is None:  # (profile(need_max=True) fills it)
+        raise RuntimeError("RBO value=max: the profile was built without need_max")
     f = pr.long_len + pr.short_len - pr.shared  # the depth at which every item of both rankings could be matched
     ser = _Series(p, int(f.max(initial=0)) + 1)
     # depths l < d <= f: overlap shared + (d - s) + (d - l), then 1 for every deeper depth

@@ -7,8 +7,9 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from rankwise.errors import ConventionError, InvalidParameterError
+from rankwise.spec.gain_maps import with_unlisted_grades
 from rankwise.spec.metric import MetricSpec, ResolvedMetric
-from rankwise.spec.params import CANDIDATE_TIES, GAIN, TIE_BREAKS, with_unlisted_grades
+from rankwise.spec.params import CANDIDATE_TIES, GAIN, TIE_BREAKS
 
 QUERY_POLICIES = {
     "missing_in_run": {

@@ -19,7 +19,7 @@ import numpy as np
 from rankwise.data.align import JudgedRankings
 from rankwise.errors import ConventionError, DataError
 from rankwise.kernels import segments as sk
-from rankwise.spec.params import GradeDefaultGains
+from rankwise.spec.gain_maps import GradeDefaultGains
 from rankwise.spec.ranking_context import Gain, GainMap, RowCutoff
 
 _T = TypeVar("_T")

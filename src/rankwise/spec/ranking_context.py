@@ -26,7 +26,7 @@ Params: TypeAlias = Mapping[str, object]
 Cutoff: TypeAlias = int | None
 # a cutoff of the rows of each query: as Cutoff, or one per query (Rprec's R, RprecMult's m·R)
 RowCutoff: TypeAlias = int | np.ndarray | None
-# a gain map {grade: gain} as coerced: (grade, gain) pairs sorted by grade (spec.params.parse_gains)
+# a gain map {grade: gain} as coerced: (grade, gain) pairs sorted by grade (spec.gain_maps.parse_gains)
 GainMap: TypeAlias = tuple[tuple[float, float], ...]
 # a gain function's name (linear, exp, binary) or a gain map
 Gain: TypeAlias = str | GainMap
