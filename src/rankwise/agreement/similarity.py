@@ -144,8 +144,8 @@ def similarity(run_a: Any, run_b: Any, measures: str | Iterable[str] | None = No
 
     The runs may be anything ``rankwise.evaluate`` takes as a run (a Run, a DataFrame or Arrow table, a dict
     ``{query: {doc: score}}`` or ``{query: [doc, ...]}``, a path to a TREC/CSV/TSV/Parquet/JSON file; ``columns``
-    and ``duplicates`` as there). ``measures``: strings such as ``"Jaccard@10"`` or ``"Overlap@10"`` (default
-    both; ``rankwise similarity --list`` lists every measure).
+    and ``duplicates`` as there). ``measures``: strings such as ``"RBO(p=0.9)"``, ``"KendallTau"`` or
+    ``"Jaccard@10"`` (default: those three and ``"Overlap@10"``; ``rankwise similarity --list`` lists every measure).
 
     ``ties``: the order of documents of equal score (default docid_desc, as evaluate's default trec_eval
     convention; also docid_asc, docid_desc_numeric, input), compared at ``scores`` precision (float32 as
