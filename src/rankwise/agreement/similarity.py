@@ -171,7 +171,8 @@ def similarity(run_a: Any, run_b: Any, measures: str | Iterable[str] | None = No
     a = as_run(run_a, columns, duplicates=duplicates)
     b = as_run(run_b, columns, duplicates=duplicates)
     # every measure with a cutoff: no row below the deepest one is read, so none is paired
-    reach = max(s.k for s in specs) if all(s.k is not None for s in specs) else None  # type: ignore[type-var]
+    cutoffs = [s.k for s in specs if s.k is not None]
+    reach = max(cutoffs) if len(cutoffs) == len(specs) else None
     pairing = pair_runs(a, b, ties=ties, scores=scores, depth=depth, missing=missing, names=names, reach=reach)
     notices = []
     skipped = missing_warning(pairing, names)

@@ -36,7 +36,7 @@ CONVENTION = "ir_measures"
 # documents by doc id ascending where pytrec_eval (trec_eval) orders them descending: RR with a cutoff (its
 # msmarco provider; RR without one is pytrec_eval's recip_rank) and Judged@k (its judged provider). The
 # translation says so in the metric, so a run with ties gets ir_measures' values.
-ASCENDING_TIES = ("RR@", "Judged@")
+ASCENDING_TIES = frozenset({"RR", "Judged"})  # (with a cutoff)
 
 _MEASURE = re.compile(r"^\s*(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<k>\d+))?\s*$")
 
@@ -60,7 +60,7 @@ def translate(measure: str) -> str:
         value = value.strip("'\"")  # (ir_measures quotes string values: dcg="exp-log2")
         params.append(_param(measure, name, key, value))
     params = [p for p in params if p]
-    if m.group("k") and any(f"{name}@".startswith(t) for t in ASCENDING_TIES):
+    if m.group("k") and name in ASCENDING_TIES:
         params.append("ties=docid_asc")
     text = name + (f"({','.join(params)})" if params else "")
     return text + (f"@{m.group('k')}" if m.group("k") else "")
