@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from rankwise.errors import InvalidParameterError
 from rankwise.report.escape import control, latex, markdown
-from rankwise.report.orderings_tables import Table
+from rankwise.report.orderings_tables import Table, swap_title
 from rankwise.report.orderings_tables import means as _means
 from rankwise.report.orderings_tables import method as _method
 from rankwise.report.orderings_tables import pairs as _pairs
@@ -57,8 +57,7 @@ def render_orderings(c: "OrderingCorrelation", fmt_name: str, *,
     if power:
         parts.append(write("Discriminative power", _power(power)))
     for m, s in swaps.items():
-        parts.append(write(f"Swap rate of {m}: {s.topics_per_set} vs {s.topics_per_set} topics, {s.splits} splits",
-                           _swaps(s)))
+        parts.append(write(swap_title(m, s), _swaps(s)))
     notes = _method(c, power)
     notes[1:1] = [f"{n}." for n in c.notes]
     if fmt_name == "markdown":
