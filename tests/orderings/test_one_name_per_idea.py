@@ -143,3 +143,19 @@ def test_every_result_prints_short_and_readable():
     assert "rate" in str(s) and "Sakai 2006" in str(s)
     assert "significant at alpha = 0.05" in str(dp)
     assert str(r).startswith("reproducibility under trec_eval") and "ER " in str(r)
+
+
+def test_to_frame_without_pandas_says_how_to_install_it(monkeypatch):
+    import sys
+
+    x, y = noisy()
+    m = matrix({"AP": x, "nDCG": y})
+    results = [rw.correlate(m, resamples=0), rw.swap_rate(m, "AP", splits=20),
+               rw.discriminative_power(m, "AP", test="t")["AP"], repro(*RPD, QRELS, "AP"),
+               rw.similarity(*_pair(3), "Jaccard@5", intervals=False)]
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now raises ImportError
+    for result in results:
+        name = type(result).__name__
+        with pytest.raises(rw.MissingDependencyError, match=rf"{name}.to_frame needs the optional dependency "
+                                                            r"'pandas'.*pip install 'rankwise\[pandas\]'"):
+            result.to_frame()
