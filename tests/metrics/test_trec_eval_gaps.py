@@ -86,6 +86,9 @@ def test_trec_evals_gain_parameters_resolve_to_the_gain_map_they_mean():
     with pytest.raises(DataError, match="has no gain for grade 0, 2"):
         rw.evaluate(GAINS, RUN, ["nDCG(gain={1:4;3:0})"], "sklearn")
     assert rw.parse_metric("NDCG.2=5").text == "NDCG.2=5"
+    # the metric grammar's own parameters are not trec_eval's pairs, though ndcg_rel starts with ndcg_
+    assert rw.parse_metric("ndcg_rel(gain=linear)").definition.name == "nDCGRel"
+    assert rw.parse_metric("ndcg_burges(log_base=2)@5").k == 5
 
 
 @pytest.mark.parametrize("text, message", [

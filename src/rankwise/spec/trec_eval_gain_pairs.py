@@ -17,7 +17,7 @@ from rankwise.errors import InvalidParameterError
 
 # trec_eval's measures whose parameters are level=gain pairs, as rankwise names them (lower case)
 GAIN_PAIR_MEASURES = {"ndcg": "nDCG", "ndcg_rel": "nDCGRel", "rndcg": "RnDCG"}
-_PAIR = r"[^,=\s]+=[^,=\s]+"
+_PAIR = r"[^,=\s(){}@;:]+=[^,=\s(){}@;:]+"  # no bracket: ndcg_rel(gain=linear) is the metric grammar's
 _STEMS = "|".join(sorted(GAIN_PAIR_MEASURES, key=len, reverse=True))  # ndcg_rel before ndcg
 _FORM = re.compile(rf"^\s*(?P<stem>{_STEMS})[._](?P<pairs>{_PAIR}(?:,{_PAIR})*)\s*$", re.IGNORECASE)
 
