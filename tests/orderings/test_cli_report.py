@@ -64,6 +64,9 @@ def test_cli_swap_method_bootstrap_is_the_apis_and_says_so(values_csv, capsys):
     assert main([*base, "-f", "markdown"]) == 0
     assert "Swap rate of AP: two bootstrap samples of 12 of 12 topics, 60 draws (Sakai 2006)" in \
         capsys.readouterr().out
+    assert main([*base, "-f", "csv"]) == 0
+    rows = [r for r in csv.reader(io.StringIO(capsys.readouterr().out)) if r[0] == "swap_rate" and r[1] == "AP"]
+    assert rows and {r[2] for r in rows} == {"bootstrap"} and float(rows[-1][4]) == pytest.approx(want.rate)
 
 
 def _trec(tmp_path, name: str, rows: list[str]) -> str:

@@ -117,8 +117,8 @@ def _csv(c: "OrderingCorrelation", power: Mapping[str, "DiscriminativePower"],
         w.writerow(["discriminative_power", m, d.test, "power", _field(d.power), "", ""])
         for (a, b), asl in zip(d.pairs, d.asl):
             w.writerow(["asl", a, b, m, _field(float(asl)), "", ""])
-    for m, sr in swaps.items():
+    for m, sr in swaps.items():  # column b names how the topic sets were drawn, as it names the test above
         for bin_ in sr.bins:
-            w.writerow(["swap_rate", m, "", "rate", _field(bin_.rate), _field(bin_.low), _field(bin_.high)])
-        w.writerow(["swap_rate", m, "", "rate", _field(sr.rate), "", ""])
+            w.writerow(["swap_rate", m, sr.method, "rate", _field(bin_.rate), _field(bin_.low), _field(bin_.high)])
+        w.writerow(["swap_rate", m, sr.method, "rate", _field(sr.rate), "", ""])
     return out.getvalue()
