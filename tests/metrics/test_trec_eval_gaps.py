@@ -62,6 +62,80 @@ def test_partial_gain_maps_give_trec_eval_values(preset):
     check(rw.evaluate(GAINS, RUN, list(PARTIAL2.values()), preset), golden("gains.partial2.txt"), PARTIAL2)
 
 
+# trec_eval's own spelling of the same measures: its -m argument, and the name it prints per query
+TREC_SPELLING = {"ndcg_2=5": "ndcg.2=5", "ndcg_rel_2=5": "ndcg_rel_2=5"}
+TREC_SPELLING2 = {"ndcg_1=4,3=0": "ndcg.1=4,3=0"}
+
+
+@pytest.mark.parametrize("preset", TREC_PRESETS)
+def test_trec_evals_gain_parameters_give_trec_evals_values(preset):
+    """``-m ndcg.2=5`` as trec_eval takes it: the same gain map, so trec_eval 10.0's numbers."""
+    check(rw.evaluate(GAINS, RUN, list(TREC_SPELLING.values()), preset), golden("gains.partial.txt"), TREC_SPELLING)
+    check(rw.evaluate(GAINS, RUN, list(TREC_SPELLING2.values()), preset), golden("gains.partial2.txt"),
+          TREC_SPELLING2)
+
+
+def test_trec_evals_gain_parameters_resolve_to_the_gain_map_they_mean():
+    """Unlisted levels keep their grade (other:grade) under every convention, as trec_eval's setup_gains does."""
+    for preset in ("trec_eval_10", "sklearn"):  # sklearn's preset alone refuses a map without every grade
+        res = rw.evaluate(GAINS, RUN, ["ndcg.1=4,3=0", "nDCG(gain={1:4;3:0;other:grade})"], preset)
+        assert res.resolved["ndcg.1=4,3=0"] == res.resolved["nDCG(gain={1:4;3:0;other:grade})"]
+        assert res.means["ndcg.1=4,3=0"] == res.means["nDCG(gain={1:4;3:0;other:grade})"]
+    res = rw.evaluate(GAINS, RUN, ["Rndcg.2=5", "RnDCG(gain={2:5;other:grade})"], "trec_eval_10")
+    assert res.resolved["Rndcg.2=5"] == res.resolved["RnDCG(gain={2:5;other:grade})"]
+    with pytest.raises(DataError, match="has no gain for grade 0, 2"):
+        rw.evaluate(GAINS, RUN, ["nDCG(gain={1:4;3:0})"], "sklearn")
+    assert rw.parse_metric("NDCG.2=5").text == "NDCG.2=5"
+    # the metric grammar's own parameters are not trec_eval's pairs, though ndcg_rel starts with ndcg_
+    assert rw.parse_metric("ndcg_rel(gain=linear)").definition.name == "nDCGRel"
+    assert rw.parse_metric("ndcg_burges(log_base=2)@5").k == 5
+
+
+@pytest.mark.parametrize("text, message", [
+    ("ndcg.1.5=3", r"whole level; got level '1.5' in '1.5=3'"),
+    ("ndcg.2=x", "the gain of level 2 must be a finite number; got 'x'"),
+    ("ndcg_rel.2=5,2=3", "level 2 is given twice"),
+])
+def test_malformed_trec_eval_gain_parameters_are_clear_errors(text, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        rw.parse_metric(text)
+
+
+def _trec_lines(capsys, qrels: Path, measures: list[str]) -> set[tuple[str, str, str]]:
+    """(measure, query, value) of ``rankwise evaluate -c trec_eval_10 --format trec -q`` with trec_eval's -m
+    arguments; num_q and runid, which rankwise's trec layout always prints, left out."""
+    assert main(["evaluate", str(qrels), str(RUN), *[x for m in measures for x in ("-m", m)], "-c", "trec_eval_10",
+                 "--format", "trec", "--per-query"]) == 0
+    lines = {tuple(line.split()) for line in capsys.readouterr().out.splitlines() if line.strip()}
+    return {t for t in lines if t[0] not in ("num_q", "runid")}
+
+
+@pytest.mark.parametrize("measures, gold, qrels", [
+    (["ndcg.2=5", "ndcg_rel.2=5"], "gains.partial.txt", GAINS),
+    (["ndcg.1=4,3=0"], "gains.partial2.txt", GAINS),
+    (["ndcg", "ndcg_cut.5,10", "map", "P.5", "recip_rank", "Rprec", "bpref"], "fractional.txt", FRACTIONAL),
+])
+def test_cli_takes_trec_evals_m_arguments_and_prints_its_lines(capsys, measures, gold, qrels):
+    """The -m arguments of the commands in tests/golden/trec_eval/README.md, as trec_eval 10.0 takes them: every
+    line of its output, name, query and 4 decimals, printed alike (``ndcg.2=5`` prints as ``ndcg_2=5``,
+    ``ndcg_cut.5,10`` as ``ndcg_cut_5`` and ``ndcg_cut_10``, ``P.5`` as ``P_5``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RankwiseWarning)  # the fractional grades, said on stderr
+        ours = _trec_lines(capsys, qrels, measures)
+    theirs = {tuple(line.split()) for line in (TE10 / gold).read_text().splitlines() if line.strip()}
+    assert ours == theirs
+
+
+def test_trec_evals_cutoff_lists_expand_in_its_order_and_refuse_what_it_refuses():
+    from rankwise.conventions.measure_sets import expand
+    assert expand(["P.10,5", "ndcg_cut.5", "map", "ndcg.2=5", "nDCG@10"]) == [
+        "P_5", "P_10", "ndcg_cut_5", "map", "ndcg_2=5", "nDCG@10"]
+    with pytest.raises(InvalidParameterError, match="cutoff 5 is given twice"):
+        expand(["P.5,10,5"])
+    with pytest.raises(InvalidParameterError, match="positive whole numbers separated by commas; got '0'"):
+        expand(["recall.0,10"])
+
+
 @pytest.mark.peer
 def test_partial_gain_maps_give_ir_measures_values():
     """ir_measures' nDCG(gains=...) (pytrec_eval backend) on the same files: unlisted grades keep their grade."""

@@ -53,6 +53,22 @@ def test_cli_discriminative_power_and_swap_rate_are_the_apis(values_csv, capsys,
     assert (tmp_path / "s.png").stat().st_size > 0 and (tmp_path / "asl.png").stat().st_size > 0
 
 
+def test_cli_swap_method_bootstrap_is_the_apis_and_says_so(values_csv, capsys):
+    path, m = values_csv
+    base = ["correlate", "--values", str(path), "-B", "0", "--swap-rate", "--splits", "60", "--seed", "2",
+            "--swap-method", "bootstrap"]
+    assert main([*base, "-f", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)["swap_rates"]["AP"]
+    want = rw.swap_rate(m, "AP", method="bootstrap", splits=60, seed=2)
+    assert (got["method"], got["topics_per_set"], got["swaps"]) == ("bootstrap", 12, want.swaps)
+    assert main([*base, "-f", "markdown"]) == 0
+    assert "Swap rate of AP: two bootstrap samples of 12 of 12 topics, 60 draws (Sakai 2006)" in \
+        capsys.readouterr().out
+    assert main([*base, "-f", "csv"]) == 0
+    rows = [r for r in csv.reader(io.StringIO(capsys.readouterr().out)) if r[0] == "swap_rate" and r[1] == "AP"]
+    assert rows and {r[2] for r in rows} == {"bootstrap"} and float(rows[-1][4]) == pytest.approx(want.rate)
+
+
 def _trec(tmp_path, name: str, rows: list[str]) -> str:
     p = tmp_path / name
     p.write_text("\n".join(rows) + "\n")

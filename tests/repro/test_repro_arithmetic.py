@@ -115,7 +115,7 @@ def test_replicability_is_unpaired_and_has_no_rmse() -> None:
     assert r.ttests["baseline"].test.startswith("Student's t")
     assert r.er[0] == pytest.approx((3 / 5) / (2 / 4))
     with pytest.raises(rankwise.InvalidParameterError, match="same topics"):
-        repro(_runs([0]), _runs([1]), runs2, runs2a, QRELS, "P@1", reproduced_qrels=qrels2, ranking=["KTU"])
+        repro(_runs([0]), _runs([1]), runs2, runs2a, QRELS, "P@1", reproduced_qrels=qrels2, measures=["KTU"])
 
 
 def test_bad_options_say_what_was_expected() -> None:

@@ -65,7 +65,7 @@ def test_options_that_do_not_apply_are_refused(capsys) -> None:
     rc, _, err = _run(capsys, *RPD, "--qrels", QRELS, "--per-topic")
     assert rc == 2 and "--per-topic applies to --format json, csv and html" in err
     rc, _, err = _run(capsys, *RPL, "--qrels", QRELS, "--repro-qrels", str(HERE / "qrels_rpl.txt"),
-                      "--ranking", "RBO")
+                      "--measure", "RBO")
     assert rc == 2 and "same topics" in err
     rc, _, err = _run(capsys, *RPD, "--qrels", QRELS, "-m", "NoSuchMetric")
     assert rc == 2 and "NoSuchMetric" in err
@@ -81,11 +81,11 @@ def test_ranking_measures_are_aligned_by_topic(monkeypatch) -> None:
         ids = np.array(["312", "301", "305"])
         return ids, {m: np.array([0.3, 0.1, 0.5]) + k for k, m in enumerate(measures)}
     monkeypatch.setattr(reproduction, "_ranking_agreement", fake)
-    r = repro(*RPD, QRELS, "AP", ranking=["KTU", "RBO"])
+    r = repro(*RPD, QRELS, "AP", measures=["KTU", "RBO"])
     # the rankings are compared in the order the convention's metrics read them
     assert calls == [(["KTU", "RBO"], {"ties": "docid_desc", "scores": "float32"})] * 2
     with pytest.warns(rankwise.RankwiseWarning, match="ties='docid_asc'"):
-        repro(*RPD, QRELS, "AP", ranking=["KTU"], convention="trec_eval_10", ties="docid_asc")
+        repro(*RPD, QRELS, "AP", measures=["KTU"], convention="trec_eval_10", ties="docid_asc")
     assert calls[-1][1] == {"ties": "docid_asc", "scores": "float64"}
     ktu = r.ranking["KTU"]["baseline"]
     ids = [str(q) for q in r.query_ids]

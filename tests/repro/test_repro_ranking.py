@@ -18,7 +18,7 @@ def test_repro_evals_rbo_is_the_depth_normalised_form() -> None:
     # weights to the depth, p = 0.95 and depth 1000 by default: LensKit's normalisation. The fixture's run files
     # are in trec_eval's order, so repro_eval's file order is the ranking here.
     measure = "LenskitRBO(p=0.95)@1000"
-    r = repro(*RPD, str(HERE / "qrels.txt"), "AP", ranking=[measure])
+    r = repro(*RPD, str(HERE / "qrels.txt"), "AP", measures=[measure])
     ids = [str(q) for q in r.query_ids]
     for system in ("baseline", "advanced"):
         want = GOLDEN["rbo_per_topic"][system]
@@ -42,5 +42,5 @@ def test_kendalls_tau_union_does_not_depend_on_document_names() -> None:
     values = []
     for names in (plain, renamed):
         qrels = {"1": {names["a"]: 1}}
-        values.append(repro(*_runs(names), qrels, "P@1", ranking=["KTU@1000"]).ranking["KTU@1000"]["baseline"][0])
+        values.append(repro(*_runs(names), qrels, "P@1", measures=["KTU@1000"]).ranking["KTU@1000"]["baseline"][0])
     assert values[0] == values[1]

@@ -104,7 +104,7 @@ def test_replicability_page_lists_each_side_s_topics(tmp_path, capsys, monkeypat
 
 def _latex(hostile_metric: bool = False) -> str:
     runs = [str(GOLDEN / n) for n in ROLES]
-    r = repro(*runs, str(GOLDEN / "qrels.txt"), ["AP", "nDCG@10", "P@10"], ranking=["RBO"])
+    r = repro(*runs, str(GOLDEN / "qrels.txt"), ["AP", "nDCG@10", "P@10"], measures=["RBO"])
     if hostile_metric:  # names come from users: a long one, with TeX's specials
         from dataclasses import replace
         r = replace(r, metrics=("AP", "nDCG_cut.1000 & friends {$x$} \\input{/etc/passwd}", "P@10"))

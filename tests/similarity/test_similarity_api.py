@@ -71,7 +71,7 @@ def _noisy_pair(n: int, seed: int = 1):
 def test_the_t_interval_is_scipys():
     stats = pytest.importorskip("scipy.stats")
     a, b = _noisy_pair(40)
-    s = rw.similarity(a, b, "Jaccard@10", interval="t", confidence=0.9)
+    s = rw.similarity(a, b, "Jaccard@10", interval="t", alpha=0.1)
     v = s.values["Jaccard@10"]
     lo, hi = stats.t.interval(0.9, v.size - 1, loc=v.mean(), scale=stats.sem(v))
     assert s.intervals["Jaccard@10"] == pytest.approx((lo, hi), rel=1e-12)
@@ -134,7 +134,7 @@ def test_ties_are_counted_and_decided_by_the_policy():
 @pytest.mark.parametrize("kw, message", [
     ({"measures": "Jacard@10"}, "Did you mean 'Jaccard'"),
     ({"interval": "percentile"}, "interval must be one of bootstrap, t"),
-    ({"confidence": 95}, "confidence must be a number strictly between 0 and 1"),
+    ({"alpha": 5}, "alpha must be a number strictly between 0 and 1"),
     ({"resamples": 5}, "resamples must be an integer >= 10"),
     ({"seed": -1}, "seed must be a non-negative integer"),
     ({"ties": "pessimistic"}, "needs relevance grades"),

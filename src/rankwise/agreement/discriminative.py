@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from rankwise.agreement.frames import frame
 from rankwise.comparison.matrix import PerQueryMatrix
 from rankwise.comparison.systems import compare_matrix
 from rankwise.errors import InvalidParameterError
@@ -58,6 +59,21 @@ class DiscriminativePower:
                 "power": self.power, "seed": self.seed, "permutations": self.permutations,
                 "asl": [{"a": a, "b": b, "delta": float(d), "p": float(p), "asl": float(s)}
                         for (a, b), d, p, s in zip(self.pairs, self.delta, self.p, self.asl)]}
+
+    def to_frame(self) -> Any:
+        """One row per system pair: a, b, delta (mean(a) - mean(b)), p, asl and significant (asl < alpha); pandas
+        extra."""
+        return frame({"a": [a for a, _ in self.pairs], "b": [b for _, b in self.pairs], "delta": self.delta,
+                      "p": self.p, "asl": self.asl, "significant": self.asl < self.alpha}, "DiscriminativePower")
+
+    def __repr__(self) -> str:
+        return (f"DiscriminativePower({self.metric}, test={self.test!r}, correction={self.correction!r}, "
+                f"alpha={self.alpha:g}, power={self.power:.4f} ({self.significant} of {len(self.pairs)} pairs))")
+
+    def __str__(self) -> str:
+        return (f"{self.metric}: {self.significant} of {len(self.pairs)} system pairs significant at alpha = "
+                f"{self.alpha:g} (discriminative power {self.power:.4f}); test {self.test}, correction "
+                f"{self.correction}, {self.n_queries} topics")
 
 
 def discriminative_power(matrix: PerQueryMatrix, metrics: str | Sequence[str] | None = None, *,

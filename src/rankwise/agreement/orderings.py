@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from rankwise.agreement.frames import columns_of, frame
 from rankwise.agreement.ordering_correlation import ASYMMETRIC, DEFAULT_MEASURES, MEASURES, correlation
 from rankwise.agreement.views import View, build_views
 from rankwise.comparison import resampling
@@ -90,6 +91,41 @@ class OrderingCorrelation:
                 "n_queries": dict(self.n_queries), "resamples": self.resamples, "alpha": self.alpha,
                 "seed": self.seed, "joint": self.joint, "interval_method": self.interval_method,
                 "notes": list(self.notes)}
+
+    def to_frame(self, table: str = "pairs") -> Any:
+        """A pandas DataFrame (pandas extra). ``table="pairs"``: one row per pair of views and measure (reference,
+        other, measure, value, low, high: the interval, NaN without one; undefined_resamples); ``"means"``: each
+        system's mean in each view, systems as the index, one column per view."""
+        if table == "means":
+            return frame({"system": list(self.systems), **{v: self.means[:, j] for j, v in enumerate(self.views)}},
+                         "OrderingCorrelation", index="system")
+        if table != "pairs":
+            raise InvalidParameterError(f"to_frame(table={table!r}): expected 'pairs' (the correlations) or "
+                                        "'means' (each system's mean per view)")
+        rows = [{"reference": p.reference, "other": p.other, "measure": m, "value": p.values[m],
+                 "low": p.intervals[m][0], "high": p.intervals[m][1], "undefined_resamples": p.undefined[m]}
+                for p in self.pairs for m in self.measures]
+        return frame(columns_of(rows, ("reference", "other", "measure", "value", "low", "high",
+                                       "undefined_resamples")), "OrderingCorrelation")
+
+    def __repr__(self) -> str:
+        first = self.pairs[0] if self.pairs else None
+        shown = "" if first is None else ", " + ", ".join(f"{m}={first.values[m]:.4f}" for m in self.measures)
+        return (f"OrderingCorrelation({len(self.systems)} systems, views={list(self.views)}, "
+                f"pairs={len(self.pairs)}{shown})")
+
+    def __str__(self) -> str:
+        """Each pair's correlations with their intervals, the interval method and the notes."""
+        level = f"{1 - self.alpha:.0%}" if self.resamples else ""
+        lines = [f"{len(self.systems)} systems ordered by their mean under {len(self.views)} views"]
+        for p in self.pairs:
+            lines.append(f"  {p.reference} vs {p.other}:")
+            for m in self.measures:
+                lo, hi = p.intervals[m]
+                span = f"  {level} [{lo:.4f}, {hi:.4f}]" if math.isfinite(lo) and math.isfinite(hi) else ""
+                lines.append(f"    {m:<9} {p.values[m]:.4f}{span}")
+        lines.append(f"interval: {self.interval_method}" + (f", seed {self.seed}" if self.resamples else ""))
+        return "\n".join(lines + [f"note: {n}" for n in self.notes])
 
 
 def check_measures(measures: str | Sequence[str] | None) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from rankwise.agreement.frames import frame
 from rankwise.agreement.repro_tests import TTests
 
 # the four runs, in the order the command line and the function take them
@@ -96,6 +97,52 @@ class Reproduction:
 
     def _ids(self, role: str) -> np.ndarray:
         return self.query_ids if role.startswith("original") else self.reproduced_query_ids
+
+    def to_frame(self, per_topic: bool = False) -> Any:
+        """A pandas DataFrame (pandas extra). By default one row per metric (the index): arp_<role>,
+        rmse_<system> and nrmse_<system> (NaN for a replicability), improvement_ and ri_ (original, reproduced),
+        er, delta_ri, t_<system> and p_<system>. ``per_topic=True``: one row per (role, query_id), one column per
+        metric."""
+        if per_topic:
+            roles = [r for r in ROLES for _ in range(self._ids(r).size)]
+            ids = [q for r in ROLES for q in self._ids(r).tolist()]
+            stacked = np.concatenate([self.values[r] for r in ROLES]) if roles else np.empty((0, len(self.metrics)))
+            return frame({"role": roles, "query_id": ids, **{m: stacked[:, i] for i, m in enumerate(self.metrics)}},
+                         "Reproduction")
+        nan = np.full(len(self.metrics), np.nan)
+        columns: dict[str, Any] = {"metric": list(self.metrics)}
+        columns.update({f"arp_{r}": self.arp[r] for r in ROLES})
+        columns.update({f"{k}_{s}": getattr(self, k).get(s, nan) for k in ("rmse", "nrmse") for s in SYSTEMS})
+        columns.update({f"improvement_{k}": v for k, v in self.improvement.items()})
+        columns.update({f"ri_{k}": v for k, v in self.ri.items()})
+        columns.update({"er": self.er, "delta_ri": self.dri})
+        for s, t in self.ttests.items():
+            columns.update({f"t_{s}": t.statistic, f"p_{s}": t.pvalue})
+        return frame(columns, "Reproduction", index="metric")
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{m}: ER={_short(self.er[i])} ΔRI={_short(self.dri[i])}" for i, m in enumerate(self.metrics))
+        return f"Reproduction({self.kind}, {self.query_ids.size} topics, {body})"
+
+    def __str__(self) -> str:
+        """Per metric, the figures of each level (the CLI's reports are ``rankwise.report.repro``'s)."""
+        lines = [f"{self.kind} under {self.convention}: {self.query_ids.size} original topics"
+                 + ("" if self.paired else f", {self.reproduced_query_ids.size} reproduced topics")]
+        for i, m in enumerate(self.metrics):
+            arp = ", ".join(f"{r} {_short(self.arp[r][i])}" for r in ROLES)
+            lines.append(f"  {m}: ARP {arp}")
+            if self.rmse:
+                lines.append("    " + ", ".join(f"{k} {s} {_short(getattr(self, k)[s][i])}"
+                                                for k in ("rmse", "nrmse") for s in SYSTEMS))
+            tests = ", ".join(f"{s} p = {_short(t.pvalue[i])}" for s, t in self.ttests.items())
+            lines.append(f"    ER {_short(self.er[i])}, ΔRI {_short(self.dri[i])}; {tests}")
+        for name, means in self.ranking_means().items():
+            lines.append(f"  {name}: " + ", ".join(f"{s} {_short(v)}" for s, v in means.items()))
+        return "\n".join(lines + [f"note: {n}" for n in self.notes])
+
+
+def _short(v: Any) -> str:
+    return "NaN" if v is None or math.isnan(float(v)) else f"{float(v):.4f}"
 
 
 def _clean(v: Any) -> float | None:

@@ -19,6 +19,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from rankwise.agreement import repro_measures as rm
+from rankwise.agreement.renamed import renamed_keyword
 from rankwise.agreement.repro_result import (
     REPLICABILITY,
     REPRODUCIBILITY,
@@ -35,8 +36,9 @@ __all__ = ["repro", "Reproduction"]
 
 def repro(original_baseline: Any, original_advanced: Any, reproduced_baseline: Any, reproduced_advanced: Any,
           qrels: Any, metrics: str | Iterable[str], *, reproduced_qrels: Any = None, convention: Any = DEFAULT,
-          unpaired: str = "student", ranking: Sequence[str] = (), columns: Mapping[str, Any] | None = None,
-          workers: int | None = None, duplicates: str = "error", **overrides: Any) -> Reproduction:
+          unpaired: str = "student", measures: str | Sequence[str] = (), columns: Mapping[str, Any] | None = None,
+          workers: int | None = None, duplicates: str = "error", ranking: str | Sequence[str] | None = None,
+          **overrides: Any) -> Reproduction:
     """Measure how well ``reproduced_baseline`` / ``reproduced_advanced`` reproduce the original experiment.
 
     Runs and qrels are any input of :func:`rankwise.evaluate` (Run, DataFrame, dict, path); ``convention``,
@@ -46,8 +48,10 @@ def repro(original_baseline: Any, original_advanced: Any, reproduced_baseline: A
     reproduced runs are evaluated on that collection (a replicability): ER, ΔRI and unpaired t-tests
     (``unpaired``: "student", the pooled-variance test repro_eval runs, or "welch").
 
-    ``ranking`` names per-topic similarity measures of the original and reproduced rankings (Kendall's tau union,
-    RBO: ``rankwise.similarity``'s measure names), computed on the same topics (reproducibility only).
+    ``measures`` names per-topic similarity measures of the original and reproduced rankings (Kendall's tau union,
+    RBO: ``rankwise.similarity``'s ``measures``, by the same names), computed on the same topics (reproducibility
+    only); the result holds them in ``ranking``. As in ``compare`` and ``correlate``, ``metrics`` are what is
+    evaluated and ``measures`` what compares. ``ranking`` is their old name, deprecated.
 
     Topics are those every run was evaluated on (the convention's query policy decides what a run lacking a
     judged topic means); any topic left out is listed in ``set_aside``. Undefined figures are NaN, and
@@ -58,12 +62,14 @@ def repro(original_baseline: Any, original_advanced: Any, reproduced_baseline: A
     metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
     if not metric_list:
         raise InvalidParameterError("name at least one metric, e.g. metrics=['AP', 'nDCG@10', 'P@10']")
-    ranking = [ranking] if isinstance(ranking, str) else list(ranking)
+    if renamed_keyword("repro", "ranking", ranking, "measures", measures, ()):
+        measures = ranking if ranking is not None else ()
+    ranking = [measures] if isinstance(measures, str) else list(measures)
     replicated = reproduced_qrels is not None
     if ranking and replicated:
         raise InvalidParameterError(
             f"ranking measures {ranking} compare the original and reproduced rankings of the same topics; a "
-            "replicability (reproduced_qrels given) ranks other topics and documents. Leave ranking empty, or "
+            "replicability (reproduced_qrels given) ranks other topics and documents. Leave measures empty, or "
             "measure a reproducibility on the original qrels")
     runs = dict(zip(ROLES, (original_baseline, original_advanced, reproduced_baseline, reproduced_advanced)))
     given = _inputs(runs, qrels, reproduced_qrels)

@@ -15,8 +15,10 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from rankwise.agreement.frames import frame
 from rankwise.agreement.measures import parse_measures
 from rankwise.agreement.pairing import DEFAULT_SCORES, DEFAULT_TIES, missing_warning, pair_runs
+from rankwise.agreement.renamed import renamed_keyword
 from rankwise.errors import InvalidParameterError, RankwiseWarning
 
 INTERVALS = {"bootstrap": "symmetric bootstrap-t interval over the queries (Efron & Tibshirani 1993, ch. 12), "
@@ -24,6 +26,7 @@ INTERVALS = {"bootstrap": "symmetric bootstrap-t interval over the queries (Efro
              "t": "Student's t interval over the queries"}
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
+DEFAULT_ALPHA = 0.05  # compare's and correlate's: intervals at 1 - alpha
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ class Similarity:
     n_averaged: Mapping[str, int]
     intervals: Mapping[str, tuple[float, float]]  # empty when intervals=False
     interval: str  # "bootstrap", "t" or "none"
-    confidence: float
+    alpha: float  # the intervals are at level 1 - alpha, as compare's and correlate's
     resamples: int
     seed: int
     names: tuple[str, str] = ("A", "B")
@@ -56,6 +59,11 @@ class Similarity:
     @property
     def n_queries(self) -> int:
         return int(self.query_ids.size)
+
+    @property
+    def confidence(self) -> float:
+        """The intervals' level, 1 - ``alpha``."""
+        return 1 - self.alpha
 
     def __getitem__(self, measure: str) -> float:
         return self.means[measure]
@@ -73,8 +81,8 @@ class Similarity:
         """The interval method in words (reports print it under the table)."""
         if self.interval == "none":
             return "no interval"
-        level = f"{self.confidence:.0%}" if round(self.confidence * 100) == self.confidence * 100 else \
-            f"{self.confidence:g}"
+        level = f"{self.confidence:.0%}" if abs(self.confidence * 100 - round(self.confidence * 100)) < 1e-9 \
+            else f"{self.confidence:g}"
         how = f"{level} {INTERVALS[self.interval]}"
         return how + (f", B = {self.resamples} resamples, seed {self.seed}" if self.interval == "bootstrap" else "")
 
@@ -86,7 +94,8 @@ class Similarity:
             "measures": {m: clean(self.means[m]) for m in self.measures},
             "resolved": dict(self.resolved),
             "n_queries_averaged": dict(self.n_averaged),
-            "interval": {"method": self.interval, "confidence": self.confidence, "text": self.interval_text(),
+            "interval": {"method": self.interval, "alpha": self.alpha, "confidence": self.confidence,
+                         "text": self.interval_text(),
                          **({"resamples": self.resamples, "seed": self.seed} if self.interval == "bootstrap" else {})},
             "intervals": {m: [clean(lo), clean(hi)] for m, (lo, hi) in self.intervals.items()},
             "info": dict(self.info), "only_in_a": list(self.only_in_a), "only_in_b": list(self.only_in_b),
@@ -100,10 +109,8 @@ class Similarity:
 
     def to_frame(self) -> Any:
         """Per-query values as a pandas DataFrame indexed by query id, one column per measure (pandas extra)."""
-        from rankwise.errors import require
-        pd = require("pandas", "pandas", "Similarity.to_frame")
-        return pd.DataFrame({m: self.values[m] for m in self.measures},
-                            index=pd.Index(self._keys(), name="query_id"))
+        return frame({"query_id": self._keys(), **{m: self.values[m] for m in self.measures}}, "Similarity",
+                     index="query_id")
 
     def __repr__(self) -> str:
         body = ", ".join(f"{m}={self.means[m]:.4f}" for m in self.measures)
@@ -137,9 +144,10 @@ class Similarity:
 
 def similarity(run_a: Any, run_b: Any, measures: str | Iterable[str] | None = None, *, ties: str = DEFAULT_TIES,
                scores: str = DEFAULT_SCORES, depth: int | None = None, missing: str = "skip",
-               intervals: bool = True, interval: str = "bootstrap", confidence: float = 0.95,
+               intervals: bool = True, interval: str = "bootstrap", alpha: float = DEFAULT_ALPHA,
                resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, columns: Mapping[str, Any] | None = None,
-               duplicates: str = "error", names: tuple[str, str] = ("A", "B")) -> Similarity:
+               duplicates: str = "error", names: tuple[str, str] = ("A", "B"),
+               confidence: float | None = None) -> Similarity:
     """How similar the rankings of ``run_a`` and ``run_b`` are, query by query; no judgments needed.
 
     The runs may be anything ``rankwise.evaluate`` takes as a run (a Run, a DataFrame or Arrow table, a dict
@@ -153,17 +161,25 @@ def similarity(run_a: Any, run_b: Any, measures: str | Iterable[str] | None = No
     is left out and counted ('skip', default, with a RankwiseWarning), compared with an empty ranking ('empty'),
     or refused ('error').
 
-    Each mean gets a ``confidence`` interval over the queries (``intervals=False``: none): ``interval="bootstrap"``
-    (symmetric bootstrap-t, ``resamples`` draws from ``seed``: the same interval on any machine) or ``"t"``.
+    Each mean gets an interval at level 1 - ``alpha`` over the queries (``intervals=False``: none), as compare's
+    and correlate's ``alpha``: ``interval="bootstrap"`` (symmetric bootstrap-t, ``resamples`` draws from ``seed``:
+    the same interval on any machine) or ``"t"``. ``confidence`` (the level itself) is the old name, deprecated:
+    ``confidence=0.9`` is ``alpha=0.1``.
     """
     from rankwise.api import as_run
 
     specs = parse_measures(measures)
     if interval not in INTERVALS:
         raise InvalidParameterError(f"interval must be one of {', '.join(INTERVALS)}; got {interval!r}")
-    if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
-        raise InvalidParameterError(f"confidence must be a number strictly between 0 and 1 (e.g. 0.95); got "
-                                    f"{confidence!r}")
+    if renamed_keyword("similarity", "confidence", confidence, "alpha", alpha, DEFAULT_ALPHA,
+                       "alpha = 1 - confidence: confidence=0.95 is alpha=0.05"):
+        if not (isinstance(confidence, (int, float)) and not isinstance(confidence, bool) and 0 < confidence < 1):
+            raise InvalidParameterError(f"confidence must be a number strictly between 0 and 1 (e.g. 0.95); got "
+                                        f"{confidence!r}; it is deprecated: use alpha = 1 - confidence")
+        alpha = round(1 - float(confidence), 12)  # the decimal meant: 1 - 0.9 is 0.09999999999999998
+    if not (isinstance(alpha, (int, float)) and not isinstance(alpha, bool) and 0 < alpha < 1):
+        raise InvalidParameterError(f"alpha must be a number strictly between 0 and 1 (e.g. 0.05 for 95% "
+                                    f"intervals); got {alpha!r}")
     if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 10:
         raise InvalidParameterError(f"resamples must be an integer >= 10 (bootstrap draws); got {resamples!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -199,12 +215,12 @@ def similarity(run_a: Any, run_b: Any, measures: str | Iterable[str] | None = No
         counts[m] = int(ok.size)
         means[m] = float(ok.mean()) if ok.size else math.nan
         if intervals:
-            cis[m] = _interval(ok, interval, confidence, int(resamples), int(seed))
+            cis[m] = _interval(ok, interval, float(alpha), int(resamples), int(seed))
         if ok.size < v.size:
             notices.append(f"{m}: {queries(v.size - ok.size)} without a value, left out of the mean "
                            f"({specs[texts.index(m)].definition.undefined})")
     return Similarity(texts, {s.text: str(s) for s in specs}, pairing.pairs.query_ids, values, means, counts, cis,
-                      interval if intervals else "none", float(confidence), int(resamples), int(seed), names, info,
+                      interval if intervals else "none", float(alpha), int(resamples), int(seed), names, info,
                       _ids(pairing.only_in_a), _ids(pairing.only_in_b), tuple(notices))
 
 
@@ -216,8 +232,8 @@ def _ids(ids: np.ndarray) -> tuple[str | int, ...]:
     return tuple(int(q) for q in ids.tolist()) if ids.dtype.kind in "iu" else tuple(str(q) for q in ids)
 
 
-def _interval(v: np.ndarray, how: str, confidence: float, resamples: int, seed: int) -> tuple[float, float]:
-    """The interval of mean(v) over the queries (NaN with fewer than two values)."""
+def _interval(v: np.ndarray, how: str, alpha: float, resamples: int, seed: int) -> tuple[float, float]:
+    """The interval of mean(v) over the queries at level 1 - alpha (NaN with fewer than two values)."""
     if v.size < 2:
         return math.nan, math.nan
     if how == "t":
@@ -225,8 +241,8 @@ def _interval(v: np.ndarray, how: str, confidence: float, resamples: int, seed: 
         mean, se = float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
         if se == 0:
             return mean, mean
-        half = float(stats.t.ppf(0.5 + confidence / 2, v.size - 1)) * se
+        half = float(stats.t.ppf(1 - alpha / 2, v.size - 1)) * se
         return mean - half, mean + half
     from rankwise.comparison.resampling import bootstrap
-    lo, hi, _ = bootstrap(v.reshape(-1, 1), resamples, seed, 1 - confidence, with_p=False)
+    lo, hi, _ = bootstrap(v.reshape(-1, 1), resamples, seed, alpha, with_p=False)
     return float(lo[0]), float(hi[0])

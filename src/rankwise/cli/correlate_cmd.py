@@ -18,6 +18,8 @@ def register(sub) -> None:
     from rankwise.agreement.ordering_correlation import DEFAULT_MEASURES, MEASURES
     from rankwise.agreement.orderings import DEFAULT_RESAMPLES
     from rankwise.agreement.swap_rate import DEFAULT_BIN_WIDTH, DEFAULT_SPLITS
+    from rankwise.agreement.swap_rate import DEFAULT_METHOD as DEFAULT_SWAP_METHOD
+    from rankwise.agreement.swap_rate import METHODS as SWAP_METHODS
 
     p = sub.add_parser(
         "correlate", help="do two metrics, qrels or collections order the systems alike (tau, tau_AP, ...)",
@@ -51,11 +53,15 @@ def register(sub) -> None:
                     help="for the paired tests, over each view's pairs (default holm; none: Sakai 2006)")
     dp.add_argument("--permutations", type=_number, default=DEFAULT_PERMUTATIONS,
                     help=f"Monte-Carlo draws of the test (default {DEFAULT_PERMUTATIONS})")
-    sw = p.add_argument_group("swap rate (Voorhees & Buckley 2002)")
+    sw = p.add_argument_group("swap rate (Voorhees & Buckley 2002; Sakai's bootstrap form, 2006)")
     sw.add_argument("--swap-rate", action="store_true", help="report it for each view")
+    sw.add_argument("--swap-method", choices=list(SWAP_METHODS), default=DEFAULT_SWAP_METHOD,
+                    help="how the two topic sets are drawn: " + "; ".join(f"{k}: {v}" for k, v in SWAP_METHODS.items())
+                         + f" (default {DEFAULT_SWAP_METHOD})")
     sw.add_argument("--splits", type=_number, default=DEFAULT_SPLITS,
-                    help=f"random splits into two disjoint topic sets (default {DEFAULT_SPLITS})")
-    sw.add_argument("--topics-per-set", type=int, metavar="C", help="topics in each set (default: half, rounded down)")
+                    help=f"random draws of the two topic sets (default {DEFAULT_SPLITS})")
+    sw.add_argument("--topics-per-set", type=int, metavar="C",
+                    help="topics in each set (default: split-half, half the topics, rounded down; bootstrap, all)")
     sw.add_argument("--bin-width", type=float, default=DEFAULT_BIN_WIDTH,
                     help=f"bins of the absolute difference in the first set (default {DEFAULT_BIN_WIDTH})")
     p.add_argument("--format", "-f", choices=FORMATS, default="table")
@@ -124,7 +130,8 @@ def run(args) -> int:
     power = {name: discriminative_power(matrix, metric, test=args.test, correction=args.correction, alpha=args.alpha,
                                         permutations=args.permutations, seed=args.seed)[metric]
              for name, (matrix, metric) in sources.items()} if args.discriminative_power else {}
-    swaps = {name: swap_rate(matrix, metric, topics_per_set=args.topics_per_set, splits=args.splits,
+    swaps = {name: swap_rate(matrix, metric, method=args.swap_method, topics_per_set=args.topics_per_set,
+                             splits=args.splits,
                              bin_width=args.bin_width, seed=args.seed)
              for name, (matrix, metric) in sources.items()} if args.swap_rate else {}
     from rankwise.cli.output import write_report

@@ -35,9 +35,11 @@ def register(sub) -> None:
     p.add_argument("--unpaired", choices=("student", "welch"), default="student",
                    help="the unpaired test of a replicability: student (pooled variance, repro_eval's scipy "
                         "ttest_ind default) or welch")
+    p.add_argument("--measure", action="append", metavar="MEASURE",
+                   help="per-topic similarity of the original and reproduced rankings, as 'rankwise similarity "
+                        "--measure' names it (e.g. KTU@1000, RBO); repeat for several; reproducibility only")
     p.add_argument("--ranking", action="append", metavar="MEASURE",
-                   help="per-topic similarity of the original and reproduced rankings (names of 'rankwise "
-                        "similarity', e.g. Kendall's tau union and RBO); reproducibility only")
+                   help="deprecated: the old name of --measure")
     p.add_argument("--format", "-f", choices=FORMATS, default="table")
     p.add_argument("--per-topic", action="store_true", help="json, csv and html: every topic's values too")
     p.add_argument("--plot", metavar="FILE", help="write the ER–ΔRI plane (one point per metric) to FILE (png, pdf, "
@@ -63,7 +65,7 @@ def run(args) -> int:
         require("matplotlib", "plots", "rankwise repro --plot")
     result = repro(*_four(args.runs), args.qrels, args.metric or ["AP", "nDCG@10", "P@10"],
                    reproduced_qrels=args.repro_qrels, convention=args.convention, unpaired=args.unpaired,
-                   ranking=args.ranking or (), columns=columns_from(args), duplicates=args.duplicates,
+                   measures=_measures(args), columns=columns_from(args), duplicates=args.duplicates,
                    workers=resolve_workers(args.jobs, "--jobs"), **overrides_from(args))
     provenance = None
     if args.format == "html":  # the files the result names, and the command as typed
@@ -82,6 +84,14 @@ def run(args) -> int:
     from rankwise.cli.similarity_cmd import note_missing_figures
     note_missing_figures(args.format)
     return 0
+
+
+def _measures(args) -> list[str]:
+    """--measure, with the deprecated --ranking added to it (said on stderr)."""
+    if args.ranking:
+        print("rankwise: warning: --ranking is deprecated and will be removed in the next release: use --measure "
+              "(the name 'rankwise similarity' and 'rankwise correlate' give it)", file=sys.stderr)
+    return [*(args.measure or ()), *(args.ranking or ())]
 
 
 def _four(runs: list[str]) -> tuple[str, str, str, str]:

@@ -15,7 +15,7 @@ OUTPUT_FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
 
 def register(sub) -> None:
     from rankwise.agreement.measures import DEFAULT_MEASURES
-    from rankwise.agreement.similarity import DEFAULT_RESAMPLES, DEFAULT_SEED
+    from rankwise.agreement.similarity import DEFAULT_ALPHA, DEFAULT_RESAMPLES, DEFAULT_SEED
 
     p = sub.add_parser(
         "similarity", help="how similar two runs' rankings are per query (no qrels): Jaccard@k, Overlap@k, ...",
@@ -49,7 +49,10 @@ def register(sub) -> None:
     i.add_argument("--interval", default="bootstrap", choices=["bootstrap", "t"],
                    help="bootstrap: symmetric bootstrap-t over the queries, as compare's (default); t: Student's t")
     i.add_argument("--no-intervals", action="store_true", help="report the means without intervals")
-    i.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
+    i.add_argument("--alpha", type=float, default=None,
+                   help=f"intervals at level 1 - alpha, as compare's and correlate's --alpha (default {DEFAULT_ALPHA})")
+    i.add_argument("--confidence", type=float, default=None,
+                   help="deprecated: the level itself, 1 - alpha (--confidence 0.9 is --alpha 0.1)")
     i.add_argument("--resamples", "-B", type=int, default=DEFAULT_RESAMPLES,
                    help=f"bootstrap resamples (default {DEFAULT_RESAMPLES})")
     i.add_argument("--seed", type=int, default=DEFAULT_SEED,
@@ -84,6 +87,7 @@ def run(args) -> int:
     if len(args.runs) != 2:
         args.usage_error(f"give two runs (RUN_A RUN_B); got {len(args.runs)}")
     specs = parse_measures(args.measure)  # a wrong measure or option is said before the runs are read
+    alpha = _alpha(args)
     check_ties(args.ties)
     check_depth(args.depth)
     if args.plot:
@@ -101,7 +105,7 @@ def run(args) -> int:
         warnings.simplefilter("ignore", RankwiseWarning)
         sim = similarity(runs[0], runs[1], [s.text for s in specs], ties=args.ties, scores=args.scores,
                          depth=args.depth, missing=args.missing, intervals=not args.no_intervals,
-                         interval=args.interval, confidence=args.confidence, resamples=args.resamples,
+                         interval=args.interval, alpha=alpha, resamples=args.resamples,
                          seed=args.seed, names=(names[0], names[1]))
     if sim.n_queries == 0:
         raise InvalidParameterError(f"no query is in both runs ({sim.info['only_in_a']} only in {names[0]}, "
@@ -119,6 +123,24 @@ def run(args) -> int:
             print(f"rankwise: warning: {note}", file=sys.stderr)
     note_missing_figures(args.format)
     return 0
+
+
+def _alpha(args) -> float:
+    """--alpha, or the deprecated --confidence turned into it (said on stderr); both given is an error."""
+    from rankwise.agreement.similarity import DEFAULT_ALPHA
+    if args.confidence is None:
+        return DEFAULT_ALPHA if args.alpha is None else args.alpha
+    if args.alpha is not None:
+        raise InvalidParameterError(f"--confidence {args.confidence:g} and --alpha {args.alpha:g} both given: "
+                                    "--confidence is the old spelling of --alpha (alpha = 1 - confidence); give "
+                                    "--alpha only")
+    if not 0 < args.confidence < 1:
+        raise InvalidParameterError(f"--confidence must be strictly between 0 and 1 (e.g. 0.95); got "
+                                    f"{args.confidence:g}. It is deprecated: give --alpha 0.05 for 95% "
+                                    "intervals")
+    print(f"rankwise: warning: --confidence is deprecated and will be removed in the next release: use --alpha "
+          f"{1 - args.confidence:g} (alpha = 1 - confidence)", file=sys.stderr)
+    return round(1 - args.confidence, 12)  # the decimal meant: 1 - 0.9 is 0.09999999999999998
 
 
 def _provenance(args, named):

@@ -5,7 +5,10 @@ The order is trec_eval's measure table (measures.c), the order it prints in, not
 """
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from rankwise.errors import InvalidParameterError
 
 P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default cutoffs of P, recall, ndcg_cut...
 RECALL_LEVELS = tuple(f"{i / 10:.2f}" for i in range(11))  # iprec_at_recall_0.00 ... 1.00
@@ -41,15 +44,48 @@ SUMMARY_ONLY = frozenset({"num_q", "gm_map", "gm_bpref"})
 
 
 def expand(metrics: list[str], convention: Any = None) -> list[str]:
-    """Each set name replaced by its metrics (in order); other metric strings kept as written. ``all_trec``
-    is trec_eval 10.0's under the trec_eval_10 preset, 9.x's otherwise."""
+    """Each set name replaced by its metrics (in order), and trec_eval's list of cutoffs (``P.5,10``,
+    ``ndcg_cut.5,10``) by one metric per cutoff; other metric strings kept as written. ``all_trec`` is trec_eval
+    10.0's under the trec_eval_10 preset, 9.x's otherwise."""
     sets = dict(MEASURE_SETS)
     if convention is not None and (getattr(convention, "preset", None) or convention.name) == "trec_eval_10":
         sets["all_trec"] = ALL_TREC_10
     out: list[str] = []
     for m in metrics:
-        out.extend(sets.get(m.strip().lower(), (m,)))
+        out.extend(sets.get(m.strip().lower(), None) or cutoff_list(m) or (printed_name(m) or m,))
     return list(dict.fromkeys(out))
+
+
+_CUTOFF_LIST = re.compile(r"^\s*(?P<stem>[A-Za-z_]+)\.(?P<cutoffs>[^,=()@]+(?:,[^,=()@]+)*)\s*$")
+
+
+def printed_name(text: str) -> str | None:
+    """trec_eval's ``-m ndcg.2=5`` as trec_eval prints it (``ndcg_2=5``, the same metric), else None."""
+    from rankwise.spec.trec_eval_gain_pairs import gain_pairs_to_metric
+    stem, dot, params = text.strip().partition(".")
+    return f"{stem}_{params}" if dot and gain_pairs_to_metric(text) is not None else None
+
+
+def cutoff_list(text: str) -> tuple[str, ...]:
+    """trec_eval's ``-m P.5,10`` (or ``P.5``): one metric per cutoff in its printed spelling (``P_5``, ``P_10``), so
+    that ``--format trec`` prints trec_eval's names; the cutoffs in
+    increasing order as trec_eval prints them (meas_init.c get_long_cutoffs, usnistgov/trec_eval at 214fd0b);
+    () when ``text`` is not such a list. A cutoff that is not a positive whole number, or one given twice, is an
+    error, as there."""
+    from rankwise.spec.registry import CUTOFF_SUFFIX_STEMS
+    m = _CUTOFF_LIST.match(text)
+    if m is None or m.group("stem").lower() not in CUTOFF_SUFFIX_STEMS:
+        return ()
+    raw = m.group("cutoffs").split(",")
+    bad = [c for c in raw if not re.fullmatch(r"\s*[1-9][0-9]*\s*", c)]
+    if bad:
+        raise InvalidParameterError(f"{text!r}: trec_eval's list of cutoffs takes positive whole numbers separated by "
+                                    f"commas; got {bad[0].strip()!r} (e.g. {m.group('stem')}.5,10)")
+    cutoffs = sorted(int(c) for c in raw)
+    if len(set(cutoffs)) != len(cutoffs):
+        twice = sorted({c for c in cutoffs if cutoffs.count(c) > 1})
+        raise InvalidParameterError(f"{text!r}: cutoff {twice[0]} is given twice; give each cutoff once")
+    return tuple(f"{m.group('stem')}_{k}" for k in cutoffs)
 
 
 def is_trec_eval(convention: Any) -> bool:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from rankwise.errors import InvalidParameterError
 from rankwise.report.escape import control, latex, markdown
-from rankwise.report.orderings_tables import Table
+from rankwise.report.orderings_tables import Table, swap_title
 from rankwise.report.orderings_tables import means as _means
 from rankwise.report.orderings_tables import method as _method
 from rankwise.report.orderings_tables import pairs as _pairs
@@ -57,8 +57,7 @@ def render_orderings(c: "OrderingCorrelation", fmt_name: str, *,
     if power:
         parts.append(write("Discriminative power", _power(power)))
     for m, s in swaps.items():
-        parts.append(write(f"Swap rate of {m}: {s.topics_per_set} vs {s.topics_per_set} topics, {s.splits} splits",
-                           _swaps(s)))
+        parts.append(write(swap_title(m, s), _swaps(s)))
     notes = _method(c, power)
     notes[1:1] = [f"{n}." for n in c.notes]
     if fmt_name == "markdown":
@@ -118,8 +117,8 @@ def _csv(c: "OrderingCorrelation", power: Mapping[str, "DiscriminativePower"],
         w.writerow(["discriminative_power", m, d.test, "power", _field(d.power), "", ""])
         for (a, b), asl in zip(d.pairs, d.asl):
             w.writerow(["asl", a, b, m, _field(float(asl)), "", ""])
-    for m, sr in swaps.items():
+    for m, sr in swaps.items():  # column b names how the topic sets were drawn, as it names the test above
         for bin_ in sr.bins:
-            w.writerow(["swap_rate", m, "", "rate", _field(bin_.rate), _field(bin_.low), _field(bin_.high)])
-        w.writerow(["swap_rate", m, "", "rate", _field(sr.rate), "", ""])
+            w.writerow(["swap_rate", m, sr.method, "rate", _field(bin_.rate), _field(bin_.low), _field(bin_.high)])
+        w.writerow(["swap_rate", m, sr.method, "rate", _field(sr.rate), "", ""])
     return out.getvalue()

@@ -21,7 +21,7 @@ from rankwise.report.html_parts import (
     section,
     table,
 )
-from rankwise.report.orderings_tables import Table
+from rankwise.report.orderings_tables import Table, swap_title
 from rankwise.report.orderings_tables import means as _means
 from rankwise.report.orderings_tables import pairs as _pairs
 from rankwise.report.orderings_tables import power as _power
@@ -51,8 +51,7 @@ def render_html(c: "OrderingCorrelation", power: Mapping[str, "DiscriminativePow
     if power:
         body.append(_section("power", "Discriminative power", _power(power), text_columns=3))
     for k, (m, s) in enumerate(swaps.items()):
-        body.append(_section(f"swaps-{k}", f"Swap rate of {m}: {s.topics_per_set} vs {s.topics_per_set} topics, "
-                                           f"{s.splits} splits", _swaps(s)))
+        body.append(_section(f"swaps-{k}", swap_title(m, s), _swaps(s)))
     items = "\n".join(f"<li>{esc(line)}</li>" for line in method)
     body += [figures_section(_figures(c, power), whole=("scatter", "asl")),
              section("method", "Method", f'<ul class="notes">\n{items}\n</ul>'),

@@ -43,6 +43,14 @@ def power(power: Mapping[str, "DiscriminativePower"]) -> Table:
     return header, rows
 
 
+def swap_title(metric: str, s: "SwapRate") -> str:
+    """The heading of a swap-rate table: how the two topic sets were drawn, and how many times."""
+    if s.method == "bootstrap":
+        return (f"Swap rate of {metric}: two bootstrap samples of {s.topics_per_set} of {s.n_queries} topics, "
+                f"{s.splits} draws (Sakai 2006)")
+    return f"Swap rate of {metric}: {s.topics_per_set} vs {s.topics_per_set} topics, {s.splits} splits"
+
+
 def swaps(s: "SwapRate") -> Table:
     rows = [[f"[{b.low:.3g}, {b.high:.3g})", str(b.pairs), str(b.swaps), fmt.num(b.rate)] for b in s.bins]
     rows.append(["all", str(s.pairs), str(s.swaps), fmt.num(s.rate)])

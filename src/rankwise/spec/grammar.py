@@ -1,6 +1,7 @@
 """Metric strings: ``name[(key=value,...)][@k]``, case-insensitive, with aliases.
 
-Also accepts trec_eval's suffix form (``P_5``, ``ndcg_cut_10``, ``map_cut.100``).
+Also accepts trec_eval's suffix form (``P_5``, ``ndcg_cut_10``, ``map_cut.100``) and its gain parameters
+(``ndcg.2=5``, ``ndcg_rel.1=4,3=0``: ``spec.trec_eval_gain_pairs``).
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 from rankwise.errors import InvalidParameterError
 from rankwise.spec import registry
 from rankwise.spec.metric import MetricSpec
+from rankwise.spec.trec_eval_gain_pairs import gain_pairs_to_metric
 
 # μ (U+03BC) and the micro sign µ (U+00B5) may start a name: μAP is spelt both ways.
 _METRIC_RE = re.compile(
@@ -20,6 +22,10 @@ _SUFFIX_RE = re.compile(r"^(?P<stem>.+?)[_.](?P<k>\d+)$")
 def parse_metric(text: str) -> MetricSpec:
     if not isinstance(text, str):
         raise InvalidParameterError(f"a metric must be a string like 'nDCG@10'; got {text!r}")
+    translated = gain_pairs_to_metric(text)
+    if translated is not None:  # trec_eval's ndcg.2=5: the metric it means, printed as the user wrote it
+        spec = parse_metric(translated)
+        return MetricSpec(text=text, definition=spec.definition, params=spec.params, k=spec.k)
     m = _METRIC_RE.match(text)
     if not m:
         raise InvalidParameterError(
