@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 from scipy import stats
 from scipy.integrate import IntegrationWarning
 
-from rankwise.comparison.resampling import randomized_tukey_p
-from rankwise.comparison.result import AnovaTable
+from rankwise.comparison.resampling import randomized_tukey
+from rankwise.comparison.result import AnovaTable, PairwiseResult
 
 
 def anova(x: np.ndarray) -> AnovaTable:
@@ -117,7 +118,58 @@ def spread_note(x: np.ndarray, alpha: float, test: str) -> str | None:
             "does not assume it")
 
 
-def all_pairs_p(x: np.ndarray, method: str, trials: int, seed: int) -> tuple[np.ndarray, list[str]]:
+def tukey_half_width(x: np.ndarray, table: AnovaTable, alpha: float) -> float:
+    """Half the width of the paired Tukey HSD's simultaneous (1 - alpha) interval of every mean difference:
+    q_crit * sqrt(V_E / n), q_crit the (1 - alpha) quantile of the studentized range with k systems and the
+    residual's df. It excludes 0 exactly when the pair's p < alpha (the test inverted); with 2 systems it is the
+    paired t-interval (q = sqrt(2) |t|, V_E = var(d) / 2)."""
+    n, k = x.shape
+    v_e = table.ms["residual"]
+    if not v_e > 0:  # no noise: each difference is known exactly
+        return 0.0
+    with warnings.catch_warnings():  # (the quadrature's warnings: the p-values' note names any that matter)
+        warnings.simplefilter("ignore", IntegrationWarning)
+        q_crit = float(stats.studentized_range.ppf(1 - alpha, k, table.df["residual"]))
+    return q_crit * math.sqrt(v_e / n)
+
+
+def all_pairs_p(x: np.ndarray, method: str, trials: int, seed: int,
+                alpha: float) -> tuple[np.ndarray, float, list[str]]:
+    """p[i, j] of every pair by a Tukey method, the half-width of its simultaneous (1 - alpha) interval of a
+    mean difference (the same for every pair: the test inverted), and notes."""
     if method == "tukey":
-        return tukey_p(x, anova(x))
-    return randomized_tukey_p(x, trials, seed), []
+        table = anova(x)
+        p, notes = tukey_p(x, table)
+        return p, tukey_half_width(x, table, alpha), notes
+    p, critical = randomized_tukey(x, trials, seed, alpha)
+    return p, critical / x.shape[0], []  # (the critical range of the sums, as one of the means)
+
+
+def pair_counts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Wins, ties and losses of a over b for every pair i < j (row order of np.triu_indices): the queries
+    where x[:, i] is above, equal to or below x[:, j]. One vectorised pass per system, none per query."""
+    n, k = x.shape
+    wins, losses = [], []
+    for i in range(k - 1):
+        wins.append((x[:, i:i + 1] > x[:, i + 1:]).sum(axis=0))
+        losses.append((x[:, i:i + 1] < x[:, i + 1:]).sum(axis=0))
+    w = np.concatenate(wins) if wins else np.zeros(0, dtype=np.int64)
+    lo = np.concatenate(losses) if losses else np.zeros(0, dtype=np.int64)
+    return w, n - w - lo, lo
+
+
+def tukey_pairs(metric: str, systems: Sequence[str], x: np.ndarray, table: AnovaTable, method: str, trials: int,
+                seed: int, alpha: float) -> tuple[list[PairwiseResult], list[str]]:
+    """Every pair of ``systems`` on ``metric`` (x: queries x systems, complete) by a Tukey method, with notes."""
+    p, half, notes = all_pairs_p(x, method, trials, seed, alpha)
+    es = effect_sizes(x, table)
+    means = x.mean(axis=0)
+    wins, ties, losses = pair_counts(x)
+    n, k = x.shape
+    out = []
+    for c, (i, j) in enumerate(zip(*np.triu_indices(k, 1))):
+        delta = float(means[i] - means[j])
+        out.append(PairwiseResult(metric, systems[i], systems[j], delta, float(es[i, j]), float(p[i, j]),
+                                  float(p[i, j]), bool(p[i, j] < alpha), ci=(delta - half, delta + half),
+                                  wins=int(wins[c]), ties=int(ties[c]), losses=int(losses[c]), n=n))
+    return out, notes

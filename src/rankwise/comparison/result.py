@@ -66,7 +66,11 @@ class PairedResult:
 
 @dataclass(frozen=True)
 class PairwiseResult:
-    """One pair of an all-pairs comparison: delta = mean(a) - mean(b); p from the all-pairs method."""
+    """One pair of an all-pairs comparison: delta = mean(a) - mean(b); p from the all-pairs method.
+
+    ``ci`` is the (1 - alpha) interval of delta that goes with the test: for the Tukey methods their simultaneous
+    interval (the test inverted: it excludes 0 exactly when the pair is significant), for a paired test the
+    interval baseline mode gives (bootstrap-t for the bootstrap test, else t)."""
 
     metric: str
     a: str
@@ -76,11 +80,17 @@ class PairwiseResult:
     p: float  # the all-pairs method's p (Tukey's is family-wise by construction)
     p_adjusted: float  # p corrected over the family (equal to p for the Tukey methods)
     significant: bool  # p_adjusted < alpha
+    ci: tuple[float, float]
+    wins: int  # queries where a scores above b
+    ties: int
+    losses: int  # queries where a scores below b
+    n: int  # queries compared
 
     def to_dict(self) -> dict[str, Any]:
         return {"metric": self.metric, "a": self.a, "b": self.b, "delta": _num(self.delta),
-                "effect_size": _num(self.effect_size), "p": _num(self.p), "p_adjusted": _num(self.p_adjusted),
-                "significant": self.significant}
+                "ci": [_num(self.ci[0]), _num(self.ci[1])], "effect_size": _num(self.effect_size),
+                "p": _num(self.p), "p_adjusted": _num(self.p_adjusted), "significant": self.significant,
+                "wins": self.wins, "ties": self.ties, "losses": self.losses, "n": self.n}
 
 
 @dataclass(frozen=True)

@@ -109,11 +109,12 @@ def _pairs_section(c: "Comparison") -> str:
     for m in c.metrics:
         rows = [[f'<span class="name">{esc(p.a)}</span>', f'<span class="name">{esc(p.b)}</span>',
                  _delta(p.delta, p.significant, p.metric, "", c.matrix.resolved.get(p.metric)),
-                 _num(fmt.ratio(p.effect_size)), _num(fmt.pvalue(p.p)),
-                 _p(p.p_adjusted, p.significant)] for p in c.all_pairs if p.metric == m]
+                 _num(fmt.signed_interval(p.ci)), _num(fmt.ratio(p.effect_size)),
+                 _num(f"{p.wins} / {p.ties} / {p.losses}"), _num(fmt.pvalue(p.p)),
+                 _p(p.p_adjusted, p.significant), _num(str(p.n))] for p in c.all_pairs if p.metric == m]
         parts.append(f"<h3>{esc(m)}</h3>")
-        parts.append(_table(["a", "b", f"{DELTA} (a \u2212 b)", "ES", "p", "p adj."], rows, "numbers",
-                            text_columns=2))
+        parts.append(_table(["a", "b", f"{DELTA} (a \u2212 b)", f"{fmt.level(c.alpha)} CI", "ES",
+                             "wins / ties / losses", "p", "p adj.", "n"], rows, "numbers", text_columns=2))
         if m in c.anova:
             parts.append(_anova_table(c.anova[m]))
     return section("pairs", "All pairs", *parts)
