@@ -10,7 +10,6 @@ import re
 import pytest
 
 import rankwise.comparison as C
-
 from rankwise.errors import InvalidParameterError
 from rankwise.report import FORMATS, render
 from rankwise.report.formats import BASELINE_COLUMNS, PAIR_COLUMNS
@@ -20,7 +19,7 @@ from tests.report.conftest import COMPARISONS
 CONTRACT_KEYS = {"n_queries", "alpha", "test", "statistic", "correction", "family", "baseline", "seed",
                  "permutations", "convention", "resolved", "metrics", "systems", "runs", "comparisons",
                  "all_pairs", "anova", "n_queries_per_metric", "set_aside", "excluded", "notes", "versions",
-                 "inputs", "command_line", "notices"}
+                 "inputs", "command_line", "notices", "directions"}
 
 
 def _close(text: str, value: float) -> bool:

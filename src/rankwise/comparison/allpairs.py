@@ -167,7 +167,7 @@ def tukey_pairs(metric: str, systems: Sequence[str], x: np.ndarray, table: Anova
     wins, ties, losses = pair_counts(x)
     n, k = x.shape
     out = []
-    for c, (i, j) in enumerate(zip(*np.triu_indices(k, 1))):
+    for c, (i, j) in enumerate(zip(*(ix.tolist() for ix in np.triu_indices(k, 1)))):
         delta = float(means[i] - means[j])
         out.append(PairwiseResult(metric, systems[i], systems[j], delta, float(es[i, j]), float(p[i, j]),
                                   float(p[i, j]), bool(p[i, j] < alpha), ci=(delta - half, delta + half),

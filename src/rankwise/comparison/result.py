@@ -129,6 +129,8 @@ class Comparison:
     excluded: Mapping[str, tuple[str, ...]]  # metric -> queries left out of that metric (NaN for a system)
     notes: tuple[str, ...] = ()
     versions: Mapping[str, str] = field(default_factory=dict)
+    # metric -> "higher" or "lower" is better (comparison.directions); a metric missing: the registry's direction
+    directions: Mapping[str, str] = field(default_factory=dict)
     # provenance, filled when the comparison is made from files (rankwise.compare, rankwise compare)
     inputs: tuple[InputFile, ...] = ()
     command_line: str | None = None
@@ -182,6 +184,14 @@ class Comparison:
     def convention(self) -> str | None:
         return self.matrix.convention
 
+    def lower_is_better(self, metric: str) -> bool:
+        """The metric's direction as this comparison took it: what "better", "worse" and the best in bold follow."""
+        direction = self.directions.get(metric)
+        if direction is None:  # (a Comparison built without directions: the registry's, higher for other names)
+            from rankwise.spec.grammar import lower_is_better
+            return lower_is_better(metric, self.matrix.resolved.get(metric))
+        return direction == "lower"
+
     def comparison(self, metric: str, system: str) -> PairedResult:
         for c in self.comparisons:
             if c.metric == metric and c.system == system:
@@ -208,6 +218,7 @@ class Comparison:
             "permutations": self.permutations,
             "convention": m.convention,
             "resolved": dict(m.resolved),
+            "directions": {mt: "lower" if self.lower_is_better(mt) else "higher" for mt in m.metrics},
             "metrics": list(m.metrics),
             "systems": {s: {mt: self.systems[s][mt].to_dict() for mt in m.metrics} for s in m.systems},
             "runs": {s: list(runs) for s, runs in m.runs_per_system.items()},

@@ -13,6 +13,7 @@ from rankwise.comparison import options as opt
 from rankwise.comparison.allpairs import anova, spread_note, tukey_pairs
 from rankwise.comparison.comparison_notes import constant_note, data_notes, exact_note, wilcoxon_note
 from rankwise.comparison.corrections import adjust
+from rankwise.comparison.directions import metric_directions
 from rankwise.comparison.matrix import PerQueryMatrix
 from rankwise.comparison.paired import PairedStats, paired, take
 from rankwise.comparison.provenance import run_inputs, run_notices
@@ -27,6 +28,7 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
             baseline: str | None = None, all_pairs: bool = False, test: str | None = None,
             correction: str | None = None, family: str | None = None, alpha: float | None = None,
             permutations: int | None = None, seed: int | None = None, bootstrap_ci: bool = False,
+            lower_is_better: str | Iterable[str] | None = None, higher_is_better: str | Iterable[str] | None = None,
             convention: Any = None, group_tags: bool = True, groups: Mapping[str, Sequence[str]] | None = None,
             columns: Mapping[str, Any] | None = None, workers: int | None = None, duplicates: str = "error",
             train: Any = None, items: Any = None, item_features: Any = None, reference: Any = None,
@@ -58,7 +60,8 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
                             permutations=permutations, seed=seed, **item_inputs)
     cmp = compare_matrix(matrix, baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,
                          family=family, alpha=alpha, permutations=permutations, seed=seed,
-                         bootstrap_ci=bootstrap_ci, whole_run=figures)
+                         bootstrap_ci=bootstrap_ci, whole_run=figures, lower_is_better=lower_is_better,
+                         higher_is_better=higher_is_better)
     # the report names the files compared and carries what their evaluation said
     return replace(cmp, inputs=run_inputs(qrels, runs), notices=run_notices(results))
 
@@ -103,7 +106,8 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
                    test: str | None = None, correction: str | None = None, family: str | None = None,
                    alpha: float | None = None, permutations: int | None = None,
                    seed: int | None = None, bootstrap_ci: bool = False,
-                   whole_run: Mapping[str, WholeRun] | None = None) -> Comparison:
+                   whole_run: Mapping[str, WholeRun] | None = None, lower_is_better: str | Iterable[str] | None = None,
+                   higher_is_better: str | Iterable[str] | None = None) -> Comparison:
     """Compare the systems of a per-query matrix.
 
     Baseline mode (default; the first system unless ``baseline`` names one): every other system
@@ -119,6 +123,10 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
     comparison with the baseline uses the queries both systems have, so adding a system never changes
     another comparison. All-pairs mode needs a complete matrix (the ANOVA, the Tukey tests): there a
     query counts only when every system has a value, and a note says so.
+
+    ``lower_is_better`` / ``higher_is_better``: the direction of metrics the registry does not know (per-query
+    values from another tool), which "better", "worse" and the best in bold follow; such a metric named in
+    neither is taken as higher-is-better, and a note says so (:mod:`rankwise.comparison.directions`).
 
     ``whole_run``: the bootstrap figures of the matrix's whole-run metrics (``compare`` makes them), which have
     no per-query values: each system's figure with its percentile interval, and each difference with its
@@ -157,6 +165,8 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
     elif baseline is not None:
         notes.append(f"baseline {baseline!r} is only the first row of the tables in all-pairs mode")
 
+    directions, direction_notes = metric_directions(matrix.metrics, matrix.resolved, lower_is_better=lower_is_better,
+                                                    higher_is_better=higher_is_better)
     valid, excluded, summaries = _query_masks(matrix, alpha, all_pairs, frozenset(whole_run))
     for m, w in whole_run.items():
         for s in systems:
@@ -214,14 +224,14 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
         notes.append(exact_note(stats_by_metric, permutations))
     if test == "wilcoxon":
         notes.append(wilcoxon_note(stats_by_metric))
-    notes[:0] = data_notes(matrix, excluded, all_pairs)
+    notes[:0] = data_notes(matrix, excluded, all_pairs) + direction_notes
     return Comparison(matrix=matrix, test=test, statistic_name=opt.STATISTIC_NAMES[test], correction=correction,
                       family=family, alpha=alpha, baseline=None if all_pairs else baseline,
                       seed=seed if monte_carlo else None, permutations=permutations if monte_carlo else None,
                       systems=summaries, comparisons=tuple(comparisons), all_pairs=tuple(pairwise),
                       anova=anovas, n_queries_per_metric={m: whole_run[m].n if m in whole_run else int(valid[m].sum())
                                                            for m in matrix.metrics},
-                      excluded=excluded, notes=tuple(notes), versions=_versions())
+                      excluded=excluded, notes=tuple(notes), versions=_versions(), directions=directions)
 
 
 def _query_masks(matrix: PerQueryMatrix, alpha: float, all_pairs: bool, whole_run: frozenset[str] = frozenset()):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 import numpy as np
 
 from rankwise.errors import InvalidParameterError, require
-from rankwise.spec.grammar import lower_is_better, parse_metric
+from rankwise.spec.grammar import parse_metric
 from rankwise.spec.metric import ListForm
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -121,7 +121,7 @@ def _forest_panel(ax: "Axes", c: "Comparison", metric: str) -> None:
     drawn = np.isfinite(lo) & np.isfinite(hi)  # (an infinite interval: B too small for any p below alpha)
     ax.hlines(y[drawn], lo[drawn], hi[drawn], color="0.35", lw=1.6)
     # filled: significant; the fill's colour is the direction, as in the per-query bars and the HTML tables
-    better = -delta if lower_is_better(metric, c.matrix.resolved.get(metric)) else delta  # FallOut: lower is better
+    better = -delta if c.lower_is_better(metric) else delta  # FallOut: lower is better
     ax.scatter(delta[sig], y[sig], color=np.where(better[sig] < 0, WORSE, BETTER), edgecolor="black", zorder=3,
                label="significant")
     ax.scatter(delta[~sig], y[~sig], facecolor="white", edgecolor="black", zorder=3, label="not significant")
@@ -158,7 +158,7 @@ def per_query_delta(comparison: "Comparison", metric: str, system: str | None = 
         for ax, s in zip(axes, others):
             d = x[systems.index(s), kept] - x[systems.index(ref), kept]
             _delta_panel(ax, d, query_ids, f"{_label(metric)}: {_label(s)} \u2212 {_label(ref)}",
-                         -1.0 if lower_is_better(metric, comparison.matrix.resolved.get(metric)) else 1.0)
+                         -1.0 if comparison.lower_is_better(metric) else 1.0)
         fig.tight_layout()
     return fig
 
