@@ -116,3 +116,9 @@ def test_every_pair_carries_its_interval_and_counts_in_json():
     for d, p in zip(c.to_dict()["all_pairs"], c.all_pairs):
         assert d["ci"] == list(p.ci) and (d["wins"], d["ties"], d["losses"], d["n"]) == (p.wins, p.ties, p.losses,
                                                                                          p.n)
+
+
+def test_print_shows_each_pairs_interval_and_counts():
+    c = compare_matrix(_matrix(_data(9, k=3)), all_pairs=True, test="tukey")
+    for p in c.all_pairs:
+        assert f"[{p.ci[0]:+.4f}, {p.ci[1]:+.4f}], W/T/L {p.wins}/{p.ties}/{p.losses}" in str(c)

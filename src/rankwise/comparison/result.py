@@ -166,7 +166,8 @@ class Comparison:
             lines.append((f"{s:<{width}}  " + "  ".join(cells)).rstrip())
         if self.all_pairs:
             for c in self.all_pairs:
-                lines.append(f"{c.metric}: {c.a} - {c.b} = {c.delta:+.4f}, p = {c.p_adjusted:.4g}"
+                lines.append(f"{c.metric}: {c.a} - {c.b} = {c.delta:+.4f} [{c.ci[0]:+.4f}, {c.ci[1]:+.4f}], "
+                             f"W/T/L {c.wins}/{c.ties}/{c.losses}, p = {c.p_adjusted:.4g}"
                              + (" (significant)" if c.significant else ""))
         elif self.baseline is not None:
             lines.append(f"* p < {self.alpha:g} against {self.baseline} after correction")
