@@ -18,6 +18,7 @@ and a disagreement above ``CHECK_TOLERANCE`` sends the caller back to scipy (``c
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.polynomial.legendre import leggauss
@@ -34,9 +35,12 @@ PROBES = 9  # values computed again with the finer rule
 CHUNK = 32  # values at a time (values x s nodes x z nodes floats: about 2 MB a chunk at 100 systems)
 
 
+_X, _W = leggauss(NODES)  # the rule on [-1, 1], the same for every call
+
+
 def _rule(a: float, b: float, panels: int) -> tuple[np.ndarray, np.ndarray]:
     """Nodes and weights of the composite Gauss-Legendre rule with ``panels`` equal panels on [a, b]."""
-    x, w = leggauss(NODES)
+    x, w = _X, _W
     edges = np.linspace(a, b, panels + 1)
     half = np.diff(edges) / 2
     return (edges[:-1, None] + half[:, None] * (x[None, :] + 1)).ravel(), (half[:, None] * w[None, :]).ravel()
@@ -69,22 +73,39 @@ def _range_cdf(w: np.ndarray, k: int, z: np.ndarray, weights: np.ndarray) -> np.
     return (gap ** (k - 1)) @ weights
 
 
-def cdf(q: np.ndarray, k: int, df: float, fine: bool = False) -> np.ndarray:
-    """The studentized range's cdf at every q (1-d, q >= 0) for k groups and df degrees of freedom."""
+@dataclass(frozen=True)
+class Rules:
+    """The nodes and weights of both variables for k groups and df degrees of freedom (s: none for the
+    infinite-df form)."""
+
+    k: int
+    df: float
+    z: tuple[np.ndarray, np.ndarray]
+    s: tuple[np.ndarray, np.ndarray] | None
+
+    @classmethod
+    def of(cls, k: int, df: float, fine: bool = False) -> "Rules":
+        return cls(k, df, _z_rule(k, fine), None if df >= ASYMPTOTIC_DF else _s_rule(df, fine))
+
+
+def cdf(q: np.ndarray, k: int, df: float, fine: bool = False, rules: Rules | None = None) -> np.ndarray:
+    """The studentized range's cdf at every q (1-d, q >= 0) for k groups and df degrees of freedom (``rules``: made
+    once by the caller that evaluates many times, else here)."""
     q = np.asarray(q, dtype=float)
-    z, zw = _z_rule(k, fine)
-    if df >= ASYMPTOTIC_DF:
+    rules = rules or Rules.of(k, df, fine)
+    z, zw = rules.z
+    if rules.s is None:
         return np.concatenate([_range_cdf(q[a:a + CHUNK], k, z, zw) for a in range(0, q.size, CHUNK)] or [q])
-    s, sw = _s_rule(df, fine)
+    s, sw = rules.s
     out = np.empty(q.size)
     for a in range(0, q.size, CHUNK):
         out[a:a + CHUNK] = _range_cdf(q[a:a + CHUNK, None] * s[None, :], k, z, zw) @ sw
     return out
 
 
-def sf(q: np.ndarray, k: int, df: float, fine: bool = False) -> np.ndarray:
+def sf(q: np.ndarray, k: int, df: float, fine: bool = False, rules: Rules | None = None) -> np.ndarray:
     """1 - cdf, clipped to [0, 1]: scipy's studentized_range.sf(q, k, df)."""
-    return 1.0 - np.clip(cdf(q, k, df, fine), 0.0, 1.0)
+    return 1.0 - np.clip(cdf(q, k, df, fine, rules), 0.0, 1.0)
 
 
 def checked_sf(q: np.ndarray, k: int, df: float) -> tuple[np.ndarray, bool]:
@@ -104,8 +125,10 @@ def critical_q(alpha: float, k: int, df: float) -> float | None:
     disagrees there (the caller asks scipy)."""
     from scipy.optimize import brentq
 
+    rules = Rules.of(k, df)
+
     def excess(x: float) -> float:
-        return float(sf(np.array([x]), k, df)[0]) - alpha
+        return float(sf(np.array([x]), k, df, rules=rules)[0]) - alpha
     high = 8.0
     while excess(high) > 0 and high < 1e6:  # (sf falls to 0: a bracket is found after a few doublings)
         high *= 2
