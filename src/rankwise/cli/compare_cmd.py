@@ -211,8 +211,8 @@ def run(args) -> int:
     comparison = compare_matrix(matrix, baseline=args.baseline, all_pairs=args.all_pairs, test=args.test,
                                 correction=args.correction, family=args.family, alpha=args.alpha,
                                 permutations=args.permutations, seed=args.seed, bootstrap_ci=args.bootstrap_ci,
-                                whole_run=_whole_run(args, matrix), lower_is_better=args.lower_is_better,
-                                higher_is_better=args.higher_is_better)
+                                whole_run=_whole_run(args, matrix), lower_is_better=args.lower_is_better or (),
+                                higher_is_better=args.higher_is_better or ())
     comparison = replace(comparison, inputs=_input_files(args), command_line=_command_line(args), notices=said)
     from rankwise.cli.output import terminal_width, write_report
 

@@ -28,7 +28,8 @@ def registry_direction(metric: str, resolved: str | None = None) -> str | None:
     return LOWER if registry_lower_is_better(metric, resolved) else HIGHER
 
 
-def _names(value: str | Iterable[str] | None, what: str, metrics: Sequence[str]) -> list[str]:
+def _names(value: Iterable[str] | None, what: str, metrics: Sequence[str]) -> list[str]:
+    """The names given (one name alone is taken as a list of one: lower_is_better="latency" means it)."""
     names = [] if value is None else [value] if isinstance(value, str) else list(value)
     unknown = [n for n in names if n not in metrics]
     if unknown:
@@ -39,8 +40,8 @@ def _names(value: str | Iterable[str] | None, what: str, metrics: Sequence[str])
 
 
 def metric_directions(metrics: Sequence[str], resolved: Mapping[str, str], *,
-                      lower_is_better: str | Iterable[str] | None = None,
-                      higher_is_better: str | Iterable[str] | None = None) -> tuple[dict[str, str], list[str]]:
+                      lower_is_better: Iterable[str] | None = None,
+                      higher_is_better: Iterable[str] | None = None) -> tuple[dict[str, str], list[str]]:
     """{metric: HIGHER or LOWER} and the notes to give: the registry's direction, or the user's for a name it does
     not know; a name with neither is taken as HIGHER and named in a note.
 

@@ -28,7 +28,7 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
             baseline: str | None = None, all_pairs: bool = False, test: str | None = None,
             correction: str | None = None, family: str | None = None, alpha: float | None = None,
             permutations: int | None = None, seed: int | None = None, bootstrap_ci: bool = False,
-            lower_is_better: str | Iterable[str] | None = None, higher_is_better: str | Iterable[str] | None = None,
+            lower_is_better: Iterable[str] = (), higher_is_better: Iterable[str] = (),
             convention: Any = None, group_tags: bool = True, groups: Mapping[str, Sequence[str]] | None = None,
             columns: Mapping[str, Any] | None = None, workers: int | None = None, duplicates: str = "error",
             train: Any = None, items: Any = None, item_features: Any = None, reference: Any = None,
@@ -106,8 +106,8 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
                    test: str | None = None, correction: str | None = None, family: str | None = None,
                    alpha: float | None = None, permutations: int | None = None,
                    seed: int | None = None, bootstrap_ci: bool = False,
-                   whole_run: Mapping[str, WholeRun] | None = None, lower_is_better: str | Iterable[str] | None = None,
-                   higher_is_better: str | Iterable[str] | None = None) -> Comparison:
+                   whole_run: Mapping[str, WholeRun] | None = None, lower_is_better: Iterable[str] = (),
+                   higher_is_better: Iterable[str] = ()) -> Comparison:
     """Compare the systems of a per-query matrix.
 
     Baseline mode (default; the first system unless ``baseline`` names one): every other system
