@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+import rankwise.comparison as C
 from rankwise.errors import InvalidParameterError
 from rankwise.report import FORMATS, render
 from rankwise.report.formats import BASELINE_COLUMNS, PAIR_COLUMNS
@@ -18,7 +19,7 @@ from tests.report.conftest import COMPARISONS
 CONTRACT_KEYS = {"n_queries", "alpha", "test", "statistic", "correction", "family", "baseline", "seed",
                  "permutations", "convention", "resolved", "metrics", "systems", "runs", "comparisons",
                  "all_pairs", "anova", "n_queries_per_metric", "set_aside", "excluded", "notes", "versions",
-                 "inputs", "command_line", "notices"}
+                 "inputs", "command_line", "notices", "directions"}
 
 
 def _close(text: str, value: float) -> bool:
@@ -98,6 +99,9 @@ def test_csv_pair_rows(cutoff_pairs_cmp):
         assert float(row["delta"]) == p.delta and float(row["p"]) == p.p
         assert float(row["mean_a"]) == c.systems[p.a][p.metric].mean
         assert float(row["ci_hi_b"]) == c.systems[p.b][p.metric].ci[1]
+        assert (float(row["delta_ci_lo"]), float(row["delta_ci_hi"])) == p.ci
+        assert (int(row["wins"]), int(row["ties"]), int(row["losses"]), int(row["n"])) == (p.wins, p.ties, p.losses,
+                                                                                           p.n)
 
 
 # ---- terminal table ----------------------------------------------------------------------------
@@ -160,8 +164,26 @@ def test_table_shows_every_pair_in_full(wide_pairs_cmp, width):
         pairs = [p for p in c.all_pairs if p.metric == m]
         heading = next(line for line in out.splitlines() if line.startswith(f"{m}: all pairs"[:width]))
         for row, p in zip(_detail_rows(out, heading, len(pairs)), pairs):
-            cells = [fmt.signed(p.delta), fmt.ratio(p.effect_size), fmt.pvalue(p.p), fmt.pvalue(p.p_adjusted)]
+            cells = [fmt.signed(p.delta), fmt.signed_interval(p.ci), fmt.ratio(p.effect_size),
+                     f"{p.wins}/{p.ties}/{p.losses}", fmt.pvalue(p.p), fmt.pvalue(p.p_adjusted)]
             assert all(cell in row for cell in cells), (m, p.a, p.b, cells, row)
+    assert "W/T/L: queries where a scores above / the same as / below b" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("test", ["randomized-tukey", "t"])
+def test_every_format_shows_each_pairs_interval_and_counts(small_matrix, test):
+    """All pairs (#28): the interval and wins/ties/losses of every pair in Markdown, LaTeX (full) and HTML."""
+    from rankwise.report import numbers as fmt
+    c = C.compare_matrix(small_matrix, all_pairs=True, test=test, permutations=300)
+    md = render(c, "markdown", style="full")
+    tex = render(c, "latex", style="full")
+    html = render(c, "html")
+    for p in c.all_pairs:
+        ci = fmt.signed_interval(p.ci)
+        assert f"{ci} | {fmt.ratio(p.effect_size)} | {p.wins}/{p.ties}/{p.losses} |" in md
+        assert f"& {p.wins}/{p.ties}/{p.losses} &" in tex and ci.replace("-", "$-$").replace("+", "$+$") in tex
+        assert f"{p.wins} / {p.ties} / {p.losses}" in html and ci in html
+    assert "all-pairs differences carry no interval" not in md + tex + html
 
 
 def test_table_default_width_is_100(wide_cmp):

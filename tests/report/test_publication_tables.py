@@ -52,7 +52,7 @@ def _bold(cell: str) -> bool:
 
 
 def test_fallout_is_lower_is_better_and_unknown_names_higher():
-    from rankwise.report.compact import lower_is_better
+    from rankwise.spec.grammar import lower_is_better
 
     assert lower_is_better("FallOut@10") and lower_is_better("fall_out")
     assert not lower_is_better("nDCG@10") and not lower_is_better("latency in ms: not a metric")

@@ -15,6 +15,7 @@ from rankwise.cli.options import (
     columns_from,
     overrides_from,
 )
+from rankwise.comparison.directions import DIRECTION_ASSUMED
 from rankwise.comparison.options import CORRECTIONS, DEFAULT_ALPHA, DEFAULT_PERMUTATIONS, DEFAULT_SEED, FAMILIES, TESTS
 from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
 from rankwise.io.tabular import FORMATS
@@ -82,6 +83,13 @@ def register(sub) -> None:
     p.add_argument("--seed", type=_number, default=DEFAULT_SEED,
                    help=f"seed of the Monte-Carlo draws (default {DEFAULT_SEED}); the same seed gives the same "
                         "p-values on any machine")
+    p.add_argument("--lower-is-better", action="append", metavar="METRIC",
+                   help="a metric of the --values that rankwise does not know, where lower is better (a latency, an "
+                        "error rate): 'better', 'worse' and the best in bold follow it (repeat for several). Such a "
+                        "metric named in neither option is taken as higher-is-better, with a note")
+    p.add_argument("--higher-is-better", action="append", metavar="METRIC",
+                   help="a metric rankwise does not know where higher is better: says what would otherwise be "
+                        "assumed, without the note (repeat for several)")
     p.add_argument("--format", "-f", choices=OUTPUT_FORMATS, default="table")
     p.add_argument("--table-style", choices=("compact", "full"),
                    help="markdown and latex: compact (default; one row per system, means, the best in bold, "
@@ -203,7 +211,8 @@ def run(args) -> int:
     comparison = compare_matrix(matrix, baseline=args.baseline, all_pairs=args.all_pairs, test=args.test,
                                 correction=args.correction, family=args.family, alpha=args.alpha,
                                 permutations=args.permutations, seed=args.seed, bootstrap_ci=args.bootstrap_ci,
-                                whole_run=_whole_run(args, matrix))
+                                whole_run=_whole_run(args, matrix), lower_is_better=args.lower_is_better or (),
+                                higher_is_better=args.higher_is_better or ())
     comparison = replace(comparison, inputs=_input_files(args), command_line=_command_line(args), notices=said)
     from rankwise.cli.output import terminal_width, write_report
 
@@ -214,6 +223,9 @@ def run(args) -> int:
         from rankwise.report.figures import INSTALL_HINT
         print(f"rankwise: note: the report has no figures. {INSTALL_HINT}", file=sys.stderr)
     if args.format != "table":  # the table's footnote says this already
+        for note in comparison.notes:  # (a direction taken without being told: never only inside a file)
+            if note.startswith(DIRECTION_ASSUMED):
+                print(f"rankwise: note: {note}", file=sys.stderr)
         for reason, ids in matrix.set_aside.items():
             print(f"rankwise: set aside for every system: {len(ids)} queries ({reason}); e.g. "
                   f"{', '.join(ids[:3])}", file=sys.stderr)

@@ -233,6 +233,18 @@ def randomized_tukey_p(x: np.ndarray, trials: int, seed: int, threads: int = 2) 
     of the systems' sums; p[i, j] = (#{range >= |sum_i - sum_j|} + 1) / (B + 1). One null
     distribution serves all pairs, so the family-wise error is controlled without a correction.
     """
+    return randomized_tukey(x, trials, seed, None, threads)[0]
+
+
+def randomized_tukey(x: np.ndarray, trials: int, seed: int, alpha: float | None,
+                     threads: int = 2) -> tuple[np.ndarray, float]:
+    """The p-values of :func:`randomized_tukey_p` and the test's critical range of the systems' sums at ``alpha``.
+
+    The critical range c is the (h + 1)-th largest of the B ranges, h the most hits the test still calls
+    significant (:func:`significant_hits`): a pair is significant exactly when |sum_i - sum_j| > c, so
+    mean_i - mean_j -/+ c / n is the simultaneous interval that inverts the test (infinite when B is too small
+    for any p below alpha; NaN when ``alpha`` is None).
+    """
     n, k = x.shape
     x_flat = np.ascontiguousarray(x).ravel()
     sums = left_to_right_sum(x, axis=0)
@@ -265,4 +277,8 @@ def randomized_tukey_p(x: np.ndarray, trials: int, seed: int, threads: int = 2) 
     iu = np.triu_indices(k, 1)
     p[iu] = (hits + 1) / (trials + 1)
     p[(iu[1], iu[0])] = p[iu]
-    return p
+    if alpha is None:
+        return p, math.nan
+    h = significant_hits(alpha, trials)
+    critical = math.inf if h < 0 else float(np.partition(fast, trials - 1 - h)[trials - 1 - h])
+    return p, critical

@@ -66,7 +66,11 @@ class PairedResult:
 
 @dataclass(frozen=True)
 class PairwiseResult:
-    """One pair of an all-pairs comparison: delta = mean(a) - mean(b); p from the all-pairs method."""
+    """One pair of an all-pairs comparison: delta = mean(a) - mean(b); p from the all-pairs method.
+
+    ``ci`` is the (1 - alpha) interval of delta that goes with the test: for the Tukey methods their simultaneous
+    interval (the test inverted: it excludes 0 exactly when the pair is significant), for a paired test the
+    interval baseline mode gives (bootstrap-t for the bootstrap test, else t)."""
 
     metric: str
     a: str
@@ -76,11 +80,17 @@ class PairwiseResult:
     p: float  # the all-pairs method's p (Tukey's is family-wise by construction)
     p_adjusted: float  # p corrected over the family (equal to p for the Tukey methods)
     significant: bool  # p_adjusted < alpha
+    ci: tuple[float, float]
+    wins: int  # queries where a scores above b
+    ties: int
+    losses: int  # queries where a scores below b
+    n: int  # queries compared
 
     def to_dict(self) -> dict[str, Any]:
         return {"metric": self.metric, "a": self.a, "b": self.b, "delta": _num(self.delta),
-                "effect_size": _num(self.effect_size), "p": _num(self.p), "p_adjusted": _num(self.p_adjusted),
-                "significant": self.significant}
+                "ci": [_num(self.ci[0]), _num(self.ci[1])], "effect_size": _num(self.effect_size),
+                "p": _num(self.p), "p_adjusted": _num(self.p_adjusted), "significant": self.significant,
+                "wins": self.wins, "ties": self.ties, "losses": self.losses, "n": self.n}
 
 
 @dataclass(frozen=True)
@@ -119,6 +129,8 @@ class Comparison:
     excluded: Mapping[str, tuple[str, ...]]  # metric -> queries left out of that metric (NaN for a system)
     notes: tuple[str, ...] = ()
     versions: Mapping[str, str] = field(default_factory=dict)
+    # metric -> "higher" or "lower" is better (comparison.directions); a metric missing: the registry's direction
+    directions: Mapping[str, str] = field(default_factory=dict)
     # provenance, filled when the comparison is made from files (rankwise.compare, rankwise compare)
     inputs: tuple[InputFile, ...] = ()
     command_line: str | None = None
@@ -154,7 +166,8 @@ class Comparison:
             lines.append((f"{s:<{width}}  " + "  ".join(cells)).rstrip())
         if self.all_pairs:
             for c in self.all_pairs:
-                lines.append(f"{c.metric}: {c.a} - {c.b} = {c.delta:+.4f}, p = {c.p_adjusted:.4g}"
+                lines.append(f"{c.metric}: {c.a} - {c.b} = {c.delta:+.4f} [{c.ci[0]:+.4f}, {c.ci[1]:+.4f}], "
+                             f"W/T/L {c.wins}/{c.ties}/{c.losses}, p = {c.p_adjusted:.4g}"
                              + (" (significant)" if c.significant else ""))
         elif self.baseline is not None:
             lines.append(f"* p < {self.alpha:g} against {self.baseline} after correction")
@@ -171,6 +184,14 @@ class Comparison:
     @property
     def convention(self) -> str | None:
         return self.matrix.convention
+
+    def lower_is_better(self, metric: str) -> bool:
+        """The metric's direction as this comparison took it: what "better", "worse" and the best in bold follow."""
+        direction = self.directions.get(metric)
+        if direction is None:  # (a Comparison built without directions: the registry's, higher for other names)
+            from rankwise.spec.grammar import lower_is_better
+            return lower_is_better(metric, self.matrix.resolved.get(metric))
+        return direction == "lower"
 
     def comparison(self, metric: str, system: str) -> PairedResult:
         for c in self.comparisons:
@@ -198,6 +219,7 @@ class Comparison:
             "permutations": self.permutations,
             "convention": m.convention,
             "resolved": dict(m.resolved),
+            "directions": {mt: "lower" if self.lower_is_better(mt) else "higher" for mt in m.metrics},
             "metrics": list(m.metrics),
             "systems": {s: {mt: self.systems[s][mt].to_dict() for mt in m.metrics} for s in m.systems},
             "runs": {s: list(runs) for s, runs in m.runs_per_system.items()},

@@ -10,17 +10,12 @@ import numpy as np
 from scipy import stats
 
 from rankwise.comparison import options as opt
-from rankwise.comparison.allpairs import all_pairs_p, anova, effect_sizes, spread_note
+from rankwise.comparison.allpairs import anova, spread_note, tukey_pairs
+from rankwise.comparison.comparison_notes import constant_note, data_notes, exact_note, wilcoxon_note
 from rankwise.comparison.corrections import adjust
+from rankwise.comparison.directions import metric_directions
 from rankwise.comparison.matrix import PerQueryMatrix
-from rankwise.comparison.paired import (
-    WILCOXON_ENUMERATED,
-    WILCOXON_EXACT,
-    WILCOXON_NORMAL,
-    PairedStats,
-    paired,
-    take,
-)
+from rankwise.comparison.paired import PairedStats, paired, take
 from rankwise.comparison.provenance import run_inputs, run_notices
 from rankwise.comparison.result import AnovaTable, Comparison, PairedResult, PairwiseResult, SystemSummary
 from rankwise.comparison.whole_run import WholeRun, whole_run_for, whole_run_note, whole_run_result
@@ -33,6 +28,7 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
             baseline: str | None = None, all_pairs: bool = False, test: str | None = None,
             correction: str | None = None, family: str | None = None, alpha: float | None = None,
             permutations: int | None = None, seed: int | None = None, bootstrap_ci: bool = False,
+            lower_is_better: Iterable[str] = (), higher_is_better: Iterable[str] = (),
             convention: Any = None, group_tags: bool = True, groups: Mapping[str, Sequence[str]] | None = None,
             columns: Mapping[str, Any] | None = None, workers: int | None = None, duplicates: str = "error",
             train: Any = None, items: Any = None, item_features: Any = None, reference: Any = None,
@@ -64,7 +60,8 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
                             permutations=permutations, seed=seed, **item_inputs)
     cmp = compare_matrix(matrix, baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,
                          family=family, alpha=alpha, permutations=permutations, seed=seed,
-                         bootstrap_ci=bootstrap_ci, whole_run=figures)
+                         bootstrap_ci=bootstrap_ci, whole_run=figures, lower_is_better=lower_is_better,
+                         higher_is_better=higher_is_better)
     # the report names the files compared and carries what their evaluation said
     return replace(cmp, inputs=run_inputs(qrels, runs), notices=run_notices(results))
 
@@ -109,7 +106,8 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
                    test: str | None = None, correction: str | None = None, family: str | None = None,
                    alpha: float | None = None, permutations: int | None = None,
                    seed: int | None = None, bootstrap_ci: bool = False,
-                   whole_run: Mapping[str, WholeRun] | None = None) -> Comparison:
+                   whole_run: Mapping[str, WholeRun] | None = None, lower_is_better: Iterable[str] = (),
+                   higher_is_better: Iterable[str] = ()) -> Comparison:
     """Compare the systems of a per-query matrix.
 
     Baseline mode (default; the first system unless ``baseline`` names one): every other system
@@ -125,6 +123,10 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
     comparison with the baseline uses the queries both systems have, so adding a system never changes
     another comparison. All-pairs mode needs a complete matrix (the ANOVA, the Tukey tests): there a
     query counts only when every system has a value, and a note says so.
+
+    ``lower_is_better`` / ``higher_is_better``: the direction of metrics the registry does not know (per-query
+    values from another tool), which "better", "worse" and the best in bold follow; such a metric named in
+    neither is taken as higher-is-better, and a note says so (:mod:`rankwise.comparison.directions`).
 
     ``whole_run``: the bootstrap figures of the matrix's whole-run metrics (``compare`` makes them), which have
     no per-query values: each system's figure with its percentile interval, and each difference with its
@@ -163,6 +165,8 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
     elif baseline is not None:
         notes.append(f"baseline {baseline!r} is only the first row of the tables in all-pairs mode")
 
+    directions, direction_notes = metric_directions(matrix.metrics, matrix.resolved, lower_is_better=lower_is_better,
+                                                    higher_is_better=higher_is_better)
     valid, excluded, summaries = _query_masks(matrix, alpha, all_pairs, frozenset(whole_run))
     for m, w in whole_run.items():
         for s in systems:
@@ -193,7 +197,7 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
             for j, (s, b, _, _) in enumerate(cols[m]):
                 comparisons.append(_paired_result(m, s, b, st, j, p_adj[j], test, alpha))
                 if st.constant[j]:
-                    notes.append(_constant_note(comparisons[-1], test))
+                    notes.append(constant_note(comparisons[-1], test))
     else:
         pairs = [(i, j) for i in range(len(systems)) for j in range(i + 1, len(systems))]
         for m in matrix.metrics:
@@ -202,38 +206,32 @@ def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_p
         if test in opt.ALL_PAIRS_TESTS:
             for m in matrix.metrics:
                 x = matrix.metric_values(m)[:, valid[m]].T
-                p, p_notes = all_pairs_p(x, test, permutations, seed)
+                rows, p_notes = tukey_pairs(m, systems, x, anovas[m], test, permutations, seed, alpha)
+                pairwise.extend(rows)
                 spread = spread_note(x, alpha, test)
                 notes.extend(f"{m}: {note}" for note in p_notes + ([spread] if spread else []))
-                es = effect_sizes(x, anovas[m])
-                means = x.mean(axis=0)
-                for i, j in pairs:
-                    pairwise.append(PairwiseResult(m, systems[i], systems[j], float(means[i] - means[j]),
-                                                   float(es[i, j]), float(p[i, j]), float(p[i, j]),
-                                                   bool(p[i, j] < alpha)))
         else:
             cols = {m: [(systems[i], systems[j], i, j) for i, j in pairs] for m in matrix.metrics}
-            # all pairs report no interval of the difference: no bootstrap unless it is the test
+            # each pair's interval is baseline mode's: bootstrap-t with the bootstrap test (paired() computes it
+            # then), else t; a bootstrap interval next to another test would not be shown, so none is drawn
             stats_by_metric = _paired_by_mask(matrix, valid, cols, test, alpha, permutations, seed, False)
             adjusted = _corrected({m: st.p for m, st in stats_by_metric.items()}, correction, family, matrix.metrics)
             for m in matrix.metrics:
                 st = stats_by_metric[m]
                 for c, (a, b, _, _) in enumerate(cols[m]):
-                    pairwise.append(PairwiseResult(m, a, b, float(st.delta[c]), float(st.effect_size[c]),
-                                                   float(st.p[c]), float(adjusted[m][c]),
-                                                   bool(adjusted[m][c] < alpha)))
+                    pairwise.append(_pairwise_result(m, a, b, st, c, adjusted[m][c], test, alpha))
     if test == "randomization":
-        notes.append(_exact_note(stats_by_metric, permutations))
+        notes.append(exact_note(stats_by_metric, permutations))
     if test == "wilcoxon":
-        notes.append(_wilcoxon_note(stats_by_metric))
-    notes[:0] = _data_notes(matrix, excluded, all_pairs)
+        notes.append(wilcoxon_note(stats_by_metric))
+    notes[:0] = data_notes(matrix, excluded, all_pairs) + direction_notes
     return Comparison(matrix=matrix, test=test, statistic_name=opt.STATISTIC_NAMES[test], correction=correction,
                       family=family, alpha=alpha, baseline=None if all_pairs else baseline,
                       seed=seed if monte_carlo else None, permutations=permutations if monte_carlo else None,
                       systems=summaries, comparisons=tuple(comparisons), all_pairs=tuple(pairwise),
                       anova=anovas, n_queries_per_metric={m: whole_run[m].n if m in whole_run else int(valid[m].sum())
                                                            for m in matrix.metrics},
-                      excluded=excluded, notes=tuple(notes), versions=_versions())
+                      excluded=excluded, notes=tuple(notes), versions=_versions(), directions=directions)
 
 
 def _query_masks(matrix: PerQueryMatrix, alpha: float, all_pairs: bool, whole_run: frozenset[str] = frozenset()):
@@ -310,6 +308,13 @@ def _corrected(p_of: Mapping[str, np.ndarray], correction: str, family: str,
     return out
 
 
+def _pairwise_result(metric, a, b, st: PairedStats, j, p_adj, test, alpha) -> PairwiseResult:
+    """One pair of all-pairs mode by a paired test: the fields of its baseline-mode result, a in the system's place."""
+    r = _paired_result(metric, a, b, st, j, p_adj, test, alpha)
+    return PairwiseResult(metric, a, b, r.delta, r.effect_size, r.p, r.p_adjusted, r.significant, ci=r.ci,
+                          wins=r.wins, ties=r.ties, losses=r.losses, n=r.n)
+
+
 def _paired_result(metric, system, baseline, st: PairedStats, j, p_adj, test, alpha) -> PairedResult:
     ci_t = (float(st.ci_t[0][j]), float(st.ci_t[1][j]))
     ci_b = (float(st.ci_bootstrap[0][j]), float(st.ci_bootstrap[1][j]))
@@ -319,61 +324,6 @@ def _paired_result(metric, system, baseline, st: PairedStats, j, p_adj, test, al
                         ci_t, ci_b, float(st.effect_size[j]), float(st.statistic[j]), float(st.p[j]),
                         float(p_adj), int(st.wins[j]), int(st.ties[j]), int(st.losses[j]),
                         int(st.wins[j] + st.ties[j] + st.losses[j]), bool(p_adj < alpha))
-
-
-def _constant_note(c: PairedResult, test: str) -> str:
-    what = "no query differs" if c.delta == 0 else f"every query differs by the same {c.delta:+.4g}"
-    if test in ("t", "bootstrap"):
-        return (f"{c.metric}, {c.system} vs {c.baseline}: {what}, so the variance of the differences is zero "
-                f"and t and the effect size are undefined; p is the limit, {c.p:g}")
-    return f"{c.metric}, {c.system} vs {c.baseline}: {what}; the effect size is undefined"
-
-
-def _exact_note(stats_by_metric: Mapping[str, PairedStats], permutations: int) -> str:
-    exact = sum(int(st.exact.sum()) for st in stats_by_metric.values())
-    total = sum(st.exact.size for st in stats_by_metric.values())
-    rule = (f"over every sign vector of the non-zero differences when there are at most "
-            f"{opt.EXACT_RANDOMIZATION_UP_TO} or 2^nonzero <= {permutations}")
-    monte_carlo = f"Monte-Carlo, p = (b + 1) / ({permutations} + 1)"
-    if exact == 0:
-        return f"randomization: every p-value is {monte_carlo}"
-    if exact == total:
-        return f"randomization: every p-value is exact, {rule}"
-    return f"randomization: {exact} of {total} p-values are exact, {rule}; the others are {monte_carlo}"
-
-
-def _wilcoxon_note(stats_by_metric: Mapping[str, PairedStats]) -> str:
-    methods = np.concatenate([st.method for st in stats_by_metric.values()])
-    counts = {how: int((methods == how).sum()) for how in (WILCOXON_EXACT, WILCOXON_ENUMERATED, WILCOXON_NORMAL)}
-    said = {WILCOXON_EXACT: "exact (no ties, at most 50 non-zero differences)",
-            WILCOXON_ENUMERATED: "exact over every sign vector (ties, at most 50 non-zero differences)",
-            WILCOXON_NORMAL: "from the normal approximation with the tie and continuity corrections"}
-    parts = [f"{n} of {methods.size} p-values {said[how]}" for how, n in counts.items() if n]
-    return ("wilcoxon: a test of the median of the differences (a symmetric shift), not of the mean; zero "
-            f"differences dropped (Wilcoxon's method, zero_method='wilcox'); {'; '.join(parts)}")
-
-
-def _data_notes(matrix: PerQueryMatrix, excluded: Mapping[str, tuple[str, ...]], all_pairs: bool) -> list[str]:
-    notes = list(matrix.notes)
-    for s, runs in matrix.runs_per_system.items():
-        if len(runs) > 1:
-            notes.append(f"{s}: the per-query mean of {len(runs)} runs ({', '.join(runs)})")
-    for reason, ids in matrix.set_aside.items():
-        what = {"missing_in_run": "judged queries absent from at least one run",
-                "missing_in_qrels": "run queries without judgments",
-                "not_in_every_system": "queries without values for every system"}.get(reason, reason)
-        shown = ", ".join(ids[:3]) + (", ..." if len(ids) > 3 else "")
-        notes.append(f"set aside for every system: {len(ids)} {what} ({reason}): {shown}")
-    for m, ids in excluded.items():
-        what = f"{m}: {len(ids)} queries without a value for some system (NaN: e.g. no relevant document under " \
-               "no_relevant=nan)"
-        if all_pairs:
-            notes.append(f"{what} are left out of this metric: the all-pairs tests and the ANOVA need every "
-                         "system's value")
-        else:
-            notes.append(f"{what}: each comparison uses the queries both its systems have, and each system's mean "
-                         "its own queries")
-    return notes
 
 
 def _versions() -> dict[str, str]:

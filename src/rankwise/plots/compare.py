@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 import numpy as np
 
 from rankwise.errors import InvalidParameterError, require
-from rankwise.spec.grammar import lower_is_better, parse_metric
+from rankwise.spec.grammar import parse_metric
 from rankwise.spec.metric import ListForm
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -103,8 +103,6 @@ def _forest_panel(ax: "Axes", c: "Comparison", metric: str) -> None:
     from matplotlib.ticker import MaxNLocator
 
     results: list[PairedResult] | list[PairwiseResult]
-    lo: np.ndarray | None
-    hi: np.ndarray | None
     if c.baseline is not None:
         results = [r for r in c.comparisons if r.metric == metric]
         labels = [_label(r.system) for r in results]
@@ -114,15 +112,16 @@ def _forest_panel(ax: "Axes", c: "Comparison", metric: str) -> None:
     else:
         results = [p for p in c.all_pairs if p.metric == metric]
         labels = [f"{_label(p.a, 16)} \u2212 {_label(p.b, 16)}" for p in results]
-        lo = hi = None
-        title = f"{_label(metric)}: a \u2212 b (all pairs, no intervals)"
+        lo = np.array([p.ci[0] for p in results], dtype=float)
+        hi = np.array([p.ci[1] for p in results], dtype=float)
+        title = f"{_label(metric)}: a \u2212 b (all pairs)"
     delta = np.array([r.delta for r in results], dtype=float)
     sig = np.array([r.significant for r in results], dtype=bool)
     y = np.arange(delta.size)[::-1]  # first result on top
-    if lo is not None and hi is not None:  # both set, or neither
-        ax.hlines(y, lo, hi, color="0.35", lw=1.6)
+    drawn = np.isfinite(lo) & np.isfinite(hi)  # (an infinite interval: B too small for any p below alpha)
+    ax.hlines(y[drawn], lo[drawn], hi[drawn], color="0.35", lw=1.6)
     # filled: significant; the fill's colour is the direction, as in the per-query bars and the HTML tables
-    better = -delta if lower_is_better(metric, c.matrix.resolved.get(metric)) else delta  # FallOut: lower is better
+    better = -delta if c.lower_is_better(metric) else delta  # FallOut: lower is better
     ax.scatter(delta[sig], y[sig], color=np.where(better[sig] < 0, WORSE, BETTER), edgecolor="black", zorder=3,
                label="significant")
     ax.scatter(delta[~sig], y[~sig], facecolor="white", edgecolor="black", zorder=3, label="not significant")
@@ -131,7 +130,7 @@ def _forest_panel(ax: "Axes", c: "Comparison", metric: str) -> None:
     ax.set_ylim(-0.7, delta.size - 0.3)
     ax.set_title(title, parse_math=False, fontsize=10)
     ax.xaxis.set_major_locator(MaxNLocator(5))  # tick labels of small differences are wide
-    ax.set_xlabel("mean difference" + ("" if lo is None else f", {(1 - c.alpha) * 100:g}% CI"))
+    ax.set_xlabel(f"mean difference, {(1 - c.alpha) * 100:g}% CI")
 
 
 # ---- per-query differences --------------------------------------------------------------------
@@ -159,7 +158,7 @@ def per_query_delta(comparison: "Comparison", metric: str, system: str | None = 
         for ax, s in zip(axes, others):
             d = x[systems.index(s), kept] - x[systems.index(ref), kept]
             _delta_panel(ax, d, query_ids, f"{_label(metric)}: {_label(s)} \u2212 {_label(ref)}",
-                         -1.0 if lower_is_better(metric, comparison.matrix.resolved.get(metric)) else 1.0)
+                         -1.0 if comparison.lower_is_better(metric) else 1.0)
         fig.tight_layout()
     return fig
 

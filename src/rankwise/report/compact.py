@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from rankwise.errors import InvalidParameterError
 from rankwise.report import numbers as fmt
-from rankwise.spec.grammar import lower_is_better
 
 if TYPE_CHECKING:  # pragma: no cover
     from rankwise.comparison.result import Comparison
@@ -43,7 +42,7 @@ class CompactTable:
 
 
 def compact_table(c: "Comparison", digits: int) -> CompactTable:
-    lower = {m: lower_is_better(m, c.matrix.resolved.get(m)) for m in c.metrics}
+    lower = {m: c.lower_is_better(m) for m in c.metrics}
     best = {m: _best(c, m, digits, lower[m]) for m in c.metrics}
     if c.baseline is not None:
         return CompactTable(digits, lower, best, _baseline_marks(c, lower), {})

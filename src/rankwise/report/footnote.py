@@ -49,10 +49,12 @@ def _correction(c: "Comparison") -> str:
 def _intervals(c: "Comparison") -> str:
     lv = level(c.alpha)
     means = f"system means: {lv} t-intervals over the compared queries"
-    if c.baseline is None:
-        return f"{means}; all-pairs differences carry no interval"
+    if c.test in opt.ALL_PAIRS_TESTS:
+        return (f"{means}; differences: simultaneous {lv} intervals of the {c.test} test over all pairs (the test "
+                "inverted: an interval excludes 0 exactly when the pair is significant)")
     kind = "bootstrap" if c.test == "bootstrap" else "t"
-    return f"{means}; differences: {lv} paired {kind}-intervals"
+    return f"{means}; differences: {lv} paired {kind}-intervals" + (
+        "" if c.baseline is not None else ", each pair's own (not corrected over the pairs)")
 
 
 def _effect_size(c: "Comparison") -> str:

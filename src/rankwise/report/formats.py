@@ -18,7 +18,8 @@ BASELINE_COLUMNS = ("metric", "system", "baseline", "n", "mean", "ci_lo", "ci_hi
                     "delta_ci_hi", "effect_size", "statistic", "p", "p_adjusted", "significant", "wins", "ties",
                     "losses")
 PAIR_COLUMNS = ("metric", "a", "b", "n", "mean_a", "ci_lo_a", "ci_hi_a", "mean_b", "ci_lo_b", "ci_hi_b", "delta",
-                "effect_size", "p", "p_adjusted", "significant")
+                "delta_ci_lo", "delta_ci_hi", "effect_size", "p", "p_adjusted", "significant", "wins", "ties",
+                "losses")
 
 
 def render_json(c: "Comparison") -> str:
@@ -71,6 +72,7 @@ def _baseline_rows(c: "Comparison") -> Iterable[list[str]]:
 def _pair_rows(c: "Comparison") -> Iterable[list[str]]:
     for p in c.all_pairs:
         a, b = c.systems[p.a][p.metric], c.systems[p.b][p.metric]
-        yield [p.metric, p.a, p.b, str(c.n_queries_per_metric[p.metric]), *_summary(a), *_summary(b),
-               *(_field(v) for v in (p.delta, p.effect_size, p.p, p.p_adjusted, p.significant))]
+        yield [p.metric, p.a, p.b, str(p.n), *_summary(a), *_summary(b),
+               *(_field(v) for v in (p.delta, p.ci[0], p.ci[1], p.effect_size, p.p, p.p_adjusted, p.significant,
+                                     p.wins, p.ties, p.losses))]
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rankwise.report import numbers as fmt
-from rankwise.report.compact import lower_is_better
 from rankwise.report.escape import html as esc
 from rankwise.report.figures import Embedded, figures
 from rankwise.report.footnote import facts, title
@@ -48,17 +47,18 @@ def _p(p: float, significant: bool) -> str:
     return f'<span class="num{" sig" if significant else ""}">{esc(fmt.pvalue(p))}{mark}</span>'
 
 
-def _direction(delta: float, metric: str, resolved: str | None = None) -> str:
+def _direction(delta: float, lower: bool) -> str:
     """The class of a difference's direction, better ("up") or worse ("down"): higher is better but for metrics
-    the registry marks lower-is-better (FallOut); the bar charts colour theirs the same way (plots/compare.py)."""
-    better = -delta if lower_is_better(metric, resolved) else delta
+    where lower is (``Comparison.lower_is_better``: FallOut, or a name the user said so of); the bar charts colour
+    theirs the same way (plots/compare.py)."""
+    better = -delta if lower else delta
     return "up" if better > 0 else "down" if better < 0 else "even"
 
 
-def _delta(delta: float, significant: bool, metric: str, prefix: str = "", resolved: str | None = None) -> str:
+def _delta(delta: float, significant: bool, lower: bool, prefix: str = "") -> str:
     """A difference: its colour says the direction, bold and a dagger say it is significant."""
     mark = f' <span class="mark">{MARK}</span>' if significant else ""
-    cls = f"delta {_direction(delta, metric, resolved)}{' sig' if significant else ''}"
+    cls = f"delta {_direction(delta, lower)}{' sig' if significant else ''}"
     return f'<span class="{cls}">{prefix}{esc(fmt.signed(delta))}{mark}</span>'
 
 
@@ -89,14 +89,14 @@ def _mean_cell(c: "Comparison", metric: str, system: str) -> str:
     if c.baseline is None or system == c.baseline:
         return cell
     r = c.comparison(metric, system)
-    return f"{cell}<br>{_delta(r.delta, r.significant, metric, f'{DELTA} ', c.matrix.resolved.get(metric))}"
+    return f"{cell}<br>{_delta(r.delta, r.significant, c.lower_is_better(metric), f'{DELTA} ')}"
 
 
 def _comparisons_section(c: "Comparison") -> str:
     header = ["Metric", "System", DELTA, f"{fmt.level(c.alpha)} CI", "ES",
               esc(c.statistic_name), "p", "p adj.", "wins / ties / losses", "n"]
     rows = [[esc(r.metric), f'<span class="name">{esc(r.system)}</span>',
-             _delta(r.delta, r.significant, r.metric, "", c.matrix.resolved.get(r.metric)),
+             _delta(r.delta, r.significant, c.lower_is_better(r.metric)),
              _num(fmt.signed_interval(r.ci)), _num(fmt.ratio(r.effect_size)), _num(fmt.ratio(r.statistic)),
              _num(fmt.pvalue(r.p)), _p(r.p_adjusted, r.significant), _num(f"{r.wins} / {r.ties} / {r.losses}"),
              _num(str(r.n))] for r in c.comparisons]
@@ -108,12 +108,13 @@ def _pairs_section(c: "Comparison") -> str:
     parts = []
     for m in c.metrics:
         rows = [[f'<span class="name">{esc(p.a)}</span>', f'<span class="name">{esc(p.b)}</span>',
-                 _delta(p.delta, p.significant, p.metric, "", c.matrix.resolved.get(p.metric)),
-                 _num(fmt.ratio(p.effect_size)), _num(fmt.pvalue(p.p)),
-                 _p(p.p_adjusted, p.significant)] for p in c.all_pairs if p.metric == m]
+                 _delta(p.delta, p.significant, c.lower_is_better(p.metric)),
+                 _num(fmt.signed_interval(p.ci)), _num(fmt.ratio(p.effect_size)),
+                 _num(f"{p.wins} / {p.ties} / {p.losses}"), _num(fmt.pvalue(p.p)),
+                 _p(p.p_adjusted, p.significant), _num(str(p.n))] for p in c.all_pairs if p.metric == m]
         parts.append(f"<h3>{esc(m)}</h3>")
-        parts.append(_table(["a", "b", f"{DELTA} (a \u2212 b)", "ES", "p", "p adj."], rows, "numbers",
-                            text_columns=2))
+        parts.append(_table(["a", "b", f"{DELTA} (a \u2212 b)", f"{fmt.level(c.alpha)} CI", "ES",
+                             "wins / ties / losses", "p", "p adj.", "n"], rows, "numbers", text_columns=2))
         if m in c.anova:
             parts.append(_anova_table(c.anova[m]))
     return section("pairs", "All pairs", *parts)

@@ -89,9 +89,11 @@ def _cell(c: "Comparison", metric: str, system: str) -> str:
 
 def _pairs_table(c: "Comparison") -> str:
     rows = [[esc(p.metric), esc(p.a), esc(p.b), tex_number(fmt.signed(p.delta)) + (DAGGER if p.significant else ""),
-             tex_number(fmt.ratio(p.effect_size)), tex_number(fmt.pvalue(p.p_adjusted)).replace("<", "$<$")]
+             tex_number(fmt.signed_interval(p.ci)), tex_number(fmt.ratio(p.effect_size)),
+             f"{p.wins}/{p.ties}/{p.losses}", tex_number(fmt.pvalue(p.p_adjusted)).replace("<", "$<$")]
             for p in c.all_pairs]
-    body = _tabular("lllrrr", ["Metric", "a", "b", r"$\Delta$ (a $-$ b)", "ES", "$p$ adj."], rows)
+    ci = f"{fmt.level(c.alpha)} CI".replace("%", r"\%")
+    body = _tabular("lllrrrrr", ["Metric", "a", "b", r"$\Delta$ (a $-$ b)", ci, "ES", "W/T/L", "$p$ adj."], rows)
     anova = [f"{esc(m)}: $F({a.df['systems']}, {a.df['residual']}) = {fmt.ratio(a.f)}$, "
              f"$p {fmt.p_relation(a.p)}$" for m, a in c.anova.items()]
     legend = _legend(c, any(p.significant for p in c.all_pairs))

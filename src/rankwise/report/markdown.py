@@ -59,10 +59,11 @@ def _pairs_section(c: "Comparison", metric: str) -> str:
         a = c.anova[metric]
         head += (f"\n\nTwo-way ANOVA: F({a.df['systems']}, {a.df['residual']}) = {fmt.ratio(a.f)}, "
                  f"p {fmt.p_relation(a.p)}")
-    rows = [[esc(p.a), esc(p.b), fmt.signed(p.delta) + (MARK if p.significant else ""), fmt.ratio(p.effect_size),
-             fmt.pvalue(p.p), fmt.pvalue(p.p_adjusted)]
+    rows = [[esc(p.a), esc(p.b), fmt.signed(p.delta) + (MARK if p.significant else ""), fmt.signed_interval(p.ci),
+             fmt.ratio(p.effect_size), f"{p.wins}/{p.ties}/{p.losses}", fmt.pvalue(p.p), fmt.pvalue(p.p_adjusted)]
             for p in c.all_pairs if p.metric == metric]
-    table = _table(["a", "b", f"{DELTA} (a - b)", "ES", "p", "p adj."], ["<", "<", ">", ">", ">", ">"], rows)
+    header = ["a", "b", f"{DELTA} (a - b)", f"{fmt.level(c.alpha)} CI", "ES", "W/T/L", "p", "p adj."]
+    table = _table(header, ["<", "<"] + [">"] * 6, rows)
     return f"{head}\n\n{table}"
 
 
@@ -70,5 +71,6 @@ def _footnote(c: "Comparison") -> str:
     lines = [f"- **{label}**: {esc(text)}" for label, text in facts(c, MARK)]
     lines += [f"- **Note**: {esc(note)}" for note in c.notes]
     legend = (f"Cells: mean [{fmt.level(c.alpha)} CI]" +
-              (f"; {DELTA}: difference with the baseline." if c.baseline is not None else "."))
+              (f"; {DELTA}: difference with the baseline." if c.baseline is not None else
+               "; W/T/L: queries where a scores above / the same as / below b." if c.all_pairs else "."))
     return legend + "\n\n" + "\n".join(lines)

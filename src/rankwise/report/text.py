@@ -1,8 +1,8 @@
 """The terminal table: systems x metrics, wrapped into blocks so that no line is wider than ``width``.
 
-The means come first (systems x metrics); then, per metric, every comparison with its difference,
-the difference's interval, the effect size, wins/ties/losses and the corrected p (the columns
-``rankwise compare --help`` promises), wrapped into further blocks when the terminal is narrow.
+The means come first (systems x metrics); then, per metric, every comparison (with the baseline, or every
+pair) with its difference, the difference's interval, the effect size, wins/ties/losses and the corrected p
+(the columns ``rankwise compare --help`` promises), wrapped into further blocks when the terminal is narrow.
 
 The layout is ASCII apart from the users' names and the ellipsis, so that it survives consoles
 without UTF-8. Names are untrusted: control characters (ANSI escapes, newlines) are written as
@@ -42,6 +42,8 @@ def render_table(c: "Comparison", width: int = 100) -> str:
         lines += _wrap(f"{label}: {text}", width)
     if c.baseline is not None:
         lines += _wrap(f"W/T/L: queries where the system scores above / the same as / below {c.baseline}", width)
+    elif c.all_pairs:
+        lines += _wrap("W/T/L: queries where a scores above / the same as / below b", width)
     for note in c.notes:
         lines += _wrap(f"Note: {note}", width)
     return "\n".join(lines) + "\n"
@@ -150,7 +152,9 @@ def _pairs_block(c: "Comparison", metric: str, width: int) -> list[str]:
         head += (f"; ANOVA F({a.df['systems']}, {a.df['residual']}) = {fmt.ratio(a.f)}, "
                  f"p {fmt.p_relation(a.p)}")
     columns = (_Column("delta ", tuple(_delta(p.delta, p.significant) for p in pairs)),
+               _Column(f"{fmt.level(c.alpha)} CI", tuple(fmt.signed_interval(p.ci) for p in pairs)),
                _Column("ES", tuple(fmt.ratio(p.effect_size) for p in pairs)),
+               _Column("W/T/L", tuple(f"{p.wins}/{p.ties}/{p.losses}" for p in pairs)),
                _Column("p", tuple(fmt.pvalue(p.p) for p in pairs)),
                _Column("p adj", tuple(fmt.pvalue(p.p_adjusted) for p in pairs)))
     room = _label_room(columns, width, 2 * SHORT_NAME)
