@@ -8,13 +8,15 @@ counted once, over the whole evaluation's users.
 """
 from __future__ import annotations
 
-from typing import Mapping
+from dataclasses import replace
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from rankwise.data.collections import Run
 from rankwise.data.item_side import ItemSide
 from rankwise.data.top_lists import item_codes
+from rankwise.evaluation.results import Results
 
 ITEMS_KEY = "items"  # Results.info: what the item inputs held that the metrics read with a caveat
 ITEM_ROWS = "item_rows"  # Partial tally (Counts): a part's item_row_counts
@@ -46,6 +48,23 @@ def items_info(rows: Mapping[str, int], users_without: int) -> dict[str, int]:
     out = {k: int(rows[k]) for k in ROW_KEYS if k in rows}
     out[USERS_WITHOUT] = int(users_without)
     return {k: v for k, v in out.items() if v}
+
+
+def joined_items(res: Results, parts: Sequence[Results], keep: Iterable[str] = ()) -> Results:
+    """``res`` (the join of ``parts``: an evaluation of the accuracy metrics' users, then one of every recommended
+    user's, either alone) with ``info["items"]`` of the whole: the rows counted over every evaluated user's list,
+    the last part's (the users=recommended evaluation holds every user with a list), and the users without a
+    list, the first part's (those it scored as empty). ``keep``: info keys of the parts kept (else only those
+    that the evaluation of the whole run in memory has)."""
+    rows = _counted(parts[-1])
+    counts = items_info({k: v for k, v in rows.items() if k in ROW_KEYS}, _counted(parts[0]).get(USERS_WITHOUT, 0))
+    info = {k: v for k, v in res.info.items() if k != ITEMS_KEY and (k != "blocks" or k in keep)}
+    return replace(res, info={**info, ITEMS_KEY: counts} if counts else info)
+
+
+def _counted(res: Results) -> Mapping[str, int]:
+    found = res.info.get(ITEMS_KEY)
+    return found if isinstance(found, Mapping) else {}
 
 
 def _within(lengths: np.ndarray) -> np.ndarray:

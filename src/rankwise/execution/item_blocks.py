@@ -14,18 +14,17 @@ file; a streamed file's memory stays bounded by the number of distinct items.)
 """
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable
 
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.errors import ParseError, RankwiseError
-from rankwise.evaluation.item_counts import ITEMS_KEY, ROW_KEYS, USERS_WITHOUT, items_info
+from rankwise.evaluation.item_counts import joined_items
 from rankwise.evaluation.joined import join_results
+from rankwise.evaluation.list_plan import check_item_inputs, every_recommended, wide_metrics
 from rankwise.evaluation.plan import make_plan
 from rankwise.evaluation.results import Results
 from rankwise.execution.files import block_bytes_of, streams
-from rankwise.execution.item_lists import check_item_inputs, every_recommended, wide_metrics
 from rankwise.execution.streaming import distinct_run_items, run_file_results
 from rankwise.io.item_inputs import item_side_of
 
@@ -66,14 +65,4 @@ def lists_in_blocks(qrels: Qrels, path: str, metrics: str | Iterable[str], conv:
             raise
         return None
     res = parts[0] if len(parts) == 1 else join_results(parts, plan.metrics, conv)
-    # the rows are counted over every evaluated user's list: the users=recommended evaluation's, when there is
-    # one (every user with a list); the users without one are those the accuracy evaluation scored as empty
-    rows = _counted(parts[-1])
-    counts = items_info({k: v for k, v in rows.items() if k in ROW_KEYS}, _counted(parts[0]).get(USERS_WITHOUT, 0))
-    info = {k: v for k, v in res.info.items() if k != ITEMS_KEY and (strict or k != "blocks")}
-    return replace(res, info={**info, ITEMS_KEY: counts} if counts else info)
-
-
-def _counted(res: Results) -> Mapping[str, int]:
-    found = res.info.get(ITEMS_KEY)
-    return found if isinstance(found, Mapping) else {}
+    return joined_items(res, parts, keep=("blocks",) if strict else ())

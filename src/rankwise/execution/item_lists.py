@@ -19,20 +19,13 @@ from rankwise.data.item_side import ItemSide
 from rankwise.errors import InvalidParameterError
 from rankwise.evaluation.item_counts import ITEMS_KEY, item_row_counts, items_info
 from rankwise.evaluation.joined import join_results
+from rankwise.evaluation.list_plan import check_item_inputs, every_recommended, wide_metrics
 from rankwise.evaluation.lists import draw_blocks, resampled_values, user_weights
 from rankwise.evaluation.notices import BELOW_REL_KEY
 from rankwise.evaluation.plan import Plan, make_plan
 from rankwise.evaluation.results import Results
 from rankwise.execution.parts import evaluate_in_memory
 from rankwise.io.item_inputs import build_item_side
-
-_HOW = {"train": "train= (the training interactions: a frame or file with user and item columns, or "
-                 "{user: [items]})",
-        "items": "items= (the catalogue's item ids)",
-        "features": "item_features= (a frame with an item column and one column per feature, {item: vector} or "
-                    "(ids, matrix))",
-        "reference": "reference= (another recommender's run: the same forms as the run)",
-        "test": "the test interactions as the qrels (this choice reads which recommended items are relevant)"}
 
 
 def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], conv: Convention, *, workers: int = 1,
@@ -67,27 +60,6 @@ def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], 
     if intervals:
         res = replace(res, intervals=_intervals(plan, qrels, run, side, users_of, intervals))
     return res
-
-
-def check_item_inputs(plan: Plan, given: Mapping[str, Any]) -> None:
-    """Every input the plan's metrics read is given (``given``: {input: the value, None when not given})."""
-    for m, needs in plan.item_inputs().items():
-        missing = [n for n in needs if given[n] is None]
-        if missing:
-            raise InvalidParameterError(f"{m} ({plan.resolved[m].definition.name}) reads "
-                                        f"{' and '.join(missing)}: pass {'; '.join(_HOW[n] for n in missing)}")
-
-
-def wide_metrics(plan: Plan) -> list[str]:
-    """The plan's metrics of every recommended user (``users=recommended``: RecTools, Microsoft Recommenders),
-    judged or not, evaluated under ``every_recommended(conv)`` and joined to the others."""
-    return [m for m in plan.metrics if m in plan.list_metrics and plan.resolved[m].params["users"] == "recommended"]
-
-
-def every_recommended(conv: Convention) -> Convention:
-    """The convention of the users=recommended metrics: users with recommendations whether or not they have test
-    interactions; test users without any are not recommended users."""
-    return conv.derive(missing_in_qrels="evaluate", missing_in_run="skip")
 
 
 def _intervals(plan: Plan, qrels: Qrels, run: Run, side: ItemSide, users_of: Mapping[str, np.ndarray],
