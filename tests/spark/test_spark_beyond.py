@@ -85,13 +85,12 @@ def test_spark_frames_as_inputs_and_refusals(spark):
     test, run, given = _frames(3, False)
     metrics = ["Coverage(catalogue=declared)@10", "Novelty@10", "ILD(distance=hamming, missing=skip_pair)@5",
                "Gini(over=declared)@10", "nDCG@10"]
-    frames = {"train": spark.createDataFrame(given["train"]), "items": spark.createDataFrame(
-        pd.DataFrame({"item": given["items"] + ["i198", "i199", "i197", "i196", "i195", "i194", "i193", "i192",
-                                                "i191", "i190", "i189", "i188", "i187", "i186", "i185"]})),
-              "item_features": spark.createDataFrame(pd.DataFrame(
-                  [{"item": i, **{f"f{c}": v for c, v in enumerate(row)}} for i, row in given["item_features"].items()]))}
-    local_inputs = {"train": given["train"], "items": frames["items"].toPandas()["item"].tolist(),
-                    "item_features": frames["item_features"].toPandas()}
+    catalogue = pd.DataFrame({"item": given["items"] + [f"i{j:03d}" for j in range(185, 200)]})
+    features = pd.DataFrame([{"item": i, **{f"f{c}": v for c, v in enumerate(row)}}
+                             for i, row in given["item_features"].items()])
+    frames = {"train": spark.createDataFrame(given["train"]), "items": spark.createDataFrame(catalogue),
+              "item_features": spark.createDataFrame(features)}
+    local_inputs = {"train": given["train"], "items": catalogue["item"].tolist(), "item_features": features}
     local = rw.evaluate(test, run, metrics, "lenskit", **local_inputs)
     remote = rs.evaluate(spark.createDataFrame(test), spark.createDataFrame(run), metrics, "lenskit", **frames)
     assert_results_identical(local, remote.results)
