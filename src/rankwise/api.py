@@ -156,7 +156,8 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
     faster or the file is above 1 GB (the Results are those of reading it whole, errors included); ``"yes"``:
     block by block in bounded memory, for a file that may not fit (each query's lines must be together, and
     ``Results.info["blocks"]`` counts the blocks); ``"no"``: whole. ``progress(bytes_done, bytes_total)`` is
-    called as the blocks are evaluated.
+    called as the blocks are evaluated. With beyond-accuracy metrics too, against qrels and without
+    ``intervals`` (a first pass gathers the file's items: docs/beyond-accuracy.md).
     """
     collection = named_collection(qrels)
     if metrics is None:
