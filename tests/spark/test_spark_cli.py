@@ -74,7 +74,8 @@ def test_spark_engine_prints_the_local_output_of_the_item_metrics(spark, files, 
     (files / "items.txt").write_text("".join(f"D{j}\n" for j in range(35)))
     pd.DataFrame({"item": [f"D{j}" for j in range(0, 40, 2)], "genre": rng.choice(["a", "b", "c"], 20)}).to_csv(
         files / "features.csv", index=False)
-    paths = [str(files / "test.csv"), str(files / "recs.csv")]
+    # (TREC files: Spark renames a CSV file's columns, so info["columns"] of a CSV differs from the local one's)
+    paths = [str(files / "qrels.txt"), str(files / "run.txt")]
     options = ["-c", "rectools", "-m", "Coverage@10", "-m", "Novelty@10", "-m", "ILD(distance=hamming)@5",
                "-m", "Gini(over=recommended)@10", "-m", "nDCG@10", "--train", str(files / "train.csv"), "--items",
                str(files / "items.txt"), "--item-features", str(files / "features.csv"), "--format", "json", "-q"]

@@ -1,8 +1,9 @@
 """A TREC run file evaluated with beyond-accuracy metrics in blocks of whole users (streamed, or by parallel
-threads or forked processes: execution/item_blocks.py) gives the Results of the whole run in memory, to the bit,
-under every recommender preset: per-user values are each user's own, whole-run figures come from tallies over one
-item vocabulary merged by addition, and Results.info["items"] counts the same cold items, items outside the
-catalogue, items without features and users without recommendations.
+threads or forked processes: execution/item_blocks.py), like the run in memory in parts of whole users, gives the
+Results of the whole run in memory, to the bit, under every recommender preset: per-user values are each user's
+own, whole-run figures come from tallies over one item vocabulary merged by addition, and Results.info["items"]
+counts the same cold items, items outside the catalogue, items without features and users without
+recommendations.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 
 import rankwise as rw
 import rankwise.execution.files as files
+import rankwise.execution.parts as parts
 from rankwise.api import as_run
 from rankwise.execution.item_blocks import lists_in_blocks
 from rankwise.testing import assert_results_identical
@@ -81,7 +83,15 @@ def test_blocks_give_the_whole_runs_results(tmp_path, monkeypatch, preset):
     whole, error = _outcome(lambda: rw.evaluate(qp, rp, metrics, conv, stream="no", **given))
     monkeypatch.setattr(files, "DEFAULT_BLOCK_BYTES", 3000)  # (about 10 blocks)
     qrels, direct = rw.read_qrels(qp), {**given, "reference": as_run(given["reference"])}
+    qrels_whole, run_whole = rw.read_qrels(qp), rw.read_run(rp)
+
+    def in_parts():
+        with monkeypatch.context() as m:
+            m.setattr(parts, "PARALLEL_ROWS", 50)
+            return rw.evaluate(qrels_whole, run_whole, metrics, conv, workers=3, **given)
+
     ways = {
+        "parts": in_parts,
         "streamed": lambda: rw.evaluate(qp, rp, metrics, conv, stream="yes", workers=1, **given),
         "thread blocks": lambda: lists_in_blocks(qrels, str(rp), metrics, conv, workers=3, stream="yes",
                                                  exact=False, **direct),
