@@ -30,8 +30,12 @@ def test_by_default_every_metric_reads_the_evaluations_users():
     assert wide.n_averaged["Novelty(users=recommended)@3"] == 3
 
 
-def test_spark_says_it_does_not_compute_them_yet():
+def test_spark_says_what_the_metrics_need_before_reading_a_frame():
+    """The beyond-accuracy metrics run on Spark (tests/spark/test_spark_beyond.py); a missing input is said before
+    any DataFrame is read or any session started."""
     pytest.importorskip("pyspark")
     from rankwise.spark import evaluate as spark_evaluate
-    with pytest.raises(rw.InvalidParameterError, match="not yet on Spark"):
-        spark_evaluate(None, None, ["P@10", "Coverage@10"])  # (refused before any DataFrame is read)
+    with pytest.raises(rw.InvalidParameterError, match="needs the test interactions"):
+        spark_evaluate(None, None, ["P@10", "Coverage@10"])
+    with pytest.raises(rw.InvalidParameterError, match=r"reads train: pass train="):
+        spark_evaluate(object(), object(), ["Novelty@10"])
