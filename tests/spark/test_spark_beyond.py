@@ -99,3 +99,17 @@ def test_spark_frames_as_inputs_and_refusals(spark):
                     reference=spark.createDataFrame(run))
     with pytest.raises(rw.InvalidParameterError, match="train="):
         rs.evaluate(spark.createDataFrame(test), spark.createDataFrame(run), ["Novelty@10"], "rectools")
+
+
+def test_compare_per_user_beyond_metrics_on_spark_equals_compare_locally(spark):
+    test, run_a, given = _frames(21, False)
+    _, run_b, _ = _frames(22, False)
+    runs = {"a": run_a, "b": run_b}
+    metrics = ["Novelty@10", "ILD(distance=hamming, missing=skip_pair)@5", "nDCG@10"]
+    inputs = {"train": given["train"], "item_features": given["item_features"]}
+    local = _outcome(rw.compare, test, runs, metrics, convention="rectools", **inputs)[0]
+    remote = _outcome(rs.compare, spark.createDataFrame(test), {k: spark.createDataFrame(v) for k, v in runs.items()},
+                      metrics, convention="rectools", **inputs)[0]
+    assert local is not None and remote is not None and len(local.comparisons) == 3
+    assert [(c.metric, c.system, c.delta, c.p, c.ci) for c in remote.comparisons] == [
+        (c.metric, c.system, c.delta, c.p, c.ci) for c in local.comparisons]

@@ -28,6 +28,7 @@ from rankwise.evaluation.combine import InputCounts, QueryPlan, combine, every_r
 from rankwise.evaluation.item_counts import ITEMS_KEY, items_info, joined_items
 from rankwise.evaluation.joined import join_results
 from rankwise.evaluation.list_plan import check_item_inputs, every_recommended, wide_metrics
+from rankwise.evaluation.lists import form_of
 from rankwise.evaluation.notices import warn_about
 from rankwise.evaluation.partial import TIES, UNJUDGED_RANKINGS, UNJUDGED_REMOVED, Count, Counts, Partial
 from rankwise.evaluation.plan import Observed, Plan, make_plan
@@ -255,6 +256,9 @@ def _check_queries(counts: Mapping[str, Any], parts: list[Mapping[str, Any]], se
                      np.asarray(set_aside.get("missing_in_qrels", []), dtype=object), conv)
 
 
+_INPUTS = {"train", "items", "item_features", "reference", "duplicates"}  # evaluate()'s keywords, not overrides
+
+
 def compare(qrels: Any, runs: Mapping[str, Any], metrics: str | Iterable[str], *,
             convention: str | Convention = DEFAULT, columns: Mapping[str, Any] | None = None,
             partitions: int | None = None, **options: Any) -> Any:
@@ -269,6 +273,15 @@ def compare(qrels: Any, runs: Mapping[str, Any], metrics: str | Iterable[str], *
     compare_keys = set(inspect.signature(compare_matrix).parameters) - {"matrix"}
     test_options = {k: options.pop(k) for k in list(options) if k in compare_keys}
     group_tags = options.pop("group_tags", True)
+    overrides = {k: v for k, v in options.items() if k not in _INPUTS}
+    conv = get_convention(convention)
+    plan = make_plan(metrics, conv.derive(**overrides) if overrides else conv, check_ids=False)
+    whole = [m for m in plan.list_metrics if form_of(plan, m).whole_run]
+    if whole:  # (their per-user values are NaN: a paired test of them would compare nothing)
+        raise InvalidParameterError(f"{', '.join(whole)}: a whole-run figure has no per-user values to test paired; "
+                                    "rankwise.spark.compare tests per-user metrics. Compare the figures with "
+                                    "rankwise.compare (a paired bootstrap over the users), or evaluate each run with "
+                                    "rankwise.spark.evaluate")
     results = {name: evaluate(qrels, run, metrics, convention, columns=columns, partitions=partitions,
                               **options).results for name, run in runs.items()}
     return compare_matrix(PerQueryMatrix.from_results(results, group_tags=group_tags), **test_options)
