@@ -129,8 +129,16 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
         wide = wide_metrics(plan)
         if wide:  # (the metrics of every recommended user: an evaluation of their own, joined, as locally)
             narrow = [m for m in written if m not in wide]
-            parts = ([_evaluate(qrels, run, narrow, conv, columns, partitions, duplicates, side)] if narrow else [])
-            parts.append(_evaluate(qrels, run, wide, every_recommended(conv), columns, partitions, duplicates, side))
+            parts: list[tuple[SparkResults, int]] = []
+            try:
+                if narrow:
+                    parts.append(_evaluate(qrels, run, narrow, conv, columns, partitions, duplicates, side))
+                parts.append(_evaluate(qrels, run, wide, every_recommended(conv), columns, partitions, duplicates,
+                                       side))
+            except BaseException:  # a refused input: nothing stays cached on the cluster
+                for done, _ in parts:
+                    done.unpersist()
+                raise
             return _joined(parts, written, conv)
     found, n_judged = _evaluate(qrels, run, written, conv, columns, partitions, duplicates, side)
     warn_about(found.results, n_judged)
