@@ -22,6 +22,7 @@ from rankwise.evaluation.notices import warn_about
 from rankwise.evaluation.plan import make_plan
 from rankwise.evaluation.results import Results
 from rankwise.execution.files import STREAM_CHOICES, evaluate_files, is_path, trec_path
+from rankwise.execution.item_blocks import lists_in_blocks
 from rankwise.execution.item_lists import evaluate_lists, whole_run_draws
 from rankwise.execution.parts import evaluate_in_memory
 from rankwise.execution.workers import resolve_workers
@@ -155,7 +156,8 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
     faster or the file is above 1 GB (the Results are those of reading it whole, errors included); ``"yes"``:
     block by block in bounded memory, for a file that may not fit (each query's lines must be together, and
     ``Results.info["blocks"]`` counts the blocks); ``"no"``: whole. ``progress(bytes_done, bytes_total)`` is
-    called as the blocks are evaluated.
+    called as the blocks are evaluated. With beyond-accuracy metrics too, against qrels and without
+    ``intervals`` (a first pass gathers the file's items: docs/beyond-accuracy.md).
     """
     collection = named_collection(qrels)
     if metrics is None:
@@ -165,17 +167,28 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
         conv = conv.derive(**overrides)
     warn_if_graded(collection, metrics, conv)
     n_workers = resolve_workers(workers)
+    if stream not in STREAM_CHOICES:
+        raise InvalidParameterError(f"stream must be one of {', '.join(STREAM_CHOICES)}; got {stream!r}")
     if qrels is None or any(x is not None for x in (train, items, item_features, reference)) or intervals or \
             _reads_items(metrics, conv):
         judged = None if qrels is None else _rows(as_qrels(qrels, columns, duplicates=duplicates), qrels)
-        ranked = _rows(as_run(run, columns, duplicates=duplicates), run)
-        res = evaluate_lists(judged, ranked, metrics, conv, workers=n_workers, train=train, items=items,
-                             item_features=item_features, intervals=intervals,
-                             reference=None if reference is None else as_run(reference, columns, duplicates=duplicates))
-        warn_about(res, ranked.n_queries if judged is None else judged.n_queries)
+        path = trec_path(run)
+        if stream == "yes" and (path is None or judged is None or intervals):
+            raise InvalidParameterError("stream='yes' evaluates a TREC run file block by block, against qrels (the "
+                                        "test interactions) and without intervals: give the run as the path of a "
+                                        "TREC file and the qrels, and leave out intervals= (or stream='auto')")
+        ref = None if reference is None else as_run(reference, columns, duplicates=duplicates)
+        res = None
+        if path is not None and judged is not None and not intervals and stream != "no":  # (blocks, when worth it)
+            res = lists_in_blocks(judged, path, metrics, conv, workers=n_workers, stream=stream, duplicates=duplicates,
+                                  progress=progress, train=train, items=items, item_features=item_features,
+                                  reference=ref)
+        if res is None:
+            ranked = _rows(as_run(run, columns, duplicates=duplicates), run)
+            res = evaluate_lists(judged, ranked, metrics, conv, workers=n_workers, train=train, items=items,
+                                 item_features=item_features, intervals=intervals, reference=ref)
+        warn_about(res, res.query_ids.size if judged is None else judged.n_queries)
         return res
-    if stream not in STREAM_CHOICES:
-        raise InvalidParameterError(f"stream must be one of {', '.join(STREAM_CHOICES)}; got {stream!r}")
     if is_path(qrels) or is_path(run):
         res, n_judged = evaluate_files(lambda: _rows(as_qrels(qrels, columns, duplicates=duplicates), qrels),
                                        lambda: _rows(as_run(run, columns, duplicates=duplicates), run), metrics, conv,

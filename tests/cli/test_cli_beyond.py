@@ -120,10 +120,11 @@ def test_accuracy_without_qrels_is_a_usage_error(fx, capsys):
     assert "required: run" in err and "beyond-accuracy" in err
 
 
-def test_spark_engine_refuses_the_item_metrics(fx, capsys):
-    assert main(["evaluate", fx["test"], fx["reco"], "-m", "Coverage@3", "--items", fx["items"],
-                 "--engine", "spark"]) == 2
-    assert "local engine" in capsys.readouterr().err
+def test_spark_engine_needs_the_qrels_for_the_item_metrics(fx, capsys):
+    """The beyond-accuracy metrics run on Spark (tests/spark/test_spark_cli.py), against the test interactions:
+    a run alone is refused before any Spark session starts."""
+    assert main(["evaluate", fx["reco"], "-m", "Coverage@3", "--items", fx["items"], "--engine", "spark"]) == 2
+    assert "--engine spark evaluates the runs against the qrels" in capsys.readouterr().err
 
 
 def test_bad_features_file_is_a_clear_error(fx, capsys, tmp_path):
@@ -153,3 +154,21 @@ def test_conventions_diff_compares_what_each_preset_computes(capsys):
     # both count novelty alike (RecTools' MeanInvUserFreq is rankwise's default): no difference to show
     assert not any(k.startswith("Novelty(") for k in rows), rows
     assert "ARP(popularity=)" not in rows  # interactions under both
+
+
+def test_a_trec_run_streamed_with_the_item_inputs_prints_what_memory_prints(fx, tmp_path, capsys):
+    """--stream yes evaluates a TREC run with beyond-accuracy metrics block by block (execution/item_blocks.py):
+    the same output as the run read whole, and the blocks said on stderr."""
+    rows = [line.split(",") for line in RECO.splitlines()[1:]]
+    (tmp_path / "reco.run").write_text("".join(f"{u} Q0 {i} {n % 3 + 1} {s} sys\n" for n, (u, i, s) in enumerate(rows)))
+    (tmp_path / "test.qrels").write_text("".join(f"{u} 0 {i} 1\n" for u, i in
+                                                 (r.split(",") for r in TEST.splitlines()[1:])))
+    argv = [str(tmp_path / "test.qrels"), str(tmp_path / "reco.run"), "-c", "rectools", "-m", "Coverage@3",
+            "-m", "Novelty@3", "-m", "ILD@3", "-m", "nDCG@3", "--train", fx["train"], "--items", fx["items"],
+            "--item-features", fx["features"], "--format", "json", "-q"]
+    assert main(["evaluate", *argv, "--stream", "no"]) == 0
+    whole = capsys.readouterr()
+    assert main(["evaluate", *argv, "--stream", "yes"]) == 0
+    streamed = capsys.readouterr()
+    assert json.loads(streamed.out)["metrics"] == json.loads(whole.out)["metrics"]
+    assert json.loads(streamed.out)["per_query"] == json.loads(whole.out)["per_query"]

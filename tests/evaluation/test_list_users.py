@@ -30,8 +30,21 @@ def test_by_default_every_metric_reads_the_evaluations_users():
     assert wide.n_averaged["Novelty(users=recommended)@3"] == 3
 
 
-def test_spark_says_it_does_not_compute_them_yet():
+def test_spark_says_what_the_metrics_need_before_reading_a_frame():
+    """The beyond-accuracy metrics run on Spark (tests/spark/test_spark_beyond.py); a missing input is said before
+    any DataFrame is read or any session started."""
     pytest.importorskip("pyspark")
     from rankwise.spark import evaluate as spark_evaluate
-    with pytest.raises(rw.InvalidParameterError, match="not yet on Spark"):
-        spark_evaluate(None, None, ["P@10", "Coverage@10"])  # (refused before any DataFrame is read)
+    with pytest.raises(rw.InvalidParameterError, match="needs the test interactions"):
+        spark_evaluate(None, None, ["P@10", "Coverage@10"])
+    with pytest.raises(rw.InvalidParameterError, match=r"reads train: pass train="):
+        spark_evaluate(object(), object(), ["Novelty@10"])
+
+
+def test_spark_compare_refuses_whole_run_figures():
+    """A whole-run figure (coverage, Gini) has NaN per-user values: rankwise.spark.compare, which tests per-user
+    values paired, says so and where the figures are compared (rankwise.compare's paired bootstrap)."""
+    pytest.importorskip("pyspark")
+    from rankwise.spark import compare as spark_compare
+    with pytest.raises(rw.InvalidParameterError, match="Coverage@10: a whole-run figure"):
+        spark_compare(None, {"a": None}, ["Coverage@10", "Novelty@10"], convention="rectools", train={"u": [1]})

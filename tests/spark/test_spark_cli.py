@@ -62,3 +62,26 @@ def test_a_malformed_line_is_a_parse_error_with_its_text(spark, files, capsys):
     assert main(["evaluate", str(files / "qrels.txt"), str(files / "bad.txt"), "-m", "AP", "--engine", "spark"]) == 2
     err = capsys.readouterr().err
     assert "bad.txt" in err and "1 Q0 D2 2 high sys" in err and "numeric score" in err
+
+
+def test_spark_engine_prints_the_local_output_of_the_item_metrics(spark, files, capsys):
+    """--train, --items, --item-features with beyond-accuracy metrics: the items read on the driver, the metrics
+    computed by the partitions and combined (spark/items.py), the output and the counts on stderr the local
+    engine's, byte for byte."""
+    rng = np.random.default_rng(4)
+    pd.DataFrame({"user": rng.integers(0, 40, 300), "item": [f"D{j}" for j in rng.integers(0, 30, 300)]}).to_csv(
+        files / "train.csv", index=False)
+    (files / "items.txt").write_text("".join(f"D{j}\n" for j in range(35)))
+    pd.DataFrame({"item": [f"D{j}" for j in range(0, 40, 2)], "genre": rng.choice(["a", "b", "c"], 20)}).to_csv(
+        files / "features.csv", index=False)
+    # (TREC files: Spark renames a CSV file's columns, so info["columns"] of a CSV differs from the local one's)
+    paths = [str(files / "qrels.txt"), str(files / "run.txt")]
+    options = ["-c", "rectools", "-m", "Coverage@10", "-m", "Novelty@10", "-m", "ILD(distance=hamming)@5",
+               "-m", "Gini(over=recommended)@10", "-m", "nDCG@10", "--train", str(files / "train.csv"), "--items",
+               str(files / "items.txt"), "--item-features", str(files / "features.csv"), "--format", "json", "-q"]
+    assert main(["evaluate", *paths, *options]) == 0
+    local = capsys.readouterr()
+    assert main(["evaluate", *paths, *options, "--engine", "spark", "--partitions", "3"]) == 0
+    remote = capsys.readouterr()
+    assert remote.out == local.out
+    assert remote.err == local.err

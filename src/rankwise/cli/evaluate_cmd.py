@@ -150,11 +150,13 @@ def run(args) -> int:
         raise InvalidParameterError("--format trec writes one run; evaluate several runs with --format "
                                     "table, json, csv or tsv")
     if args.qrels is None or items or _any_beyond(args.metric):
-        if args.engine == "spark":
-            raise InvalidParameterError("--engine spark evaluates accuracy metrics; the beyond-accuracy metrics and "
-                                        "--train, --items, --item-features are evaluated by the local engine (leave "
-                                        "out --engine spark)")
-        return _print(args, _evaluate_items(args, items))
+        if args.engine != "spark":
+            return _print(args, _evaluate_items(args, items))
+        if args.qrels is None:
+            raise InvalidParameterError("--engine spark evaluates the runs against the qrels (the test interactions): "
+                                        "give them before the runs, or leave out --engine spark")
+        _check_item_options(args, items)
+        items = _feature_frame(items)
     if args.engine == "spark":
         if collection is not None:
             raise InvalidParameterError(f"--engine spark reads files; {collection} is not one (an ir_datasets id is "
@@ -165,7 +167,7 @@ def run(args) -> int:
         from rankwise.cli.spark_engine import evaluate_files
         with warnings.catch_warnings():  # said below, once, in the CLI's words (output.notice_lines)
             warnings.simplefilter("ignore", RankwiseWarning)
-            return _print(args, evaluate_files(args, named_paths(args.run)))
+            return _print(args, evaluate_files(args, named_paths(args.run), items))
     size = sum(os.path.getsize(f) for f in (args.qrels, *args.run) if os.path.isfile(f))
     progress = Progress.auto(args.progress, size > PROGRESS_BYTES)
     stage = progress.stage
@@ -306,24 +308,35 @@ def _evaluate_items(args, items: dict) -> dict:
     inputs. Its warnings are silenced: the CLI says them once, in its own words (_print)."""
     import rankwise
     from rankwise.execution.workers import resolve_workers
-    from rankwise.io.feature_table import read_feature_table
-    from rankwise.io.tabular import read_qrels_file, read_run_file
+    from rankwise.io.tabular import detect_format, read_qrels_file, read_run_file
 
     jobs = resolve_workers(args.jobs, "--jobs")
     _check_item_options(args, items)
     side = columns_from(args) or {}
-    if "item_features" in items:
-        items = {**items, "item_features": read_feature_table(items["item_features"])}
+    items = _feature_frame(items)
     qrels = None if args.qrels is None else read_qrels_file(args.qrels, args.qrels_format, columns=side.get("qrels"),
                                                             duplicates=args.duplicates)
     results = {}
     for name, path in named_paths(args.run).items():
-        run_ = read_run_file(path, args.run_format, columns=side.get("run"), duplicates=args.duplicates)
+        # a TREC run file against qrels goes as its path: rankwise.evaluate evaluates it in blocks when --stream
+        # asks for it or when that is faster (execution.item_blocks); other formats are read here
+        trec = qrels is not None and args.run_format in (None, "trec") and detect_format(path) == "trec"
+        run_ = path if trec else read_run_file(path, args.run_format, columns=side.get("run"),
+                                                duplicates=args.duplicates)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RankwiseWarning)
             results[name] = rankwise.evaluate(qrels, run_, args.metric, args.convention, workers=jobs, **items,
+                                              duplicates=args.duplicates, stream=args.stream if trec else "auto",
                                               **overrides_from(args))
     return results
+
+
+def _feature_frame(items: dict) -> dict:
+    """The item inputs with --item-features read into a frame (the other paths are read by the evaluation)."""
+    from rankwise.io.feature_table import read_feature_table
+    if "item_features" in items:
+        return {**items, "item_features": read_feature_table(items["item_features"])}
+    return items
 
 
 # the options that give what a beyond-accuracy metric reads (its ListForm.needs), as the command spells them

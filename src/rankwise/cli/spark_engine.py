@@ -42,8 +42,10 @@ def _with_file_columns(res: Any, args: Any, path: str) -> Any:
     return dataclasses.replace(res, info=info)
 
 
-def evaluate_files(args: Any, named: dict[str, str]) -> dict[str, Any]:
-    """{run name: Results} of the runs ``named`` against ``args.qrels``, evaluated on Spark."""
+def evaluate_files(args: Any, named: dict[str, str], items: dict[str, Any] | None = None) -> dict[str, Any]:
+    """{run name: Results} of the runs ``named`` against ``args.qrels``, evaluated on Spark. ``items``: the
+    beyond-accuracy metrics' inputs (``train``, ``items``, ``item_features``, ``reference``), read on the driver
+    as ``rankwise.evaluate`` reads them."""
     from rankwise.cli.options import overrides_from
     from rankwise.spark.engine import evaluate
     from rankwise.spark.read import read
@@ -58,7 +60,7 @@ def evaluate_files(args: Any, named: dict[str, str]) -> dict[str, Any]:
         for name, path in named.items():
             run = read(spark, path, "score", args.run_format, rcols)
             res = evaluate(qrels, run, args.metric, args.convention, partitions=args.partitions,
-                           duplicates=args.duplicates, **overrides_from(args))
+                           duplicates=args.duplicates, **(items or {}), **overrides_from(args))
             results[name] = _with_file_columns(res.results, args, path)
             res.unpersist()
     except RankwiseError:

@@ -14,18 +14,20 @@ import mmap
 import threading
 from collections import deque
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar
 
 import numpy as np
 
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.id_overlap import ID_SAMPLE
+from rankwise.data.item_side import ItemSide
 from rankwise.data.run_filters import as_graded
 from rankwise.data.subsets import restrict
 from rankwise.errors import InvalidParameterError, ParseError
 from rankwise.evaluation.combine import InputCounts, query_plan, run_counts
-from rankwise.evaluation.partial import Partial, evaluate_part
+from rankwise.evaluation.item_counts import ITEM_ROWS, item_row_counts
+from rankwise.evaluation.partial import Counts, Partial, evaluate_part
 from rankwise.evaluation.plan import Facts, Plan
 from rankwise.io.trec_blocks import _parse_block, parse_span
 from rankwise.spec.params import ALIGNMENT_PARAMS
@@ -66,6 +68,9 @@ class BlockJob:
     # costs 30-45 ms a block, for nothing when each worker evaluates a block or two and the process then ends;
     # it acts on the whole process, so only a caller that owns its process asks for it (the command line)
     trim: bool = False
+    # the whole evaluation's items (beyond-accuracy metrics), built once before the blocks run, on the item
+    # vocabulary of the whole file (``execution.streaming.distinct_run_items``): every block's codes are the same
+    side: ItemSide | None = None
 
     def judgments(self) -> Qrels:
         return self.qrels if isinstance(self.qrels, Qrels) else self.qrels()
@@ -90,7 +95,10 @@ class BlockJob:
         judged = restrict(qrels, run.query_ids)
         facts = self.facts if self.facts is not None else self.guess(lambda: guessed_facts(self.plan, qrels))
         queries = query_plan(self.plan, judged.query_ids, run.query_ids).query_ids
-        partial = evaluate_part(self.plan, judged, run, queries, facts)
+        partial = evaluate_part(self.plan, judged, run, queries, facts, self.side)
+        if self.side is not None:  # what the block's recommended rows hold that the metrics read with a caveat
+            partial = replace(partial, tallies={**partial.tallies,
+                                                ITEM_ROWS: Counts(item_row_counts(self.side, run, queries))})
         # for the whole file's id check: the block's judged queries (its queries are in no other block) and
         # its first doc ids
         part = BlockPart(partial, run.query_ids, size, run_counts(self.plan, run), judged.n_queries,

@@ -85,12 +85,10 @@ def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: lis
     CLI's streaming, asked for or of a file above 1 GB, whose whole run may not fit in memory) the blocks'
     errors are raised, and ``Results.info['blocks']`` says how many there were. ``trim_memory``: see
     ``run_file_results``."""
-    size = text_bytes(path) if os.path.isfile(path) else 0
-    streamed = streams(path, stream)
-    if not streamed and not (stream == "auto" and workers > 1 and size >= PARALLEL_BYTES and metrics):
+    block = block_bytes_of(path, stream, workers) if metrics else None
+    if block is None:
         return None
-    block = DEFAULT_BLOCK_BYTES if streamed else -(-size // (workers * BLOCKS_PER_JOB))
-    strict = streamed and not exact
+    strict = streams(path, stream) and not exact
     try:
         res, n_judged = run_file_results(qrels, path, metrics, conv, block_bytes=block, duplicates=duplicates,
                                          progress=progress, workers=workers, trim_memory=trim_memory)
@@ -103,6 +101,18 @@ def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: lis
     if not strict:  # the in-memory evaluation's Results, to the byte
         res = replace(res, info={k: v for k, v in res.info.items() if k != "blocks"})
     return res, n_judged
+
+
+def block_bytes_of(path: str, stream: str, workers: int) -> int | None:
+    """The size of the blocks a TREC run file is evaluated in: DEFAULT_BLOCK_BYTES when it is streamed
+    (``streams``), two blocks a worker when ``stream='auto'``, several workers and a file above PARALLEL_BYTES;
+    None when it is evaluated in memory."""
+    if streams(path, stream):
+        return DEFAULT_BLOCK_BYTES
+    size = text_bytes(path) if os.path.isfile(path) else 0
+    if stream == "auto" and workers > 1 and size >= PARALLEL_BYTES:
+        return -(-size // (workers * BLOCKS_PER_JOB))
+    return None
 
 
 def streams(path: str, stream: str = "auto") -> bool:

@@ -16,24 +16,16 @@ import numpy as np
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.item_side import ItemSide
-from rankwise.data.top_lists import item_codes
 from rankwise.errors import InvalidParameterError
+from rankwise.evaluation.item_counts import ITEMS_KEY, item_row_counts, items_info
 from rankwise.evaluation.joined import join_results
+from rankwise.evaluation.list_plan import check_item_inputs, every_recommended, wide_metrics
 from rankwise.evaluation.lists import draw_blocks, resampled_values, user_weights
 from rankwise.evaluation.notices import BELOW_REL_KEY
 from rankwise.evaluation.plan import Plan, make_plan
 from rankwise.evaluation.results import Results
 from rankwise.execution.parts import evaluate_in_memory
 from rankwise.io.item_inputs import build_item_side
-
-ITEMS_KEY = "items"  # Results.info: what the item inputs held that the metrics read with a caveat
-_HOW = {"train": "train= (the training interactions: a frame or file with user and item columns, or "
-                 "{user: [items]})",
-        "items": "items= (the catalogue's item ids)",
-        "features": "item_features= (a frame with an item column and one column per feature, {item: vector} or "
-                    "(ids, matrix))",
-        "reference": "reference= (another recommender's run: the same forms as the run)",
-        "test": "the test interactions as the qrels (this choice reads which recommended items are relevant)"}
 
 
 def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], conv: Convention, *, workers: int = 1,
@@ -44,12 +36,8 @@ def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], 
     ``intervals``: bootstrap samples of the users for each whole-run figure's 95% percentile interval (seed 0:
     the same interval every time); 0, none."""
     plan = make_plan(metrics, conv)
-    given = {"train": train, "items": items, "features": item_features, "reference": reference, "test": qrels}
-    for m, needs in plan.item_inputs().items():
-        missing = [n for n in needs if given[n] is None]
-        if missing:
-            raise InvalidParameterError(f"{m} ({plan.resolved[m].definition.name}) reads "
-                                        f"{' and '.join(missing)}: pass {'; '.join(_HOW[n] for n in missing)}")
+    check_item_inputs(plan, {"train": train, "items": items, "features": item_features, "reference": reference,
+                             "test": qrels})
     synthetic = qrels is None
     if qrels is None:
         accuracy = [m for m in plan.metrics if m not in plan.list_metrics]
@@ -104,13 +92,11 @@ def _evaluated(plan: Plan, qrels: Qrels, run: Run, conv: Convention, workers: in
     """The evaluation of the plan, and the users each metric read; its metrics of every recommended user
     (``users=recommended``) evaluated over the run's users, judged or not, when those are not all the plan's
     users, and joined to the others'."""
-    wide = [m for m in plan.metrics if m in plan.list_metrics and plan.resolved[m].params["users"] == "recommended"]
+    wide = wide_metrics(plan)
     if not wide or synthetic:  # (without test interactions every user of the run is evaluated already)
         res = evaluate_in_memory(qrels, run, plan.metrics, conv, workers=workers, side=side)
         return res, dict.fromkeys(plan.metrics, res.query_ids)
-    # users with recommendations whether or not they have test interactions; test users without any are not
-    # recommended users
-    every = conv.derive(missing_in_qrels="evaluate", missing_in_run="skip")
+    every = every_recommended(conv)
     parts = [evaluate_in_memory(qrels, run, wide, every, workers=workers, side=side)]
     narrow = [m for m in plan.metrics if m not in wide]
     if narrow:
@@ -122,26 +108,7 @@ def item_counts(side: ItemSide, run: Run, users: np.ndarray) -> dict[str, int]:
     """Over the evaluated users' recommendations: rows of items never in training (cold), outside the declared
     catalogue, without features; and the evaluated users without any recommendation."""
     codes = run.query_vocab.codes_of(np.asarray(users, dtype=str))
-    ranked = codes[codes >= 0]
-    lengths = np.diff(run.offsets)[ranked]
-    rows = np.repeat(run.offsets[:-1][ranked], lengths) + _within(lengths)
-    items = item_codes(run, rows, side)
-    out: dict[str, int] = {}
-    if side.train is not None:
-        out["cold_rows"] = int(np.count_nonzero(~side.train.in_train[items]))
-    if side.declared is not None:
-        out["outside_catalogue_rows"] = int(np.count_nonzero(~side.declared[items]))
-    if side.features is not None:
-        out["without_features_rows"] = int(np.count_nonzero(~side.features.present[items]))
-    out["users_without_recommendations"] = int(np.count_nonzero(codes < 0))
-    return {k: v for k, v in out.items() if v}
-
-
-def _within(lengths: np.ndarray) -> np.ndarray:
-    """0, 1, ..., n-1 within each of the ranges of ``lengths``."""
-    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    out: np.ndarray = np.arange(int(lengths.sum())) - starts
-    return out
+    return items_info(item_row_counts(side, run, users), int(np.count_nonzero(codes < 0)))
 
 
 def whole_run_draws(qrels: Qrels, run: Run, metrics: Iterable[str], conv: Convention, users: np.ndarray,

@@ -24,11 +24,13 @@ from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.id_overlap import ID_SAMPLE, check_doc_overlap, check_query_overlap
+from rankwise.data.item_side import ItemSide
 from rankwise.data.subsets import restrict
 from rankwise.errors import DataError, ParseError
 from rankwise.evaluation.combine import QueryPlan, combine, qrels_counts, query_plan
+from rankwise.evaluation.item_counts import ITEM_ROWS, ITEMS_KEY, items_info
 from rankwise.evaluation.notices import warn_about
-from rankwise.evaluation.partial import OBSERVED, Partial, evaluate_part, merged_tally
+from rankwise.evaluation.partial import OBSERVED, Counts, Partial, evaluate_part, merged_tally
 from rankwise.evaluation.plan import Facts, Observed, Plan, make_plan
 from rankwise.evaluation.results import Results
 from rankwise.execution.blocks import BlockJob, BlockPart, guessed_facts, map_blocks
@@ -67,10 +69,13 @@ def evaluate_run_file(qrels: Any, run_path: str | os.PathLike[str], metrics: str
 def run_file_results(qrels: Any, run_path: Any, metrics: str | Iterable[str], convention: Any = DEFAULT, *,
                      block_bytes: int = DEFAULT_BLOCK_BYTES, duplicates: str = "error",
                      progress: Callable[[int, int], None] | None = None, workers: int | None = None,
-                     pool: str = "thread", trim_memory: bool = False, **overrides: Any) -> tuple[Results, int]:
+                     pool: str = "thread", trim_memory: bool = False, side: ItemSide | None = None,
+                     **overrides: Any) -> tuple[Results, int]:
     """``evaluate_run_file()``'s Results without its warnings, and the number of judged queries (for them).
     ``trim_memory``: each finished block gives what it freed back to the system (glibc's malloc_trim, a
-    process-wide act: only a caller that owns its process asks for it, the command line)."""
+    process-wide act: only a caller that owns its process asks for it, the command line). ``side``: the items
+    the beyond-accuracy metrics read, built on the whole file's items (``distinct_run_items``); their counts are
+    then in ``Results.info["items"]``."""
     conv = get_convention(convention)
     if overrides:
         conv = conv.derive(**overrides)
@@ -98,7 +103,8 @@ def run_file_results(qrels: Any, run_path: Any, metrics: str | Iterable[str], co
         # (a file of at most two blocks a worker, as the CLI cuts one that fits in memory, is not trimmed; a
         # gzip file's size on disk says nothing of its blocks: always trimmed)
         job = BlockJob(qrels, block_plan, path, duplicates, mm,
-                       trim=trim_memory and (mm is None or os.path.getsize(path) > 2 * n_workers * block_bytes))
+                       trim=trim_memory and (mm is None or os.path.getsize(path) > 2 * n_workers * block_bytes),
+                       side=side)
 
         def file_blocks() -> Iterator[Any]:
             return iter(block_spans(mm, block_bytes)) if mm is not None else _byte_blocks(path, block_bytes)
@@ -121,18 +127,24 @@ def run_file_results(qrels: Any, run_path: Any, metrics: str | Iterable[str], co
             check_doc_overlap(judged, sample, lambda: _distinct_docs(job, file_blocks(), n_workers, pool))
         queries = query_plan(plan, judged.query_ids, np.sort(run_ids))
         facts = job.guess(lambda: guessed_facts(block_plan, judged))  # (what the blocks were given)
-        partials = _with_scored_empty(plan, judged, parts, queries, facts)
+        partials = _with_scored_empty(plan, judged, parts, queries, facts, side)
         if plan.needs_facts:
             seen = merged_tally(partials, OBSERVED, Observed())
             if not seen.agrees(plan, facts):  # the guess was wrong: every block again, with the facts seen
                 facts = seen.as_facts()
                 parts = list(map_blocks(replace(job, facts=facts), file_blocks(), n_workers, pool))
-                partials = _with_scored_empty(plan, judged, parts, queries, facts)
+                partials = _with_scored_empty(plan, judged, parts, queries, facts, side)
         counts = qrels_counts(plan, judged)
         for p in parts:
             counts = counts.plus_run(p.counts)
         counts = replace(counts, blocks=len(parts))
-        return combine(plan, partials, queries, counts), judged.n_queries
+        res = combine(plan, partials, queries, counts, side)
+        if side is not None:  # (the users without a recommendation: the evaluated ones no block holds)
+            rows = merged_tally(partials, ITEM_ROWS, Counts()).by
+            without = int(np.count_nonzero(~np.isin(queries.query_ids, run_ids)))
+            found = items_info(rows, without)
+            res = replace(res, info={**res.info, ITEMS_KEY: found}) if found else res
+        return res, judged.n_queries
 
 
 def _whole_run_ids(parts: list[BlockPart], path: str) -> np.ndarray:
@@ -146,14 +158,14 @@ def _whole_run_ids(parts: list[BlockPart], path: str) -> np.ndarray:
 
 
 def _with_scored_empty(plan: Plan, judged: Qrels, parts: list[BlockPart], queries: QueryPlan,
-                       facts: Facts) -> list[Partial]:
+                       facts: Facts, side: ItemSide | None = None) -> list[Partial]:
     """The blocks' partials, and under missing_in_run=zero the judged queries the run lacks, scored as empty
     rankings (as evaluate() scores them)."""
     partials = [p.partial for p in parts if p.partial is not None]
     if queries.scored_empty is not None:
         empty = Run.from_arrays(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0))
         missing = queries.scored_empty
-        partials.append(evaluate_part(plan, restrict(judged, missing), empty, missing, facts))
+        partials.append(evaluate_part(plan, restrict(judged, missing), empty, missing, facts, side))
     return partials
 
 
@@ -162,6 +174,25 @@ def _distinct_docs(job: BlockJob, blocks: Iterator[Any], workers: int, pool: str
     qrels' (check_doc_overlap then counts how many match)."""
     found = [part.distinct_docs for part in map_blocks(replace(job, docs_only=True), blocks, workers, pool)]
     return np.unique(np.concatenate([d for d in found if d is not None]))
+
+
+def distinct_run_items(path: str, *, block_bytes: int = DEFAULT_BLOCK_BYTES, duplicates: str = "error",
+                       workers: int = 1, pool: str = "thread") -> np.ndarray:
+    """Every distinct item (doc id) of a TREC run file, read block by block (bounded memory: the blocks' rows
+    are dropped, their distinct ids kept): the run's part of the item vocabulary, so that the beyond-accuracy
+    metrics' ItemSide is built before the blocks are evaluated, the one the whole run in memory builds. A
+    malformed line is the reader's ParseError, as when the file is read whole."""
+    with contextlib.ExitStack() as stack:
+        mm = None if is_gzip(path) else _map(path)
+        if mm is not None:
+            stack.callback(_close, mm)
+        blocks = iter(block_spans(mm, block_bytes)) if mm is not None else _byte_blocks(path, block_bytes)
+        nothing = Qrels.from_arrays(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0))
+        job = BlockJob(nothing, make_plan("P", get_convention(DEFAULT), check_ids=False), path, duplicates, mm,
+                       docs_only=True)  # (the plan is not read: a docs_only block parses and gives its ids)
+        found = [p.distinct_docs for p in map_blocks(job, blocks, resolve_workers(workers), pool)]
+        return np.unique(np.concatenate([np.asarray(d, dtype=str) for d in found if d is not None] or
+                                        [np.zeros(0, dtype=str)]))
 
 
 def _as_qrels(qrels: Any) -> Qrels:

@@ -114,7 +114,15 @@ def _matrix(matrix: Any) -> np.ndarray:
 def build_item_side(run: Run, *, train: Any = None, items: Any = None, item_features: Any = None,
                     reference: Run | None = None) -> ItemSide:
     """The ItemSide of an evaluation of ``run`` with these inputs (None: not given; ``reference``: a run)."""
-    return item_side(_distinct_items(run), items=None if items is None else read_catalogue(items),
+    return item_side_of(_distinct_items(run), train=train, items=items, item_features=item_features,
+                        reference=reference)
+
+
+def item_side_of(recommended: np.ndarray, *, train: Any = None, items: Any = None, item_features: Any = None,
+                 reference: Run | None = None) -> ItemSide:
+    """The ItemSide of an evaluation whose run recommends the distinct item ids ``recommended`` (canonical text,
+    as ``Run.doc_ids`` gives them): a run read in blocks or held by Spark, whose items are gathered first."""
+    return item_side(recommended, items=None if items is None else read_catalogue(items),
                      train=None if train is None else read_train(train),
                      features=None if item_features is None else read_features(item_features),
                      reference=None if reference is None else (reference, _distinct_items(reference)))

@@ -20,18 +20,25 @@ import numpy as np
 from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.id_overlap import check_query_overlap
+from rankwise.data.item_side import ItemSide
 from rankwise.data.run_filters import first_of
 from rankwise.errors import InvalidParameterError, require
 from rankwise.evaluation.aggregate import plan_queries
 from rankwise.evaluation.combine import InputCounts, QueryPlan, combine, every_row_relevant_rel
+from rankwise.evaluation.item_counts import ITEMS_KEY, items_info, joined_items
+from rankwise.evaluation.joined import join_results
+from rankwise.evaluation.list_plan import check_item_inputs, every_recommended, wide_metrics
+from rankwise.evaluation.lists import form_of
 from rankwise.evaluation.notices import warn_about
 from rankwise.evaluation.partial import TIES, UNJUDGED_RANKINGS, UNJUDGED_REMOVED, Count, Counts, Partial
 from rankwise.evaluation.plan import Observed, Plan, make_plan
 from rankwise.evaluation.results import Results
 from rankwise.spark import partition as part
 from rankwise.spark.frames import columns_found, tagged_rows
+from rankwise.spark.items import driver_side, to_arrow
 from rankwise.spark.session import unbounded_arrow_bytes
 from rankwise.spark.shuffle import by_query, coalescing_caches
+from rankwise.spark.tallies import merged_tallies
 from rankwise.spark.workers import check_workers, explained
 
 
@@ -42,7 +49,7 @@ class SparkResults:
     (the query column, then one column per metric as written), kept on the cluster (persisted)."""
     results: Results
     per_query: Any  # pyspark.sql.DataFrame
-    cached: Any = None  # the persisted output of the partitions, which per_query reads
+    cached: Any = None  # the persisted output of the partitions, which per_query reads (a tuple: several)
 
 
     @property
@@ -54,15 +61,9 @@ class SparkResults:
 
     def unpersist(self) -> None:
         """Free the cached per-query values on the cluster (``per_query`` is then computed anew if used)."""
-        if self.cached is not None:
-            self.cached.unpersist()
-
-
-def _to_arrow(df: Any) -> Any:
-    if hasattr(df, "toArrow"):  # pyspark >= 4.0
-        return df.toArrow()
-    import pyarrow as pa
-    return pa.Table.from_pandas(df.toPandas(), preserve_index=False)
+        for cached in self.cached if isinstance(self.cached, tuple) else (self.cached,):
+            if cached is not None:
+                cached.unpersist()
 
 
 def _first_pass(rows: Any, task: part.PartitionTask) -> part.PartitionTask:
@@ -71,7 +72,7 @@ def _first_pass(rows: Any, task: part.PartitionTask) -> part.PartitionTask:
     observed facts merged (the highest grade over every evaluated query; whether every doc id of the run is
     a number, from the partitions that rank any document)."""
     probe = replace(task, facts_only=True)
-    table = _to_arrow(rows.mapInArrow(functools.partial(part.evaluate_partition, probe), part.schema_ddl(probe)))
+    table = to_arrow(rows.mapInArrow(functools.partial(part.evaluate_partition, probe), part.schema_ddl(probe)))
     seen = Observed()
     for kind, info in zip(table.column("kind").to_pylist(), table.column("info").to_pylist()):
         if kind == part.ERROR:
@@ -84,6 +85,7 @@ def _first_pass(rows: Any, task: part.PartitionTask) -> part.PartitionTask:
 
 def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str | Convention = DEFAULT, *,
              columns: Mapping[str, Any] | None = None, partitions: int | None = None, duplicates: str = "error",
+             train: Any = None, items: Any = None, item_features: Any = None, reference: Any = None,
              **overrides: Any) -> SparkResults:
     """Evaluate a run DataFrame against a qrels DataFrame on Spark, as ``rankwise.evaluate`` does locally.
 
@@ -97,6 +99,13 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     ``ties='input'`` (the ranx, MLlib and recommender-library presets), tied documents keep the run
     DataFrame's row order, as read (``monotonically_increasing_id``): give such runs a deterministic order
     (a file, or a DataFrame sorted before), or choose a tie policy by doc id.
+
+    Beyond accuracy (coverage, Gini, novelty, diversity...: ``rankwise metrics``) reads ``train``, ``items``,
+    ``item_features`` and ``reference`` as ``rankwise.evaluate`` does (a Spark DataFrame of training interactions,
+    features or catalogue ids is collected on the driver). The items are built once on the driver from the run's
+    distinct items and shipped to every partition; the partitions' whole-run tallies are added up on the driver
+    (``spark.items``), so every per-user value and whole-run figure, and ``info["items"]``, are the local
+    engine's. ``reference`` is a local run (a dict, a pandas frame, a Run), shipped whole to every partition.
     """
     require("pyspark.sql", "spark", "rankwise.spark.evaluate")
     conv = get_convention(convention)
@@ -106,14 +115,56 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     if not written:
         raise InvalidParameterError("no metrics given; e.g. metrics=['nDCG@10', 'AP']")
     plan = make_plan(written, conv, check_ids=False)  # a bad metric fails here, not on the cluster
-    if plan.list_metrics:
-        raise InvalidParameterError(
-            f"{', '.join(m for m in written if m in plan.list_metrics)}: the beyond-accuracy metrics are computed by "
-            "rankwise.evaluate (in memory, on every core of one machine), not yet on Spark; evaluate them there "
-            "(rankwise.evaluate(test, run_frame.toPandas(), metrics, train=..., items=...))")
-    resolved = plan.resolved
     if partitions is not None and int(partitions) < 1:
         raise InvalidParameterError(f"partitions must be a positive number; got {partitions}")
+    side = None
+    if plan.list_metrics or any(x is not None for x in (train, items, item_features, reference)):
+        if qrels is None:
+            raise InvalidParameterError("rankwise.spark.evaluate needs the test interactions (the qrels DataFrame); "
+                                        "without them, evaluate the lists with rankwise.evaluate(None, run, ...)")
+        check_item_inputs(plan, {"train": train, "items": items, "features": item_features, "reference": reference,
+                                 "test": qrels})
+        side = driver_side(tagged_rows(qrels, run, columns, ordered=False)[0], train=train, items=items,
+                           item_features=item_features, reference=reference)
+        wide = wide_metrics(plan)
+        if wide:  # (the metrics of every recommended user: an evaluation of their own, joined, as locally)
+            narrow = [m for m in written if m not in wide]
+            parts: list[tuple[SparkResults, int]] = []
+            try:
+                if narrow:
+                    parts.append(_evaluate(qrels, run, narrow, conv, columns, partitions, duplicates, side))
+                parts.append(_evaluate(qrels, run, wide, every_recommended(conv), columns, partitions, duplicates,
+                                       side))
+            except BaseException:  # a refused input: nothing stays cached on the cluster
+                for done, _ in parts:
+                    done.unpersist()
+                raise
+            return _joined(parts, written, conv)
+    found, n_judged = _evaluate(qrels, run, written, conv, columns, partitions, duplicates, side)
+    warn_about(found.results, n_judged)
+    return found
+
+
+def _joined(parts: list[tuple[SparkResults, int]], written: list[str], conv: Convention) -> SparkResults:
+    """The evaluations of the accuracy metrics' users and of every recommended user as one (``join_results``, as
+    the local engine joins them); the per-query DataFrame joins theirs on the query column."""
+    results = [p.results for p, _ in parts]
+    res = joined_items(join_results(results, written, conv), results)
+    warn_about(res, parts[0][1])
+    frames = [p.per_query for p, _ in parts]
+    query = frames[0].columns[0]
+    per_query = frames[0]
+    for other in frames[1:]:
+        per_query = per_query.join(other, on=query, how="full")
+    names = [f"`{c.replace('`', '``')}`" for c in (query, *written)]  # (as names: a metric holds dots)
+    return SparkResults(res, per_query.select(*names), tuple(p.cached for p, _ in parts))
+
+
+def _evaluate(qrels: Any, run: Any, written: list[str], conv: Convention, columns: Mapping[str, Any] | None,
+              partitions: int | None, duplicates: str, side: ItemSide | None) -> tuple[SparkResults, int]:
+    """The evaluation of ``written`` under ``conv`` on Spark, without its warnings, and the judged queries."""
+    plan = make_plan(written, conv, check_ids=False)
+    resolved = plan.resolved
 
     # the rows' order matters to the 'input' tie order and to duplicates='first'/'last' alone
     ordered = duplicates in ("first", "last") or any(rm.params["ties"] == "input" for rm in resolved.values())
@@ -123,7 +174,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     # query policies that raise are decided on the driver, over every partition's queries (the counts of
     # the message are the whole input's)
     lenient = conv.derive(**{p: "skip" for p in ("missing_in_run", "missing_in_qrels") if getattr(conv, p) == "error"})
-    task = part.PartitionTask(tuple(written), lenient, duplicates, query_type)
+    task = part.PartitionTask(tuple(written), lenient, duplicates, query_type, side=side)
     # (the hand-off to Python, 4x faster: see spark.session; the shuffle's size: see spark.shuffle)
     with unbounded_arrow_bytes(session), coalescing_caches(session) as coalesced, explained(session):
         rows = by_query(rows, partitions, coalesced)
@@ -131,18 +182,19 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
             task = _first_pass(rows, task)
         out = rows.mapInArrow(functools.partial(part.evaluate_partition, task), part.schema_ddl(task)).persist()
         try:
-            res = _gather(_to_arrow(out), task, plan, columns_found(qrels, run, columns))
+            res, n_judged = _gather(to_arrow(out), task, plan, columns_found(qrels, run, columns))
         except BaseException:  # a refused input: nothing stays cached on the cluster
             out.unpersist(blocking=True)
             raise
     per_query = out.filter(out.kind == part.VALUE).select(
         out.q.alias(query_name), *(out[f"v{i}"].alias(m) for i, m in enumerate(written)))
-    return SparkResults(res, per_query, out)
+    return SparkResults(res, per_query, out), n_judged
 
 
 def _gather(table: Any, task: part.PartitionTask, plan: Plan,
-            columns: Mapping[str, Mapping[str, str]] | None = None) -> Results:
-    """The partitions' rows as one evaluation's Results (``combine``, as the local engine builds them)."""
+            columns: Mapping[str, Mapping[str, str]] | None = None) -> tuple[Results, int]:
+    """The partitions' rows as one evaluation's Results (``combine``, as the local engine builds them), and the
+    judged queries (for its warnings)."""
     import pyarrow.compute as pc
 
     kinds = table.column("kind")
@@ -163,6 +215,7 @@ def _gather(table: Any, task: part.PartitionTask, plan: Plan,
     for i in np.flatnonzero(kind == part.SET_ASIDE):
         set_aside.setdefault(str(info[i]), []).append(str(other_q[i]))
     parts = [json.loads(info[i]) for i in np.flatnonzero(kind == part.INFO)]
+    lists = sorted((p[part.LISTS] for p in parts if part.LISTS in p), key=lambda x: str(x["first"]))
     counts = part.merge_info(parts)
     _check_queries(counts, parts, set_aside, plan.convention)
     scored_empty = np.sort(np.asarray(counts.get("scored_empty", ()), dtype=str))
@@ -180,9 +233,12 @@ def _gather(table: Any, task: part.PartitionTask, plan: Plan,
                          below_rel=int(counts.get("below_rel", 0)), rel=every_row_relevant_rel(plan) or 0.0,
                          qrels_columns=read.get("qrels"), run_columns=read.get("run"),
                          first_fractional=_first_fractional(counts.get("first_fractional", ()), task))
-    res = combine(plan, [Partial(ids, values, weights, tallies)], queries, inputs)
-    warn_about(res, int(counts.get("n_judged", 0)))
-    return res
+    tallies.update(merged_tallies(x["tallies"] for x in lists))  # (the partitions in the order of their users)
+    res = combine(plan, [Partial(ids, values, weights, tallies)], queries, inputs, task.side)
+    if task.side is not None:  # the users without a list: the evaluated ones no partition ranks
+        found = items_info(counts.get("items", {}), 0 if queries.scored_empty is None else queries.scored_empty.size)
+        res = replace(res, info={**res.info, ITEMS_KEY: found}) if found else res
+    return res, int(counts.get("n_judged", 0))
 
 
 def _first_fractional(candidates: Any, task: part.PartitionTask) -> dict[str, object] | None:
@@ -208,6 +264,9 @@ def _check_queries(counts: Mapping[str, Any], parts: list[Mapping[str, Any]], se
                      np.asarray(set_aside.get("missing_in_qrels", []), dtype=object), conv)
 
 
+_INPUTS = {"train", "items", "item_features", "reference", "duplicates"}  # evaluate()'s keywords, not overrides
+
+
 def compare(qrels: Any, runs: Mapping[str, Any], metrics: str | Iterable[str], *,
             convention: str | Convention = DEFAULT, columns: Mapping[str, Any] | None = None,
             partitions: int | None = None, **options: Any) -> Any:
@@ -222,6 +281,15 @@ def compare(qrels: Any, runs: Mapping[str, Any], metrics: str | Iterable[str], *
     compare_keys = set(inspect.signature(compare_matrix).parameters) - {"matrix"}
     test_options = {k: options.pop(k) for k in list(options) if k in compare_keys}
     group_tags = options.pop("group_tags", True)
+    overrides = {k: v for k, v in options.items() if k not in _INPUTS}
+    conv = get_convention(convention)
+    plan = make_plan(metrics, conv.derive(**overrides) if overrides else conv, check_ids=False)
+    whole = [m for m in plan.list_metrics if form_of(plan, m).whole_run]
+    if whole:  # (their per-user values are NaN: a paired test of them would compare nothing)
+        raise InvalidParameterError(f"{', '.join(whole)}: a whole-run figure has no per-user values to test paired; "
+                                    "rankwise.spark.compare tests per-user metrics. Compare the figures with "
+                                    "rankwise.compare (a paired bootstrap over the users), or evaluate each run with "
+                                    "rankwise.spark.evaluate")
     results = {name: evaluate(qrels, run, metrics, convention, columns=columns, partitions=partitions,
                               **options).results for name, run in runs.items()}
     return compare_matrix(PerQueryMatrix.from_results(results, group_tags=group_tags), **test_options)

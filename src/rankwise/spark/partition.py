@@ -23,8 +23,10 @@ import numpy as np
 from rankwise import errors
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
+from rankwise.data.item_side import ItemSide
 from rankwise.errors import DataError, ParseError, RankwiseError
 from rankwise.evaluation.combine import input_counts, plan_of
+from rankwise.evaluation.item_counts import item_row_counts
 from rankwise.evaluation.partial import (
     TIES,
     UNJUDGED_RANKINGS,
@@ -35,9 +37,11 @@ from rankwise.evaluation.partial import (
     observe,
 )
 from rankwise.evaluation.plan import Facts, Plan, make_plan
+from rankwise.spark.tallies import encoded_tallies
 
 SIDE_QRELS, SIDE_RUN = 0, 1
 VALUE, SET_ASIDE, INFO, ERROR, FACTS = "value", "set_aside", "info", "error", "facts"
+LISTS = "lists"  # a partition's info: its whole-run tallies (spark.items), kept apart from the summed counts
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,8 @@ class PartitionTask:
     # partitions when a metric reads them: a partition knows only its own rows
     facts: Facts = field(default_factory=Facts)
     facts_only: bool = False  # the first pass: each partition's observed facts, no evaluation
+    # the items the beyond-accuracy metrics read, built on the driver (``spark.items.driver_side``); None: none
+    side: ItemSide | None = None
 
     def plan(self, check_ids: bool) -> Plan:
         return make_plan(self.metrics, self.convention, check_ids=check_ids)
@@ -157,7 +163,8 @@ def _answer(task: PartitionTask, table: Any) -> list[Any]:
         answer = {"grades": [[list(k), g] for k, g in seen.grades.items()],
                   "numeric": [[list(k), b] for k, b in seen.numeric_doc_ids.items()]}
         return [_rows_of(task, 1, FACTS, [None], [json.dumps(answer)])]
-    partial = evaluate_part(plan, qrels, run, queries.query_ids, task.facts)  # (one thread: a task has one core)
+    # (one thread: a task has one core)
+    partial = evaluate_part(plan, qrels, run, queries.query_ids, task.facts, task.side)
     ids = queries.query_ids
     n = ids.size
     out = [_batch(task, ids, [VALUE] * n, [None] * n, [partial.values[m] for m in task.metrics],
@@ -179,6 +186,10 @@ def _answer(task: PartitionTask, table: Any) -> list[Any]:
             "scored_empty": [] if queries.scored_empty is None else [str(q) for q in queries.scored_empty],
             "n_judged": qrels.n_queries, "n_ranked": run.n_queries, "n_shared": int(shared),
             "qrels_sample": [str(x) for x in qrels.query_ids[:5]], "run_sample": [str(x) for x in run.query_ids[:5]]}
+    if task.side is not None:  # the whole-run tallies and item row counts, added up on the driver (spark.items)
+        first = str(queries.query_ids[0]) if n else ""  # (the driver adds the partitions' tallies in this order)
+        info[LISTS] = {"first": first, "tallies": encoded_tallies(partial, task.metrics)}
+        info["items"] = item_row_counts(task.side, run, queries.query_ids)
     out.append(_rows_of(task, 1, INFO, [None], [json.dumps(_jsonable(info))]))
     return out
 
@@ -202,7 +213,7 @@ def merge_info(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for part in parts:
         for key, value in part.items():
-            if isinstance(value, bool) or key.endswith("_sample"):
+            if isinstance(value, bool) or key.endswith("_sample") or key == LISTS:
                 continue
             if isinstance(value, (int, float)):
                 out[key] = out.get(key, 0) + value
