@@ -25,7 +25,7 @@ BASE_DEFAULTS: Mapping[str, object] = {
     "distance": "cosine", "normaliser": "pairs", "short_list": "nan", "missing": "error",
     "variant": "recommenders", "similarity": "cooccurrence", "relevance": "hit",
     "list_length": "actual", "parity_kind": "rsp", "ref_k": "k", "list_users": "evaluated",
-    "rank_weight": "none", "smoothing": 1e-6,
+    "rank_weight": "none", "smoothing": 1e-6, "relevance_at": "rank",
 }
 
 _MIUF = {"info": "self", "popularity": "users", "norm": "train_users", "novelty_cold": "one_user",
@@ -88,5 +88,9 @@ BY_PRESET: Mapping[str, Mapping[str, Mapping[str, object]]] = {
                 "missing": "error"},
         "Serendipity": {"ties": "average", "variant": "evidently"},
         "Personalization": {"ties": "average", "list_length": "k"},
+        # its accuracy metrics keep the truncated rank (the preset's ties=average_floor); MAPKMetric and MARKMetric
+        # weigh P@j and R@j by the last row given among those ranked <= j (precision_recall_k.py:59-109)
+        "ListAP": {"relevance_at": "last_given"},
+        "ListAR": {"relevance_at": "last_given"},
     },
 }

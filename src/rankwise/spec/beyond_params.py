@@ -190,3 +190,12 @@ PERSONALIZATION_LENGTH = Param(
     choice_docs={"k": "the nominal k (Evidently: 1 - (Σ c(i)² - U·k) / (k·U·(U-1)), exact when every list holds k "
                       "items)",
                  "actual": "√(|L_u|·|L_v|): the cosine of the two lists as item sets, which short lists do not bias"})
+
+RELEVANCE_AT = Param(
+    "relevance_at", "which row's relevance weighs the precision (or recall) at cutoff j in ListAP and ListAR",
+    choices=("rank", "last_given"),
+    choice_docs={"rank": "the row at rank j, 0 past the list's end: AP as every IR tool defines it",
+                 "last_given": "the last row, in the order the run gave the user's rows, among those ranked <= j "
+                               "(Evidently's MAPKMetric and MARKMetric): the value depends on the row order, and "
+                               "past its end a list's last row counts again at every j"},
+    value_aliases={"at_rank": "rank", "evidently": "last_given", "last_row": "last_given"})
