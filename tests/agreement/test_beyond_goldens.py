@@ -119,6 +119,10 @@ def case_inputs(lib: str, case: str, needs_test: bool) -> tuple[Any, Any, dict[s
         features = frame(inputs["item_features"], ["item", *inputs["features"]])
         return qrels, rows[["user", "item", "score"]], {"train": train, "item_features": features}
     run = {u: lst for u, lst in inputs["reco"]}
+    if lib == "recbole" and body["config"].get("train_file_order") != "as_given":
+        # the training file RecBole read was sorted by item (generate_recbole.py): its first mentions of the items,
+        # which order tied items at the tail's edge (tail_ties=first_in_train), are that file's
+        train = frame(sorted(inputs["train"], key=lambda r: (r[1], r[0])), ["user", "item"])
     extra: dict[str, Any] = {"train": train}
     if lib == "recbole":
         extra["items"] = inputs["items"]

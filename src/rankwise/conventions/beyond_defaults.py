@@ -21,7 +21,7 @@ BASE_DEFAULTS: Mapping[str, object] = {
     "info": "self", "popularity": "users", "norm": "train_users", "novelty_cold": "one_user",
     "novelty_weighting": "none",
     "arp_normalise": "none", "arp_cold": "zero",
-    "tail": "outside_head", "tail_ratio": 0.8, "tail_form": "share",
+    "tail": "outside_head", "tail_ratio": 0.8, "tail_form": "share", "tail_ties": "item_id",
     "distance": "cosine", "normaliser": "pairs", "short_list": "nan", "missing": "error",
     "variant": "recommenders", "similarity": "cooccurrence", "relevance": "hit",
     "list_length": "actual", "parity_kind": "rsp", "ref_k": "k", "list_users": "evaluated",
@@ -48,7 +48,10 @@ BY_PRESET: Mapping[str, Mapping[str, Mapping[str, object]]] = {
                  "direction": "inequality"},
         "Entropy": {"entropy_log": "e", "entropy_normalise": "distinct_items", "entropy_weighting": "rows"},
         "ARP": {"popularity": "interactions", "arp_normalise": "none", "arp_cold": "zero"},
-        "Tail": {"tail": "bottom_fraction", "tail_ratio": 0.1, "popularity": "interactions", "tail_form": "share"},
+        # ties at the tail's edge by RecBole's internal item ids: the order its atomic files first name the items
+        # (pandas.factorize, dataset.py:1196-1218), the training file's with benchmark files
+        "Tail": {"tail": "bottom_fraction", "tail_ratio": 0.1, "popularity": "interactions", "tail_form": "share",
+                 "tail_ties": "first_in_train"},
     },
     "recommenders": {  # recommenders/evaluation/python_evaluation.py, 1.2.1
         "Coverage": {"coverage_numerator": "recommended", "catalogue": "train_items"},
@@ -66,8 +69,11 @@ BY_PRESET: Mapping[str, Mapping[str, Mapping[str, object]]] = {
         "Entropy": {"entropy_log": 2.0, "entropy_normalise": "none", "entropy_weighting": "user_share"},
         "Novelty": _EFD,
         "ARP": {"popularity": "users", "arp_normalise": "none", "arp_cold": "error"},
-        "Tail": {"tail": "outside_head", "tail_ratio": 0.8, "popularity": "users", "tail_form": "share"},
-        "PopParity": {"tail": "outside_head", "tail_ratio": 0.8, "popularity": "users"},
+        # ties at the head's edge in the order of a Python set of the item ids, kept by a stable sort (popularity.py:
+        # 31-35, dataset.py:201-213): ascending for integer ids 1..n, the only case with a rule (tail_ties=item_id)
+        "Tail": {"tail": "outside_head", "tail_ratio": 0.8, "popularity": "users", "tail_form": "share",
+                 "tail_ties": "item_id"},
+        "PopParity": {"tail": "outside_head", "tail_ratio": 0.8, "popularity": "users", "tail_ties": "item_id"},
     },
     "lenskit": {  # lenskit/metrics/ranking/{_gini,_pop}.py, 2025.8.1
         "Coverage": {"coverage_numerator": "recommended", "catalogue": "declared"},

@@ -122,6 +122,20 @@ TAIL = Param(
                  "count_at_most": "the items whose popularity is at most tail_ratio (RecBole tail_ratio > 1)",
                  "outside_head": "the items outside the short head: most popular first, items are added to the head "
                                  "until it holds tail_ratio of the popularity (Elliot APLT/ACLT, 0.8)"})
+TAIL_TIES = Param(
+    "tail_ties", "the order of training items of equal popularity where the tail's (or the head's) edge splits them",
+    choices=("item_id", "first_in_train", "catalogue"),
+    choice_docs={"item_id": "by item id: as numbers when every id is a non-negative integer, else as text (Elliot: "
+                            "its order is a Python set's of the ids, ascending for integer ids below the set's table "
+                            "size such as 1..n; for text ids it changes from process to process)",
+                 "first_in_train": "in the order the training rows first name them (RecBole: its internal item ids "
+                                   "are the order its atomic files first name the items; with benchmark files "
+                                   "(train/valid/test) that is the training file's order, so give the training rows "
+                                   "in that order)",
+                 "catalogue": "in the order of the catalogue items= as given (RecBole with one .inter file: pass "
+                              "items=dataset.field2id_token['item_id'][1:], its internal order)"},
+    value_aliases={"id": "item_id", "first_seen": "first_in_train", "train_order": "first_in_train",
+                   "items": "catalogue", "declared": "catalogue"})
 TAIL_RATIO = Param("tail_ratio", "the number the tail's definition uses (a share or a count)", kind="positive")
 TAIL_FORM = Param(
     "form", "a share of the list or a count", choices=("share", "count"), key="tail_form",
