@@ -41,33 +41,12 @@ def golden(lib: str) -> dict[str, Any]:
 # must go. Reported to the integrator of issue #24.
 EVIDENTLY_RAISES = ("Evidently raises ZeroDivisionError when a tie pushes every row of a user past rank k; rankwise "
                     "leaves that user out of the mean")
-GAPS = {
-    "F1": "Evidently's F is F of the mean P and mean R; rankwise's F@k is the mean of per-user F (the preset's notes "
-          "give the formula from its P and R means)",
-    "MAP": "Evidently's MAP reads the target of the last row in frame order at each rank: no rule reproduces it",
-    "MAR": "Evidently's MAR has no rankwise metric",
-}
-EVIDENTLY_RAISES = ("Evidently raises ZeroDivisionError when a tie pushes every row of a user past rank k; rankwise "
-                    "leaves that user out of the mean")
-GAPS = {
-    "Gini": "by design rankwise refuses Gini(over=train_items) with a recommended cold item (DataError); Elliot "
-            "gives a value outside [0, 1]",
-}
 
 
 def gap(lib: str, case: str, want: dict[str, Any]) -> str | None:
-    body = golden(lib)["cases"][case]
-    name = want["library_metric"]
     if lib == "evidently":
         metric = want["metric"].split("@")[0]
         return EVIDENTLY_RAISES if "raises" in want and metric == "Diversity" else None
-    if lib != "elliot" or "raises" in want:
-        return None
-    inputs = body["inputs"]
-    trained = {i for _, i in inputs["train"]}
-    cold_in_cut = any(i not in trained for _, lst in inputs["reco"] for i in lst[:want["k"]])
-    if name == "Gini" and cold_in_cut:
-        return GAPS[name]
     return None
 
 

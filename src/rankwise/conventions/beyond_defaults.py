@@ -65,7 +65,8 @@ BY_PRESET: Mapping[str, Mapping[str, Mapping[str, object]]] = {
     "elliot": {  # elliot/evaluation/metrics/{coverage,diversity,novelty,bias}/, fc27efe
         "Coverage": {"coverage_numerator": "recommended", "catalogue": "none"},
         "UserCoverage": {"min_length": "one", "aggregate": "sum"},
-        "Gini": {"over": "train_items", "weight": "lists", "gini_denominator": "n_minus_1", "direction": "equality"},
+        # over=train_count: Elliot's own arithmetic, which a recommended cold item takes out of [0, 1] (warned)
+        "Gini": {"over": "train_count", "weight": "lists", "gini_denominator": "n_minus_1", "direction": "equality"},
         "Entropy": {"entropy_log": 2.0, "entropy_normalise": "none", "entropy_weighting": "user_share"},
         "Novelty": _EFD,
         "ARP": {"popularity": "users", "arp_normalise": "none", "arp_cold": "error"},

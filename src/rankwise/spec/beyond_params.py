@@ -44,10 +44,14 @@ MIN_LENGTH = Param(
 
 GINI_OVER = Param(
     "over", "the items a Gini index is taken over (those never recommended count with 0)",
-    choices=("declared", "declared_plus_padding", "train_items", "recommended"),
+    choices=("declared", "declared_plus_padding", "train_items", "train_count", "recommended"),
     choice_docs={"declared": "the declared catalogue, items= (LensKit's items=)",
                  "declared_plus_padding": "the declared catalogue + 1, RecBole's [PAD] item",
-                 "train_items": "the distinct training items (Elliot); a recommended item outside them is an error",
+                 "train_items": "the distinct training items; a recommended item outside them (cold) is an error",
+                 "train_count": "Elliot's arithmetic: n = the number of training items, and every recommended item, "
+                                "cold or not, takes one of the top places; identical to train_items without cold "
+                                "items, with them no Gini index of any distribution (a warning says so): it can "
+                                "leave [0, 1], and is not clamped",
                  "recommended": "only the items recommended at rank <= k (Evidently)"})
 GINI_WEIGHT = Param(
     "weight", "each item's weight in the Gini index", choices=("lists", "exposure"),
