@@ -124,7 +124,11 @@ RECBOLE = derive_preset(
     notes=("RecBole ranks with torch.topk, whose order of tied scores follows no id order: P, AP, RR and nDCG "
            "under ties are not reproducible by any rule.",
            "RecBole reports values rounded to 4 decimals.",
-           "RecBole's 'auc' pools every (user, item) row into one ROC curve: it is not a per-user metric."),
+           "RecBole's 'auc' pools every (user, item) row into one ROC curve: it is not a per-user metric.",
+           "TailPercentage breaks count ties at the tail's edge by RecBole's internal item ids "
+           "(metrics.py:740), the order its atomic files first name the items: tail_ties=first_in_train, exact "
+           "with benchmark files (train/valid/test) when the training rows are given in the training file's order; "
+           "with one .inter file pass items=dataset.field2id_token['item_id'][1:] and tail_ties=catalogue."),
 )
 
 RECOMMENDERS = derive_preset(
@@ -196,7 +200,15 @@ ELLIOT = derive_preset(
                                                              for g in range(1, 11)}}}, **BY_PRESET["elliot"]},
     notes=("Elliot's nDCG gain 2^(grade − threshold + 1) − 1 is given as a gain map for the grades 0, 0.5, ..., 5; "
            "other grades need their own map (nDCG(gain={...})).",
-           "Elliot's nDCG returns 0 when DCG is 0, as rankwise does; its AUC averages over positives, not users."),
+           "Elliot's nDCG returns 0 when DCG is 0, as rankwise does; its AUC averages over positives, not users.",
+           "Gini is Elliot's arithmetic (over=train_count, gini_index.py:78-82): the recommended items, cold ones "
+           "too, take the top places among the training items, so a recommended cold item makes it no Gini index "
+           "and can take it out of [0, 1] (1.111 on the docs' fixture at k=2): reproduced, with a warning; "
+           "Gini(over=train_items) refuses cold items instead.",
+           "APLT, ACLT and PopRSP/PopREO break popularity ties at the head's edge by item id (tail_ties=item_id): "
+           "Elliot keeps the order of a Python set of the ids (dataset.py:201-213, popularity.py:31-35), ascending "
+           "for integer ids below the set's table size such as 1..n; for text ids it changes with the process's "
+           "hash seed, and no rule reproduces it."),
 )
 
 TFR = derive_preset(
