@@ -54,3 +54,14 @@ def test_f_of_means_is_not_the_mean_of_f():
 def test_f_of_means_of_no_hit_is_nan():
     res = rw.evaluate({"u": {"z": 1}}, {"u": {"a": 1.0}}, ["FOfMeans@1"], "trec_eval")
     assert math.isnan(res["FOfMeans@1"])
+
+
+@pytest.mark.parametrize(("metric", "preset"), [("ListAP@3", "evidently"), ("FOfMeans@3", "evidently"),
+                                                ("EPC@3", "elliot"), ("Intersection@3", "rectools")])
+def test_explain_says_what_a_list_metric_reads(metric, preset):
+    """explain names the test interactions or a reference run among what a metric reads (a KeyError before), and
+    shows the common choices the accuracy figures read off the lists depend on."""
+    text = rw.explain(metric, preset)
+    assert "reads:" in text
+    if metric.startswith(("ListAP", "FOfMeans")):
+        assert "unscored_judgments" in text and "no_relevant" in text

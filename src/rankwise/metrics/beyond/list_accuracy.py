@@ -26,6 +26,8 @@ from rankwise.spec.metric import ListForm, MetricDef
 from rankwise.spec.params import BETA, P_DENOMINATOR
 from rankwise.spec.ranking_context import Cutoff, Params, param_float, param_str
 
+_READS = ("rel", "no_relevant", "unscored_judgments")  # (which rows are relevant, and R: ListForm.reads)
+
 
 def _needs(p: Params) -> tuple[str, ...]:
     return ("test",)
@@ -71,11 +73,15 @@ class _Prefixes:
         return np.searchsorted(self.keys, self.users * self.width + j, side="right")
 
 
-def _hits_at(whole: Cut, rel_rows: np.ndarray, prefixes: _Prefixes, j: int) -> tuple[np.ndarray, np.ndarray]:
-    """(each user's relevant rows ranked <= j, the end of its prefix)."""
-    cum = np.concatenate(([0.0], np.cumsum(rel_rows, dtype=np.float64)))
+def _hits_at(whole: Cut, cum: np.ndarray, prefixes: _Prefixes, j: int) -> tuple[np.ndarray, np.ndarray]:
+    """(each user's relevant rows ranked <= j, the end of its prefix); ``cum``: the running count of relevant
+    rows (``_running``)."""
     end = prefixes.end(j)
     return cum[end] - cum[whole.offsets[:-1]], end
+
+
+def _running(rel_rows: np.ndarray) -> np.ndarray:
+    return np.concatenate(([0.0], np.cumsum(rel_rows, dtype=np.float64)))
 
 
 def _term_relevance(lists: TopLists, whole: Cut, rel_rows: np.ndarray, how: str) -> np.ndarray:
@@ -105,9 +111,10 @@ def _averaged(lists: TopLists, p: Params, k: Cutoff, of: str) -> tuple[np.ndarra
     starts = whole.offsets[:-1]
     size = whole.lengths.astype(np.float64)
     total = np.zeros(whole.n)
+    cum = _running(rel_rows)
     with np.errstate(invalid="ignore", divide="ignore"):
         for j in range(1, depth + 1):
-            hits, end = _hits_at(whole, rel_rows, prefixes, j)
+            hits, end = _hits_at(whole, cum, prefixes, j)
             if how == "rank":
                 at = starts + j - 1
                 rel_j = np.where(j <= whole.lengths, term_rel[np.minimum(at, max(term_rel.size - 1, 0))], 0.0)
@@ -134,7 +141,7 @@ def _means_weights(lists: TopLists, p: Params, k: Cutoff) -> UserWeights:
     rel_rows = _relevant_rows(whole.grades, p)
     nrel = _n_relevant(lists, whole, rel_rows, p)
     hits = (np.bincount(whole.seg, weights=rel_rows, minlength=whole.n)[:whole.n] if k is None
-            else _hits_at(whole, rel_rows, _Prefixes(whole, int(k)), int(k))[0])
+            else _hits_at(whole, _running(rel_rows), _Prefixes(whole, int(k)), int(k))[0])
     with np.errstate(invalid="ignore", divide="ignore"):
         precision = hits / denominator_of(param_str(p, "denominator"), k, whole.lengths.astype(np.float64), nrel)
         recall = hits / nrel
@@ -169,7 +176,7 @@ F_OF_MEANS = MetricDef(
             "per-user F1 is (2/3 + 0)/2 = 1/3 here too; with P = (1, 0), R = (0.2, 1) they differ: 0.5 vs 1/6)",
     compute=no_ranking_form("FOfMeans"), params=(BETA, P_DENOMINATOR), order_free="whole_list",
     implied={"F1OfMeans": {"beta": "1"}},
-    lists=ListForm(_needs, weights=_means_weights, value=_f_of_means))
+    lists=ListForm(_needs, weights=_means_weights, value=_f_of_means, reads=_READS))
 
 _AVERAGED_FORMULA = ("Σ_{{j<=k}} {x}@j·rel_j / R; rel_j: the row at rank j (relevance_at=rank) or the row given "
                      "last among those ranked <= j (last_given: Evidently); R: the user's relevant rows "
@@ -184,7 +191,7 @@ LIST_AP = MetricDef(
     example="rows given as [a (relevant), b, c], ranked b, a, c; R = 1; k=3: rank: P@2·1 = 1/2; last_given: the "
             "prefixes {b}, {b,a}, {b,a,c} were given last b, b, c: 0",
     compute=no_ranking_form("ListAP"), params=(RELEVANCE_AT, P_DENOMINATOR),
-    lists=ListForm(_needs, per_user=_list_ap))
+    lists=ListForm(_needs, per_user=_list_ap, reads=_READS))
 
 LIST_AR = MetricDef(
     name="ListAR", aliases=("list_ar", "MAR", "MARK", "mean_average_recall"),
@@ -194,6 +201,6 @@ LIST_AR = MetricDef(
     reference="Evidently 0.7.21 MARKMetric (src/evidently/legacy/metrics/recsys/precision_recall_k.py:100-109)",
     example="ranked [a (relevant), b (relevant), c]; R = 2; k=3, relevance_at=rank: (1/2·1 + 2/2·1) / 2 = 3/4",
     compute=no_ranking_form("ListAR"), params=(RELEVANCE_AT,),
-    lists=ListForm(_needs, per_user=_list_ar))
+    lists=ListForm(_needs, per_user=_list_ar, reads=_READS))
 
 DEFINITIONS = (F_OF_MEANS, LIST_AP, LIST_AR)
