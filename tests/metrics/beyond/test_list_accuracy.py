@@ -65,3 +65,14 @@ def test_explain_says_what_a_list_metric_reads(metric, preset):
     assert "reads:" in text
     if metric.startswith(("ListAP", "FOfMeans")):
         assert "unscored_judgments" in text and "no_relevant" in text
+
+
+def test_users_without_recommendations():
+    """A test user the run lacks has no row: under unscored_judgments=counted its R is its test items and its
+    ListAP is 0; FOfMeans counts its P = R = 0."""
+    qrels = {"u": {"a": 1}, "v": {"b": 1}}
+    run = {"u": {"a": 1.0}}
+    res = rw.evaluate(qrels, run, ["ListAP@2", "ListAR@2", "FOfMeans@2"], "trec_eval",
+                      missing_in_run="zero", unscored_judgments="counted")
+    assert res.per_query("ListAP@2") == {"u": 1.0, "v": 0.0}
+    assert res["FOfMeans@2"] == pytest.approx(2 * 0.25 * 0.5 / 0.75)  # mean P@2 = (1/2 + 0)/2, mean R = 1/2

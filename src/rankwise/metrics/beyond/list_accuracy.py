@@ -115,11 +115,12 @@ def _averaged(lists: TopLists, p: Params, k: Cutoff, of: str) -> tuple[np.ndarra
     with np.errstate(invalid="ignore", divide="ignore"):
         for j in range(1, depth + 1):
             hits, end = _hits_at(whole, cum, prefixes, j)
-            if how == "rank":
-                at = starts + j - 1
-                rel_j = np.where(j <= whole.lengths, term_rel[np.minimum(at, max(term_rel.size - 1, 0))], 0.0)
+            if term_rel.size == 0:  # (no user has a row)
+                rel_j = np.zeros(whole.n)
+            elif how == "rank":
+                rel_j = np.where(j <= whole.lengths, term_rel[np.minimum(starts + j - 1, term_rel.size - 1)], 0.0)
             else:
-                rel_j = np.where(end > starts, term_rel[np.maximum(end - 1, 0)], 0.0) if term_rel.size else total * 0
+                rel_j = np.where(end > starts, term_rel[np.maximum(end - 1, 0)], 0.0)
             den = denominator_of(param_str(p, "denominator"), j, size, nrel) if of == "P" else nrel
             total += np.where(rel_j > 0, hits / den * rel_j, 0.0)
         values = total / nrel
