@@ -39,34 +39,14 @@ def golden(lib: str) -> dict[str, Any]:
 
 # Known gaps between rankwise and a library, each named; strict, so a fix shows up as XPASS and the mark
 # must go. Reported to the integrator of issue #24.
-# the evidently preset's notes say each of these (conventions/recsys_presets.py)
-EVIDENTLY_GAPS = {
-    "F1": "Evidently's F is F of the mean P and mean R; rankwise's F@k is the mean of per-user F (the preset's notes "
-          "give the formula from its P and R means)",
-    "MAP": "Evidently's MAP reads the target of the last row in frame order at each rank: no rule reproduces it",
-    "MAR": "Evidently's MAR has no rankwise metric",
-}
 EVIDENTLY_RAISES = ("Evidently raises ZeroDivisionError when a tie pushes every row of a user past rank k; rankwise "
                     "leaves that user out of the mean")
-GAPS = {
-    "Gini": "by design rankwise refuses Gini(over=train_items) with a recommended cold item (DataError); Elliot "
-            "gives a value outside [0, 1]",
-}
 
 
 def gap(lib: str, case: str, want: dict[str, Any]) -> str | None:
-    body = golden(lib)["cases"][case]
-    name = want["library_metric"]
     if lib == "evidently":
         metric = want["metric"].split("@")[0]
-        return EVIDENTLY_GAPS.get(metric) or (EVIDENTLY_RAISES if "raises" in want and metric == "Diversity" else None)
-    if lib != "elliot" or "raises" in want:
-        return None
-    inputs = body["inputs"]
-    trained = {i for _, i in inputs["train"]}
-    cold_in_cut = any(i not in trained for _, lst in inputs["reco"] for i in lst[:want["k"]])
-    if name == "Gini" and cold_in_cut:
-        return GAPS[name]
+        return EVIDENTLY_RAISES if "raises" in want and metric == "Diversity" else None
     return None
 
 
@@ -75,10 +55,7 @@ def entries(lib: str) -> list[Any]:
     for case, body in golden(lib)["cases"].items():
         for n, v in enumerate(body["values"]):
             reason = gap(lib, case, v)
-            # (Evidently's F of the means and its MAP agree with rankwise's where the users' values coincide, e.g. at
-            # k = 1: not strict for those two)
-            coincide = reason in (EVIDENTLY_GAPS["F1"], EVIDENTLY_GAPS["MAP"])
-            marks = [pytest.mark.xfail(strict=not coincide, reason=reason)] if reason else []
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
             out.append(pytest.param(lib, case, n, id=f"{case}-{v['metric']}", marks=marks))
     return out
 
@@ -121,6 +98,10 @@ def case_inputs(lib: str, case: str, needs_test: bool) -> tuple[Any, Any, dict[s
         features = frame(inputs["item_features"], ["item", *inputs["features"]])
         return qrels, rows[["user", "item", "score"]], {"train": train, "item_features": features}
     run = {u: lst for u, lst in inputs["reco"]}
+    if lib == "recbole" and body["config"].get("train_file_order") != "as_given":
+        # the training file RecBole read was sorted by item (generate_recbole.py): its first mentions of the items,
+        # which order tied items at the tail's edge (tail_ties=first_in_train), are that file's
+        train = frame(sorted(inputs["train"], key=lambda r: (r[1], r[0])), ["user", "item"])
     extra: dict[str, Any] = {"train": train}
     if lib == "recbole":
         extra["items"] = inputs["items"]

@@ -6,8 +6,9 @@ script) on tests/golden/recsys/cases.json, fed three ways: the ranked items with
 15 items with their scores (many ties: the average_floor rule at work) and the ranked items as ranks.
 rankwise is given the same rows as the run and each user's truth as the judgments; the preset does the rest.
 
-MAPKMetric depends on the frame's row order (the preset's note): it is compared where the note says the two
-agree, and shown to differ elsewhere. FBetaTopKMetric is F of the mean P and mean R, as the note says.
+MAPKMetric depends on the frame's row order (the preset's note): rankwise's AP@k equals it where the note says
+the two agree, and differs elsewhere; ListAP@k (relevance_at=last_given under this preset) equals it everywhere, as
+ListAR@k equals MARKMetric. FBetaTopKMetric is F of the mean P and mean R: FOfMeans@k.
 """
 from __future__ import annotations
 
@@ -141,6 +142,52 @@ def test_map_differs_where_the_note_says():
     assert any(abs(res[f"AP@{k}"] - v) > 1e-3 for k, v in want.items())
 
 
+# Evidently's metrics that read the frame's row order or the means, and the rankwise metrics that reproduce them
+# under this preset (metrics/beyond/list_accuracy.py)
+ROW_ORDER = {"MAPKMetric": "ListAP", "MARKMetric": "ListAR", "FBetaTopKMetric": "FOfMeans"}
+
+
+@lru_cache(maxsize=None)
+def evaluate_row_order(feed: str, variant: str) -> rw.Results:
+    metrics = [f"{m}@{k}" for m in ROW_ORDER.values() for k in range(1, 11)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        return rw.evaluate(qrels(), run(feed), metrics, convention="evidently", **VARIANTS[variant])
+
+
+@pytest.mark.parametrize("name", sorted(ROW_ORDER))
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("feed", FEEDS)
+def test_map_mar_and_f_of_means_agree_everywhere(feed, variant, name):
+    """ListAP, ListAR and FOfMeans are MAPKMetric, MARKMetric and FBetaTopKMetric on every feed (the dense one
+    lists the items in id order, with ties) and every option."""
+    res = evaluate_row_order(feed, variant)
+    want = golden()["values"][feed][variant][name]["aggregate"]
+    assert len(want) == 10
+    for k, value in want.items():
+        got = res[f"{ROW_ORDER[name]}@{k}"]
+        if value is None:
+            assert math.isnan(got), f"{name}@{k} ({feed}, {variant}): Evidently NaN, rankwise {got}"
+            continue
+        assert got == pytest.approx(value, abs=1e-12), f"{name}@{k} ({feed}, {variant})"
+
+
+@pytest.mark.parametrize("name", ["MAPKMetric", "MARKMetric"])
+@pytest.mark.parametrize("feed", FEEDS)
+def test_map_and_mar_agree_per_user(feed, name):
+    res = evaluate_row_order(feed, "default")
+    compared = 0
+    for user, series in golden()["values"][feed]["default"][name]["per_user"].items():
+        for k, value in enumerate(series or (), 1):
+            mine = res.per_query(f"{ROW_ORDER[name]}@{k}").get(int(user), math.nan)
+            if value is None:
+                assert math.isnan(mine), f"{name}@{k}, user {user} ({feed})"
+                continue
+            assert mine == pytest.approx(value, abs=1e-12), f"{name}@{k}, user {user} ({feed})"
+            compared += 1
+    assert compared >= 60
+
+
 def test_the_spec_frames():
     """The spec's §10b frames as Evidently itself computed them (the arithmetic tests use the spec's table)."""
     frames = golden()["spec_frames"]
@@ -148,4 +195,21 @@ def test_the_spec_frames():
     assert ties["PrecisionTopKMetric"] == {"1": 0.0, "2": 0.5, "3": pytest.approx(1 / 3), "4": 0.25}
     assert ties["MAPKMetric"]["3"] == pytest.approx(5 / 6)
     assert set(frames["tie_example_rows_swapped"]["values"]["MAPKMetric"].values()) == {0.0}
+    # ListAP reads the row order as MAPKMetric does: 5/6 at k = 3, and 0 at every k with the tied rows swapped
+    for name, want in (("tie_example", ties["MAPKMetric"]),
+                       ("tie_example_rows_swapped", frames["tie_example_rows_swapped"]["values"]["MAPKMetric"])):
+        got = list_ap_of_frame(frames[name]["rows"], len(want))
+        assert got == pytest.approx([want[str(k)] for k in range(1, len(want) + 1)], abs=1e-12), name
     assert frames["fixture_rank_input"]["values"]["NDCGKMetric"]["2"] == pytest.approx(0.753953, abs=1e-6)
+
+
+def list_ap_of_frame(rows: list, depth: int) -> list[float]:
+    """ListAP@1..depth under the evidently preset of a frame of (user, item, score, target) rows, as given."""
+    import pandas as pd
+
+    frame = pd.DataFrame(rows).iloc[:, :4]
+    frame.columns = ["user", "item", "score", "target"]
+    truth = {u: dict(zip(g["item"], g["target"])) for u, g in frame.groupby("user")}
+    res = rw.evaluate(truth, frame[["user", "item", "score"]], [f"ListAP@{k}" for k in range(1, depth + 1)],
+                      convention="evidently")
+    return [res[f"ListAP@{k}"] for k in range(1, depth + 1)]

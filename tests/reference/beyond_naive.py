@@ -126,6 +126,13 @@ def gini(w: World, k: int | None, over: str, weight: str, patience: float, denom
     for u in w.users:
         for r, i in enumerate(w.cut(u, k), start=1):
             x[i] = x.get(i, 0.0) + (1.0 if weight == "lists" else patience ** (r - 1))
+    if over == "train_count":  # Elliot's places n - m + 1..n for the m recommended items, cold ones too
+        n, counts = len(w.train_items()), sorted(x.values())
+        d, total = (n if denominator == "n" else n - 1), sum(counts)
+        if total == 0 or d <= 0:
+            return NAN
+        g = sum((2 * (j + n - len(counts) + 1) - n - 1) * c for j, c in enumerate(counts)) / (d * total)
+        return 1.0 - g if direction == "equality" else g
     if over == "recommended":
         universe = list(x)
         padding = 0
@@ -288,14 +295,16 @@ def pop_quantile(w: World, k: int | None, popularity: str) -> dict[str, float]:
     return {u: mean([q(i) for i in w.cut(u, k)]) for u in w.users}
 
 
-def tail_set(w: World, tail: str, ratio: float, popularity: str) -> set[str]:
+def tail_set(w: World, tail: str, ratio: float, popularity: str, ties: str = "item_id") -> set[str]:
     pops = {j: w.pop(j, popularity) for j in w.train_items()}
+    first = list(dict.fromkeys(i for _, i in w.train))
+    tie: dict[str, object] = {j: (first.index(j) if ties == "first_in_train" else j) for j in pops}
     if tail == "count_at_most":
         return {j for j, p in pops.items() if p <= ratio}
     if tail == "bottom_fraction":
-        order = sorted(pops, key=lambda j: (pops[j], j))
+        order = sorted(pops, key=lambda j: (pops[j], tie[j]))
         return set(order[:max(int(len(order) * ratio), 1)])
-    order = sorted(pops, key=lambda j: (-pops[j], j))  # outside_head
+    order = sorted(pops, key=lambda j: (-pops[j], tie[j]))  # outside_head
     total = sum(pops.values())
     head: set[str] = set()
     running = 0.0
@@ -307,8 +316,9 @@ def tail_set(w: World, tail: str, ratio: float, popularity: str) -> set[str]:
     return set(order) - head
 
 
-def tail(w: World, k: int | None, tail_kind: str, ratio: float, popularity: str, form: str) -> dict[str, float]:
-    t = tail_set(w, tail_kind, ratio, popularity)
+def tail(w: World, k: int | None, tail_kind: str, ratio: float, popularity: str, form: str,
+         ties: str = "item_id") -> dict[str, float]:
+    t = tail_set(w, tail_kind, ratio, popularity, ties)
     out = {}
     for u in w.users:
         items = w.cut(u, k)

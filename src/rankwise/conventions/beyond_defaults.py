@@ -21,11 +21,11 @@ BASE_DEFAULTS: Mapping[str, object] = {
     "info": "self", "popularity": "users", "norm": "train_users", "novelty_cold": "one_user",
     "novelty_weighting": "none",
     "arp_normalise": "none", "arp_cold": "zero",
-    "tail": "outside_head", "tail_ratio": 0.8, "tail_form": "share",
+    "tail": "outside_head", "tail_ratio": 0.8, "tail_form": "share", "tail_ties": "item_id",
     "distance": "cosine", "normaliser": "pairs", "short_list": "nan", "missing": "error",
     "variant": "recommenders", "similarity": "cooccurrence", "relevance": "hit",
     "list_length": "actual", "parity_kind": "rsp", "ref_k": "k", "list_users": "evaluated",
-    "rank_weight": "none", "smoothing": 1e-6,
+    "rank_weight": "none", "smoothing": 1e-6, "relevance_at": "rank",
 }
 
 _MIUF = {"info": "self", "popularity": "users", "norm": "train_users", "novelty_cold": "one_user",
@@ -48,7 +48,10 @@ BY_PRESET: Mapping[str, Mapping[str, Mapping[str, object]]] = {
                  "direction": "inequality"},
         "Entropy": {"entropy_log": "e", "entropy_normalise": "distinct_items", "entropy_weighting": "rows"},
         "ARP": {"popularity": "interactions", "arp_normalise": "none", "arp_cold": "zero"},
-        "Tail": {"tail": "bottom_fraction", "tail_ratio": 0.1, "popularity": "interactions", "tail_form": "share"},
+        # ties at the tail's edge by RecBole's internal item ids: the order its atomic files first name the items
+        # (pandas.factorize, dataset.py:1196-1218), the training file's with benchmark files
+        "Tail": {"tail": "bottom_fraction", "tail_ratio": 0.1, "popularity": "interactions", "tail_form": "share",
+                 "tail_ties": "first_in_train"},
     },
     "recommenders": {  # recommenders/evaluation/python_evaluation.py, 1.2.1
         "Coverage": {"coverage_numerator": "recommended", "catalogue": "train_items"},
@@ -62,12 +65,16 @@ BY_PRESET: Mapping[str, Mapping[str, Mapping[str, object]]] = {
     "elliot": {  # elliot/evaluation/metrics/{coverage,diversity,novelty,bias}/, fc27efe
         "Coverage": {"coverage_numerator": "recommended", "catalogue": "none"},
         "UserCoverage": {"min_length": "one", "aggregate": "sum"},
-        "Gini": {"over": "train_items", "weight": "lists", "gini_denominator": "n_minus_1", "direction": "equality"},
+        # over=train_count: Elliot's own arithmetic, which a recommended cold item takes out of [0, 1] (warned)
+        "Gini": {"over": "train_count", "weight": "lists", "gini_denominator": "n_minus_1", "direction": "equality"},
         "Entropy": {"entropy_log": 2.0, "entropy_normalise": "none", "entropy_weighting": "user_share"},
         "Novelty": _EFD,
         "ARP": {"popularity": "users", "arp_normalise": "none", "arp_cold": "error"},
-        "Tail": {"tail": "outside_head", "tail_ratio": 0.8, "popularity": "users", "tail_form": "share"},
-        "PopParity": {"tail": "outside_head", "tail_ratio": 0.8, "popularity": "users"},
+        # ties at the head's edge in the order of a Python set of the item ids, kept by a stable sort (popularity.py:
+        # 31-35, dataset.py:201-213): ascending for integer ids 1..n, the only case with a rule (tail_ties=item_id)
+        "Tail": {"tail": "outside_head", "tail_ratio": 0.8, "popularity": "users", "tail_form": "share",
+                 "tail_ties": "item_id"},
+        "PopParity": {"tail": "outside_head", "tail_ratio": 0.8, "popularity": "users", "tail_ties": "item_id"},
     },
     "lenskit": {  # lenskit/metrics/ranking/{_gini,_pop}.py, 2025.8.1
         "Coverage": {"coverage_numerator": "recommended", "catalogue": "declared"},
@@ -88,5 +95,9 @@ BY_PRESET: Mapping[str, Mapping[str, Mapping[str, object]]] = {
                 "missing": "error"},
         "Serendipity": {"ties": "average", "variant": "evidently"},
         "Personalization": {"ties": "average", "list_length": "k"},
+        # its accuracy metrics keep the truncated rank (the preset's ties=average_floor); MAPKMetric and MARKMetric
+        # weigh P@j and R@j by the last row given among those ranked <= j (precision_recall_k.py:59-109)
+        "ListAP": {"relevance_at": "last_given"},
+        "ListAR": {"relevance_at": "last_given"},
     },
 }

@@ -124,7 +124,11 @@ RECBOLE = derive_preset(
     notes=("RecBole ranks with torch.topk, whose order of tied scores follows no id order: P, AP, RR and nDCG "
            "under ties are not reproducible by any rule.",
            "RecBole reports values rounded to 4 decimals.",
-           "RecBole's 'auc' pools every (user, item) row into one ROC curve: it is not a per-user metric."),
+           "RecBole's 'auc' pools every (user, item) row into one ROC curve: it is not a per-user metric.",
+           "TailPercentage breaks count ties at the tail's edge by RecBole's internal item ids "
+           "(metrics.py:740), the order its atomic files first name the items: tail_ties=first_in_train, exact "
+           "with benchmark files (train/valid/test) when the training rows are given in the training file's order; "
+           "with one .inter file pass items=dataset.field2id_token['item_id'][1:] and tail_ties=catalogue."),
 )
 
 RECOMMENDERS = derive_preset(
@@ -196,7 +200,15 @@ ELLIOT = derive_preset(
                                                              for g in range(1, 11)}}}, **BY_PRESET["elliot"]},
     notes=("Elliot's nDCG gain 2^(grade − threshold + 1) − 1 is given as a gain map for the grades 0, 0.5, ..., 5; "
            "other grades need their own map (nDCG(gain={...})).",
-           "Elliot's nDCG returns 0 when DCG is 0, as rankwise does; its AUC averages over positives, not users."),
+           "Elliot's nDCG returns 0 when DCG is 0, as rankwise does; its AUC averages over positives, not users.",
+           "Gini is Elliot's arithmetic (over=train_count, gini_index.py:78-82): the recommended items, cold ones "
+           "too, take the top places among the training items, so a recommended cold item makes it no Gini index "
+           "and can take it out of [0, 1] (1.111 on the docs' fixture at k=2): reproduced, with a warning; "
+           "Gini(over=train_items) refuses cold items instead.",
+           "APLT, ACLT and PopRSP/PopREO break popularity ties at the head's edge by item id (tail_ties=item_id): "
+           "Elliot keeps the order of a Python set of the ids (dataset.py:201-213, popularity.py:31-35), ascending "
+           "for integer ids below the set's table size such as 1..n; for text ids it changes with the process's "
+           "hash seed, and no rule reproduces it."),
 )
 
 TFR = derive_preset(
@@ -221,9 +233,9 @@ _EVIDENTLY_SRC = "src/evidently/legacy"
 EVIDENTLY = derive_preset(
     TREC_EVAL, name="evidently",
     description="Evidently's recommender accuracy metrics (PrecisionTopKMetric, RecallTopKMetric, FBetaTopKMetric, "
-                "MAPKMetric, NDCGKMetric, MRRKMetric, HitRateKMetric) on one frame of (user, item, score, target) "
-                "rows: scores ranked by pandas' average rank truncated to an integer (tied items share a rank, so "
-                "a top k can hold more than k items), any positive target relevant, P@k = hits / min(k, the "
+                "MAPKMetric, MARKMetric, NDCGKMetric, MRRKMetric, HitRateKMetric) on one frame of (user, item, score, "
+                "target) rows: scores ranked by pandas' average rank truncated to an integer (tied items share a "
+                "rank, so a top k can hold more than k items), any positive target relevant, P@k = hits / min(k, the "
                 "user's rows), R@k and AP@k over the relevant rows of the frame, nDCG with linear gains and an "
                 "ideal from the user's own rows; users without a relevant row are left out "
                 "(no_feedback_users=False).",
@@ -248,14 +260,15 @@ EVIDENTLY = derive_preset(
            "Relevant means target > 0: rel=1 is the same for integer targets; pass rel=<smallest positive target> "
            "for fractional ones. nDCG's gain is the target itself (grades of 0 and below give 0 here; Evidently "
            "would add a negative target's negative gain).",
-           "MAPKMetric is not reproducible by a rule: its term at cutoff j is P@j times the target of the LAST row "
-           "in frame order among the rows ranked <= j (precision_recall_k.py:59, 68-87), so it depends on the "
-           "frame's row order, counts a user's last row again for every j beyond the user's rows, and counts a "
-           "relevant item of a tie block once per cutoff it spans. rankwise's AP@k (denominator: the relevant "
-           "rows) equals it when each user's rows are sorted by rank, hold no tie within the top k and number "
-           "at least k. MARKMetric (the same with recall) has no rankwise counterpart.",
-           "FBetaTopKMetric is F of the means (f_beta_top_k.py:60-64): (1 + β²)·mean P·mean R / (β²·mean P + mean "
-           "R) from the P@k and R@k means of this preset; rankwise's F@k is the mean of per-user F.",
+           "MAPKMetric and MARKMetric are ListAP@k and ListAR@k (relevance_at=last_given here): their term at "
+           "cutoff j is P@j (R@j) times the target of the LAST row in frame order among the rows ranked <= j "
+           "(precision_recall_k.py:59, 68-109), so they depend on the frame's row order (give rankwise the rows in "
+           "the frame's order), count a user's last row again for every j beyond the user's rows (MAR can exceed "
+           "1) and count a relevant item of a tie block once per cutoff it spans. rankwise's AP@k (denominator: "
+           "the relevant rows) equals MAPKMetric when each user's rows are sorted by rank, hold no tie within the "
+           "top k and number at least k.",
+           "FBetaTopKMetric is FOfMeans@k (F of the means, f_beta_top_k.py:60-64): (1 + β²)·mean P·mean R / (β²·mean "
+           "P + mean R), a whole-run figure; rankwise's F@k is the mean of per-user F.",
            "Evidently computes every k from 1 to min(the largest list, max(k, 10)) and fails on a larger k "
            "(base_top_k.py:68); rankwise computes any k. With recommendations_type='rank' Evidently uses the "
            "given ranks as they are: give rankwise scores that order the items the same way (e.g. minus the "

@@ -27,12 +27,15 @@ class Training:
     """The training interactions on the item vocabulary: one row per interaction, repeats kept.
 
     ``offsets``/``items``: each training user's rows (CSR over ``user_ids``, in the given order within a user);
-    ``rows``/``users``: per item, its rows and its distinct users (0 for an item never in training)."""
+    ``rows``/``users``: per item, its rows and its distinct users (0 for an item never in training);
+    ``first_seen``: per item, its place in the order the training rows first name the items (the number of
+    training items for an item never in training): RecBole's internal item ids follow that order."""
     user_ids: np.ndarray
     offsets: np.ndarray
     items: np.ndarray
     rows: np.ndarray
     users: np.ndarray
+    first_seen: np.ndarray
 
     @property
     def n_rows(self) -> int:
@@ -95,12 +98,15 @@ class ItemSide:
 
     ``declared``: whether each item is in the declared catalogue (None: no catalogue given);
     ``train``: the training interactions (None: none given); ``features``: the item features (None: none);
-    ``reference``: a reference run the lists are compared with (RecTools' Intersection; None: none)."""
+    ``reference``: a reference run the lists are compared with (RecTools' Intersection; None: none);
+    ``declared_order``: each item's place in the catalogue as given (the catalogue's size for an item outside it;
+    None: no catalogue given)."""
     vocab: Vocabulary
     declared: np.ndarray | None = None
     train: Training | None = None
     features: Features | None = None
     reference: Run | None = None
+    declared_order: np.ndarray | None = None
 
     @property
     def n_items(self) -> int:
@@ -142,14 +148,18 @@ def item_side(recommended: np.ndarray, *, items: np.ndarray | None = None,
     if reference is not None:
         parts.append(np.asarray(reference[1], dtype=str))
     vocab = Vocabulary.from_ids(np.concatenate(parts) if parts else np.zeros(0, dtype=str))
-    declared = None
+    declared = declared_order = None
     if items is not None:
         declared = np.zeros(len(vocab), dtype=bool)
-        declared[vocab.codes_of(np.asarray(items, dtype=str))] = True
+        codes = vocab.codes_of(np.asarray(items, dtype=str))
+        declared[codes] = True
+        declared_order = np.full(len(vocab), codes.size, dtype=np.int64)
+        declared_order[codes[::-1]] = np.arange(codes.size)[::-1]  # (an item listed twice: its first place)
         declared.setflags(write=False)
+        declared_order.setflags(write=False)
     return ItemSide(vocab, declared, None if train is None else _training(vocab, *train),
                     None if features is None else _features(vocab, *features),
-                    None if reference is None else reference[0])
+                    None if reference is None else reference[0], declared_order)
 
 
 def _training(vocab: Vocabulary, users: np.ndarray, items: np.ndarray) -> Training:
@@ -166,8 +176,10 @@ def _training(vocab: Vocabulary, users: np.ndarray, items: np.ndarray) -> Traini
     rows = np.bincount(codes, minlength=n).astype(np.int64)
     pairs = np.unique(ucodes.astype(np.int64) * n + codes)
     distinct_users = np.bincount(pairs % n, minlength=n).astype(np.int64)
-    out = Training(user_ids, offsets, codes[order], rows, distinct_users)
-    for a in (out.offsets, out.items, out.rows, out.users):
+    first_seen = np.full(n, len(item_vocab), dtype=np.int64)
+    first_seen[vocab.codes_of(item_vocab.ids)] = np.arange(len(item_vocab))  # (item_vocab: in order of appearance)
+    out = Training(user_ids, offsets, codes[order], rows, distinct_users, first_seen)
+    for a in (out.offsets, out.items, out.rows, out.users, out.first_seen):
         a.setflags(write=False)
     return out
 

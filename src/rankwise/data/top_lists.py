@@ -71,6 +71,9 @@ class TopLists:
     ranks: np.ndarray  # each row's 1-based rank: its position, or its tie block's average rank (LIST_TIES)
     # the reference run's lists of the same users (offsets, item codes, ranks), when the evaluation has one
     reference: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    # each row's position among its user's rows as the run gave them (0-based): Evidently's MAP reads the last row
+    # *given* among those ranked <= j (metrics/beyond/list_accuracy.py)
+    given: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -123,7 +126,7 @@ def top_lists(side: ItemSide, qrels: Qrels, run: Run, user_ids: np.ndarray, *, t
     if ties not in LIST_TIES:
         raise ConventionError(f"ties={ties} does not order a recommendation list; the beyond-accuracy metrics "
                               f"take one of {', '.join(LIST_TIES)} (e.g. Novelty(ties=input)@10)")
-    offsets, items, ranks = _ordered(side, run, user_ids, ties, scores)
+    offsets, items, ranks, given = _ordered(side, run, user_ids, ties, scores)
     seg = segment_ids(offsets)
     starts, lengths = _ranges(qrels.offsets, qrels.query_vocab.codes_of(user_ids))
     qrows, qoff = expand_ranges(starts, lengths)
@@ -132,15 +135,16 @@ def top_lists(side: ItemSide, qrels: Qrels, run: Run, user_ids: np.ndarray, *, t
     test = qrels.values[qrows].astype(np.float64)
     reference = None
     if side.reference is not None:
-        reference = _ordered(side, side.reference, user_ids, ties, scores)
-    for a in (offsets, items, grades, qoff, test, tcodes, ranks):
+        reference = _ordered(side, side.reference, user_ids, ties, scores)[:3]
+    for a in (offsets, items, grades, qoff, test, tcodes, ranks, given):
         a.setflags(write=False)
-    return TopLists(side, user_ids, offsets, items, grades, qoff, test, tcodes, ranks, reference)
+    return TopLists(side, user_ids, offsets, items, grades, qoff, test, tcodes, ranks, reference, given)
 
 
 def _ordered(side: ItemSide, run: Run, user_ids: np.ndarray, ties: str,
-             scores: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The lists of ``user_ids`` in ``run`` in rank order: (CSR offsets over the users, item codes, ranks)."""
+             scores: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The lists of ``user_ids`` in ``run`` in rank order: (CSR offsets over the users, item codes, ranks, each
+    row's 0-based position among its user's rows as given)."""
     starts, lengths = _ranges(run.offsets, run.query_vocab.codes_of(user_ids))
     rows, offsets = expand_ranges(starts, lengths)
     seg = segment_ids(offsets)
@@ -156,7 +160,7 @@ def _ordered(side: ItemSide, run: Run, user_ids: np.ndarray, ties: str,
         block = np.repeat(np.arange(starts.size), sizes)
         average = (position[starts] + (sizes - 1) / 2.0)[block]
         ranks = np.floor(average) if ties == "average_floor" else average
-    return offsets, codes[order], ranks
+    return offsets, codes[order], ranks, (position - 1)[order]
 
 
 def _ranges(offsets: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

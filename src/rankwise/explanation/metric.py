@@ -9,7 +9,9 @@ from rankwise.spec.params import Param
 
 # what a beyond-accuracy metric reads besides the run, as the API and the command line take it
 _INPUTS = {"train": "the training interactions (train=, --train)", "items": "the declared catalogue (items=, --items)",
-           "features": "the item features (item_features=, --item-features)"}
+           "features": "the item features (item_features=, --item-features)",
+           "reference": "a reference run (reference=, --reference)",
+           "test": "which recommended items are relevant (the test interactions: the qrels)"}
 
 
 def shown_params(d: MetricDef) -> tuple[Param, ...]:
@@ -19,7 +21,7 @@ def shown_params(d: MetricDef) -> tuple[Param, ...]:
     no_relevant...) shape the judged rows of the accuracy metrics, which these metrics do not read."""
     if d.lists is None:
         return d.all_params
-    read = {"ties", "scores"} | (set() if d.lists.whole_run else {"rel", "aggregate"})
+    read = {"ties", "scores", *d.lists.reads} | (set() if d.lists.whole_run else {"rel", "aggregate"})
     return tuple(p for p in d.all_params if p in d.params or p.name in read)
 
 

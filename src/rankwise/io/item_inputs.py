@@ -50,14 +50,15 @@ def read_train(train: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def read_catalogue(items: Any) -> np.ndarray:
-    """The declared catalogue's item ids (each once)."""
+    """The declared catalogue's item ids (each once, in the order given: tail_ties=catalogue reads it)."""
     if isinstance(items, (str, os.PathLike)):
         ids = read_ids(items)
     elif frame_kind(items) is not None:
         raise InvalidParameterError("items= is the catalogue's item ids: pass a column (frame['item_id']) or a list")
     else:
         ids = items
-    out = np.unique(_ids(np.asarray(list(ids) if not hasattr(ids, "__array__") else ids), "item"))
+    given = _ids(np.asarray(list(ids) if not hasattr(ids, "__array__") else ids), "item")
+    out = given[np.sort(np.unique(given, return_index=True)[1])]
     if out.size == 0:
         raise DataError("items (the catalogue) is empty; give the ids of every item that could be recommended")
     return out

@@ -44,10 +44,14 @@ MIN_LENGTH = Param(
 
 GINI_OVER = Param(
     "over", "the items a Gini index is taken over (those never recommended count with 0)",
-    choices=("declared", "declared_plus_padding", "train_items", "recommended"),
+    choices=("declared", "declared_plus_padding", "train_items", "train_count", "recommended"),
     choice_docs={"declared": "the declared catalogue, items= (LensKit's items=)",
                  "declared_plus_padding": "the declared catalogue + 1, RecBole's [PAD] item",
-                 "train_items": "the distinct training items (Elliot); a recommended item outside them is an error",
+                 "train_items": "the distinct training items; a recommended item outside them (cold) is an error",
+                 "train_count": "Elliot's arithmetic: n = the number of training items, and every recommended item, "
+                                "cold or not, takes one of the top places; identical to train_items without cold "
+                                "items, with them no Gini index of any distribution (a warning says so): it can "
+                                "leave [0, 1], and is not clamped",
                  "recommended": "only the items recommended at rank <= k (Evidently)"})
 GINI_WEIGHT = Param(
     "weight", "each item's weight in the Gini index", choices=("lists", "exposure"),
@@ -122,6 +126,20 @@ TAIL = Param(
                  "count_at_most": "the items whose popularity is at most tail_ratio (RecBole tail_ratio > 1)",
                  "outside_head": "the items outside the short head: most popular first, items are added to the head "
                                  "until it holds tail_ratio of the popularity (Elliot APLT/ACLT, 0.8)"})
+TAIL_TIES = Param(
+    "tail_ties", "the order of training items of equal popularity where the tail's (or the head's) edge splits them",
+    choices=("item_id", "first_in_train", "catalogue"),
+    choice_docs={"item_id": "by item id: as numbers when every id is a non-negative integer, else as text (Elliot: "
+                            "its order is a Python set's of the ids, ascending for integer ids below the set's table "
+                            "size such as 1..n; for text ids it changes from process to process)",
+                 "first_in_train": "in the order the training rows first name them (RecBole: its internal item ids "
+                                   "are the order its atomic files first name the items; with benchmark files "
+                                   "(train/valid/test) that is the training file's order, so give the training rows "
+                                   "in that order)",
+                 "catalogue": "in the order of the catalogue items= as given (RecBole with one .inter file: pass "
+                              "items=dataset.field2id_token['item_id'][1:], its internal order)"},
+    value_aliases={"id": "item_id", "first_seen": "first_in_train", "train_order": "first_in_train",
+                   "items": "catalogue", "declared": "catalogue"})
 TAIL_RATIO = Param("tail_ratio", "the number the tail's definition uses (a share or a count)", kind="positive")
 TAIL_FORM = Param(
     "form", "a share of the list or a count", choices=("share", "count"), key="tail_form",
@@ -190,3 +208,12 @@ PERSONALIZATION_LENGTH = Param(
     choice_docs={"k": "the nominal k (Evidently: 1 - (Σ c(i)² - U·k) / (k·U·(U-1)), exact when every list holds k "
                       "items)",
                  "actual": "√(|L_u|·|L_v|): the cosine of the two lists as item sets, which short lists do not bias"})
+
+RELEVANCE_AT = Param(
+    "relevance_at", "which row's relevance weighs the precision (or recall) at cutoff j in ListAP and ListAR",
+    choices=("rank", "last_given"),
+    choice_docs={"rank": "the row at rank j, 0 past the list's end: AP as every IR tool defines it",
+                 "last_given": "the last row, in the order the run gave the user's rows, among those ranked <= j "
+                               "(Evidently's MAPKMetric and MARKMetric): the value depends on the row order, and "
+                               "past its end a list's last row counts again at every j"},
+    value_aliases={"at_rank": "rank", "evidently": "last_given", "last_row": "last_given"})

@@ -50,6 +50,9 @@ class ListForm:
     per_user: Callable[["TopLists", "Params", "Cutoff"], "tuple[np.ndarray, np.ndarray | None]"] | None = None
     weights: Callable[["TopLists", "Params", "Cutoff"], "UserWeights"] | None = None
     value: Callable[["ItemTally", "ItemSide", "Params", "Cutoff"], "np.ndarray | float"] | None = None
+    # the common parameters it reads besides ties and scores (and, per user, rel and aggregate): the accuracy
+    # figures read off the lists (metrics/beyond/list_accuracy.py) read which users have a relevant item
+    reads: tuple[str, ...] = ()
 
     @property
     def whole_run(self) -> bool:

@@ -67,6 +67,8 @@ EXTRA_METRIC_MODULES: tuple[str, ...] = (
     "rankwise.metrics.beyond.coverage", "rankwise.metrics.beyond.concentration", "rankwise.metrics.beyond.popularity",
     "rankwise.metrics.beyond.diversity", "rankwise.metrics.beyond.parity", "rankwise.metrics.beyond.intersection",
     "rankwise.metrics.beyond.categories",
+    # accuracy figures read off the whole lists (Evidently's F of the means, MAP and MAR: issue #24)
+    "rankwise.metrics.beyond.list_accuracy",
 )
 
 

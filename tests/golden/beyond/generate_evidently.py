@@ -178,9 +178,9 @@ def run_case(case: dict[str, Any]) -> list[dict[str, Any]]:
         tv = lambda r: r.current_value  # noqa: E731
         put_or_raise("PrecisionTopKMetric", k, f"P@{k}", one(PrecisionTopKMetric(k=k)), tv, True)
         put_or_raise("RecallTopKMetric", k, f"R@{k}", one(RecallTopKMetric(k=k)), tv, True)
-        put_or_raise("FBetaTopKMetric", k, f"F1@{k}", one(FBetaTopKMetric(k=k)), tv, True)
-        put_or_raise("MAPKMetric", k, f"MAP@{k}", one(MAPKMetric(k=k)), tv, True)
-        put_or_raise("MARKMetric", k, f"MAR@{k}", one(MARKMetric(k=k)), tv, True)
+        put_or_raise("FBetaTopKMetric", k, f"FOfMeans@{k}", one(FBetaTopKMetric(k=k)), tv, True)
+        put_or_raise("MAPKMetric", k, f"ListAP@{k}", one(MAPKMetric(k=k)), tv, True)
+        put_or_raise("MARKMetric", k, f"ListAR@{k}", one(MARKMetric(k=k)), tv, True)
         put_or_raise("NDCGKMetric", k, f"NDCG@{k}", one(NDCGKMetric(k=k)), tv, True)
         put_or_raise("MRRKMetric", k, f"MRR@{k}", one(MRRKMetric(k=k)), lambda r, k=k: labelled(r.current, k), True)
         put_or_raise("HitRateKMetric", k, f"HitRate@{k}", one(HitRateKMetric(k=k)),

@@ -31,7 +31,10 @@ How the values are produced (nothing of RecBole is re-typed):
 
 The training file is written sorted by item, so RecBole's internal item ids (pandas.factorize order) of
 the training items are in ascending order of the external ids: TailPercentage breaks count ties by
-internal id, which is then the external id order.
+internal id, which is then the external id order. The ``ties_*`` cases write it in the order given
+instead (``train_file_order: as_given``), naming tied items in descending id order: there the internal ids
+follow the training file's first mentions (rankwise's tail_ties=first_in_train), not the ids. Each case
+records RecBole's internal item order (``internal_item_order``: field2id_token without [PAD]).
 """
 
 from __future__ import annotations
@@ -107,6 +110,24 @@ def seeded_case(seed: int, n_users: int, n_items: int, n_cold: int, k: int,
     }
 
 
+def ties_case(tail_ratio: float | None) -> dict[str, Any]:
+    """Eight training items with one row each (ties at the tail's edge), named first in descending id order
+    by a training file written as given; two cold items."""
+    train = [[1, 10], [1, 8], [1, 6], [2, 9], [2, 7], [2, 1], [2, 1], [3, 5], [3, 4], [3, 2], [3, 2], [4, 3],
+             [4, 1]]
+    return {
+        "description": "items 3-10 with one training row each, first named in the order 10, 8, 6, 9, 7, 5, 4, 3 "
+                       f"(training file as given); tail_ratio={tail_ratio}",
+        "items": list(range(1, 13)),
+        "train": train,
+        "test": [[1, 3], [2, 10], [3, 6], [4, 4]],
+        "reco": [[1, [3, 4, 11, 5]], [2, [10, 3, 8, 12]], [3, [6, 10, 3, 1]], [4, [8, 4, 10, 2]]],
+        "topk": [1, 2, 4],
+        "tail_ratio": tail_ratio,
+        "train_file_order": "as_given",
+    }
+
+
 def write_atomic(root: Path, name: str, case: dict[str, Any]) -> None:
     d = root / name
     d.mkdir(parents=True)
@@ -117,14 +138,20 @@ def write_atomic(root: Path, name: str, case: dict[str, Any]) -> None:
             for u, i in rows:
                 f.write(f"{u}\t{i}\n")
 
-    # sorted by item: internal ids of training items ascend with the external ids
-    inter("train", sorted(case["train"], key=lambda r: (r[1], r[0])))
+    # sorted by item: internal ids of training items ascend with the external ids (unless written as given)
+    inter("train", train_file_rows(case))
     inter("valid", case["test"])
     inter("test", case["test"])
     with open(d / f"{name}.item", "w") as f:
         f.write("item_id:token\n")
         for i in case["items"]:
             f.write(f"{i}\n")
+
+
+def train_file_rows(case: dict[str, Any]) -> list[list[int]]:
+    if case.get("train_file_order") == "as_given":
+        return case["train"]
+    return sorted(case["train"], key=lambda r: (r[1], r[0]))
 
 
 def run_case(name: str, case: dict[str, Any], decimal_place: int) -> dict[str, Any]:
@@ -224,8 +251,9 @@ def run_case(name: str, case: dict[str, Any], decimal_place: int) -> dict[str, A
     train_items = Counter(i for _, i in case["train"])
     assert {int(id2tok["item_id"][i]): c for i, c in count_items.items()} == dict(train_items)
     tokens = [str(t) for t in id2tok["item_id"]]
-    warm_internal = [tokens.index(str(i)) for i in sorted(train_items)]
-    assert warm_internal == sorted(warm_internal)  # tie order of TailPercentage = external id order
+    first_named = list(dict.fromkeys(i for _, i in train_file_rows(case)))
+    warm_internal = [tokens.index(str(i)) for i in first_named]
+    assert warm_internal == sorted(warm_internal)  # tie order of TailPercentage = the training file's first mentions
     per_user: dict[str, dict[int, list[list[float]]]] = {}
     for cls, key in ((rbm.AveragePopularity, "averagepopularity"), (rbm.TailPercentage, "tailpercentage")):
         metric = cls(config)
@@ -237,6 +265,7 @@ def run_case(name: str, case: dict[str, Any], decimal_place: int) -> dict[str, A
         "result": {k: float(v) for k, v in result.items()},
         "num_items": int(struct.get("data.num_items")),
         "per_user": per_user,
+        "internal_item_order": [int(t) for t in tokens[1:]],
     }
 
 
@@ -251,6 +280,8 @@ def main() -> None:
         "seed2_tail_count": {**seeded_case(2, n_users=8, n_items=14, n_cold=3, k=5, tail_ratio=2),
                              "description": "seed2_cold with tail_ratio=2 (> 1: tail = items with "
                                             "at most 2 training rows)"},
+        "ties_train_order": ties_case(None),
+        "ties_train_order_ratio_0.3": ties_case(0.3),
     }
     out_cases: dict[str, Any] = {}
     for name, case in cases.items():
@@ -263,7 +294,8 @@ def main() -> None:
             rw = RANKWISE[lib_name]
             metric = f"{rw}@{k}"
             if lib_name == "tailpercentage" and case["tail_ratio"] is not None:
-                metric = f"{rw}(tail=count_at_most, tail_ratio={case['tail_ratio']})@{k}"
+                how = "count_at_most" if case["tail_ratio"] > 1 else "bottom_fraction"
+                metric = f"{rw}(tail={how}, tail_ratio={case['tail_ratio']})@{k}"
             entry: dict[str, Any] = {
                 "library_metric": key,
                 "k": int(k),
@@ -279,7 +311,9 @@ def main() -> None:
             "description": case["description"],
             "inputs": {key: case[key] for key in ("items", "train", "test", "reco")},
             "config": {"topk": case["topk"], "tail_ratio": case["tail_ratio"],
-                       "metric_decimal_place": 4, "num_items_incl_pad": raw["num_items"]},
+                       "metric_decimal_place": 4, "num_items_incl_pad": raw["num_items"],
+                       "train_file_order": case.get("train_file_order", "sorted_by_item"),
+                       "internal_item_order": raw["internal_item_order"]},
             "values": values,
         }
     script = Path(__file__).read_bytes()

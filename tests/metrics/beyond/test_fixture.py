@@ -105,8 +105,22 @@ def test_evidently_values(metric, value):
     assert got == pytest.approx(value, abs=_tol(value))
 
 
-@pytest.mark.parametrize("metric", ["Gini@3", "ARP@3"])
+@pytest.mark.parametrize("metric", ["Gini(over=train_items)@3", "ARP@3"])
 def test_elliot_refuses_the_cold_item(metric):
-    """Elliot's Gini goes out of [0, 1] and its ARP raises KeyError on the cold item 5: rankwise says so."""
+    """Elliot's ARP raises KeyError on the cold item 5, and a Gini over the training items has no place for it:
+    rankwise says so."""
     with pytest.raises(rw.DataError, match="'5'"):
         _evaluate("elliot", metric)
+
+
+@pytest.mark.parametrize(("k", "value"), [(3, 1 - 1 / 27), (2, 1 + 1 / 9)])
+def test_elliot_gini_with_the_cold_item_is_elliots_arithmetic_and_warned(k, value):
+    """Elliot's Gini@3 (spec §3): n = 4 training items, the 5 recommended items (cold 5 too) at places 0..4 of
+    its formula, counts [1,1,2,2,3]/9: Σ(2j − 5)·c = 1/9 (j = 0..4), ÷ (n − 1) = 1/27, 1 − that = 0.962963. At k=2
+    (counts [1,1,1,1,2]/6 over places 0..4): Σ(2j − 5)·c / 6 = −1/3, ÷ 3, 1 − that = 1.111111, outside [0, 1].
+    The warning says why."""
+    with pytest.warns(rw.RankwiseWarning, match=r"Gini.*train_count.*cold") as caught:
+        res = rw.evaluate(TEST, RECO, [f"Gini@{k}"], "elliot", train=TRAIN)
+    assert res[f"Gini@{k}"] == pytest.approx(value, abs=1e-12)
+    said = " ".join(str(w.message) for w in caught if "Gini" in str(w.message))
+    assert ("outside [0, 1]" in said) == (not 0 <= value <= 1)

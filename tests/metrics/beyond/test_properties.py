@@ -39,7 +39,7 @@ def _combos() -> list[tuple[str, str, dict[str, object]]]:
     add("Coverage", "coverage", numerator=["recommended", "recommended_in_train"],
         catalogue=["none", "declared", "declared_plus_padding", "train_items"])
     add("UserCoverage", "user_coverage", min_length=["one", "k"])
-    add("Gini", "gini", over=["declared", "declared_plus_padding", "train_items", "recommended"],
+    add("Gini", "gini", over=["declared", "declared_plus_padding", "train_items", "train_count", "recommended"],
         weight=["lists", "exposure"], patience=[0.85, 0.5], denominator=["n", "n_minus_1"],
         direction=["inequality", "equality"])
     add("Entropy", "entropy", log=[2.0, "e"], normalise=["none", "distinct_items"], weighting=["rows", "user_share"])
@@ -52,7 +52,7 @@ def _combos() -> list[tuple[str, str, dict[str, object]]]:
         cold=["zero", "dropped", "error"])
     add("PopQuantile", "pop_quantile", popularity=["users", "interactions"])
     add("Tail", "tail", tail=["bottom_fraction", "count_at_most", "outside_head"], tail_ratio=[0.3, 0.8, 2.0],
-        popularity=["users", "interactions"], form=["share", "count"])
+        popularity=["users", "interactions"], form=["share", "count"], tail_ties=["item_id", "first_in_train"])
     add("ILD", "ild", distance=["hamming", "cosine", "cooccurrence_cosine"], normaliser=["pairs", "list_length"],
         short_list=["zero", "absent", "nan"], missing=["skip_pair", "zero_similarity", "error"])
     add("Serendipity", "serendipity", variant=["rectools", "recommenders", "evidently"],
@@ -134,7 +134,7 @@ def _reference(world: ref.World, kind: str, fn: str, choices: dict[str, object],
         weights = w if micro else None
     elif fn == "tail":
         per_user = ref.tail(world, k, str(c["tail"]), float(c["tail_ratio"]), str(c["popularity"]),  # type: ignore
-                            str(c["form"]))
+                            str(c["form"]), str(c["tail_ties"]))
     elif fn == "serendipity":
         per_user = ref.serendipity(world, k, rel=rel, **c)  # type: ignore[arg-type]
     else:
@@ -157,7 +157,8 @@ def _close(got: float, want: float) -> bool:
 def _evaluate(world: ref.World, kind: str, metrics: list[str]):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rw.RankwiseWarning)
-        train = {u: [i for v, i in world.train if v == u] for u in dict.fromkeys(v for v, _ in world.train)}
+        import pandas as pd  # (the rows in their order: tail_ties=first_in_train reads it)
+        train = pd.DataFrame(list(world.train), columns=["user", "item"])
         return rw.evaluate(world.test, dict(world.lists), metrics, "rectools", train=train,
                            items=sorted(world.catalogue or ()), item_features=_features_input(world, kind),
                            missing_in_run="zero", missing_in_qrels="evaluate")

@@ -55,7 +55,8 @@ def _gini_weights(lists: TopLists, p: Params, k: Cutoff) -> UserWeights:
 
 
 def _gini_needs(p: Params) -> tuple[str, ...]:
-    return {"declared": ("items",), "declared_plus_padding": ("items",), "train_items": ("train",)}.get(
+    return {"declared": ("items",), "declared_plus_padding": ("items",), "train_items": ("train",),
+            "train_count": ("train",)}.get(
         param_str(p, "over"), ())
 
 
@@ -82,6 +83,13 @@ def _gini_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarra
         weight = t.arrays["lists"]
     over = param_str(p, "over")
     shown = weight > 0
+    if over == "train_count":
+        # Elliot's Gini (evaluation/metrics/diversity/gini_index/gini_index.py:78-82, fc27efe): the m recommended
+        # items, cold ones too, sit at places n - m + 1..n of the n training items. A cold item leaves an
+        # unrecommended training item out, and m > n puts places below 1: not clamped, so Elliot's value is kept
+        n_train = np.full(weight.shape[:-1], np.count_nonzero(training(side).in_train))
+        g_elliot: np.ndarray = gini_index(weight, n_train, param_str(p, "denominator"))
+        return 1.0 - g_elliot if param_str(p, "direction") == "equality" else g_elliot
     if over == "recommended":
         x, n = weight, np.count_nonzero(shown, axis=-1)
     else:
@@ -107,7 +115,8 @@ GINI = MetricDef(
     summary="how unequally the recommendations are spread over the items (whole run): 0 equal, 1 all on one item",
     formula="G = Σ_j (2j - n - 1)·x_(j) / (D·Σ x), x = each item's weight sorted ascending over the n items of "
             "`over` (unrecommended ones 0), weight = lists holding it (or Σ patience^(rank-1): exposure), D = n or "
-            "n - 1; direction=equality gives 1 - G (Elliot)",
+            "n - 1; direction=equality gives 1 - G (Elliot); over=train_count: Elliot's places n - m + 1..n of the m "
+            "recommended items among the n training items, cold items too (can leave [0, 1])",
     reference="LensKit ListGini / ExposureGini; RecBole GiniIndex; Elliot Gini; Evidently PopularityBias gini "
               "(design/beyond-accuracy-research.md §3)",
     example="counts [1,1,2,2,3] over 5 items, D = n: (−4·1 − 2·1 + 0·2 + 2·2 + 4·3) / (5·9) = 10/45 = 0.2222",

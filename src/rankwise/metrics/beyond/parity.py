@@ -12,14 +12,14 @@ from rankwise.data.top_lists import TopLists
 from rankwise.kernels.segments import segment_ids
 from rankwise.metrics.beyond.item_facts import training
 from rankwise.metrics.beyond.list_only import no_ranking_form
-from rankwise.metrics.beyond.popularity import tail_items
-from rankwise.spec.beyond_params import PARITY_KIND, POPULARITY, TAIL, TAIL_RATIO
+from rankwise.metrics.beyond.popularity import tail_items, tail_needs
+from rankwise.spec.beyond_params import PARITY_KIND, POPULARITY, TAIL, TAIL_RATIO, TAIL_TIES
 from rankwise.spec.metric import ListForm, MetricDef
 from rankwise.spec.ranking_context import Cutoff, Params, param_float, param_str
 
 
 def _train(p: Params) -> tuple[str, ...]:
-    return ("train", "test") if param_str(p, "kind") == "reo" else ("train",)
+    return tail_needs(p) + (("test",) if param_str(p, "kind") == "reo" else ())
 
 
 def _weights(lists: TopLists, p: Params, k: Cutoff) -> UserWeights:
@@ -80,7 +80,8 @@ POP_PARITY = MetricDef(
             "items of g, den = relevant test items of g outside the user's training",
     reference="Zhu, Wang & Caverlee, SIGIR 2020 (RSP, REO); Elliot PopRSP, PopREO (bias/pop_rsp, bias/pop_reo)",
     example="head rate 4/4, tail rate 2/2: |1 - 1| / 2 = 0",
-    compute=no_ranking_form("PopParity"), params=(PARITY_KIND, TAIL, TAIL_RATIO, POPULARITY), needs_relevant=False,
+    compute=no_ranking_form("PopParity"), params=(PARITY_KIND, TAIL, TAIL_RATIO, POPULARITY, TAIL_TIES),
+    needs_relevant=False,
     order_free="whole_list", lower_is_better=True,
     implied={"PopRSP": {"kind": "rsp"}, "PopREO": {"kind": "reo"}},
     lists=ListForm(_train, weights=_weights, value=_value))

@@ -7,6 +7,7 @@ import numpy as np
 
 from rankwise.data.item_side import ItemSide
 from rankwise.data.top_lists import Cut, TopLists
+from rankwise.errors import DataError
 from rankwise.metrics.beyond.item_facts import cold_rows, popularity, refuse_cold, training
 from rankwise.metrics.beyond.list_only import no_ranking_form
 from rankwise.metrics.beyond.user_means import user_means, user_sums
@@ -21,6 +22,7 @@ from rankwise.spec.beyond_params import (
     TAIL,
     TAIL_FORM,
     TAIL_RATIO,
+    TAIL_TIES,
 )
 from rankwise.spec.metric import ListForm, MetricDef
 from rankwise.spec.ranking_context import Cutoff, Params, param_float, param_str
@@ -152,6 +154,29 @@ POP_QUANTILE = MetricDef(
     lower_is_better=True, lists=ListForm(_train, per_user=_quantile))
 
 
+def tail_needs(p: Params) -> tuple[str, ...]:
+    """The inputs the tail's definition reads: the training rows, and the catalogue for tail_ties=catalogue."""
+    uses_ties = param_str(p, "tail") != "count_at_most"
+    return ("train", "items") if uses_ties and param_str(p, "tail_ties", "item_id") == "catalogue" else ("train",)
+
+
+def tie_order(side: ItemSide, p: Params) -> np.ndarray:
+    """Each item's place among items of equal popularity (``tail_ties``): by id, by first training row (RecBole's
+    internal ids with benchmark files) or by the catalogue as given (recbole/evaluator/metrics.py:740 sorts by
+    (count, internal id), v1.2.1; Elliot's stable sort keeps a set's order: evaluation/popularity_utils/
+    popularity.py:31-35, dataset.py:201-213, fc27efe)."""
+    how = param_str(p, "tail_ties", "item_id")
+    if how == "first_in_train":
+        return training(side).first_seen
+    if how == "catalogue":
+        if side.declared_order is None:
+            raise DataError("tail_ties=catalogue orders items of equal popularity as the catalogue lists them: pass "
+                            "items= (for RecBole, its internal order: dataset.field2id_token['item_id'][1:]), or "
+                            "choose tail_ties=item_id or first_in_train")
+        return side.declared_order
+    return side.id_order
+
+
 def tail_items(side: ItemSide, p: Params) -> np.ndarray:
     """Whether each item is in the long tail (a cold item never is)."""
     pop = popularity(side, param_str(p, "popularity"))
@@ -161,12 +186,13 @@ def tail_items(side: ItemSide, p: Params) -> np.ndarray:
     how = param_str(p, "tail")
     if how == "count_at_most":
         tail[warm] = pop[warm] <= ratio
-    elif how == "bottom_fraction":
-        ids = side.id_order[warm]
-        order = warm[np.lexsort((ids, pop[warm]))]  # least popular first, ties by item id
+        return tail
+    ties = tie_order(side, p)[warm]
+    if how == "bottom_fraction":
+        order = warm[np.lexsort((ties, pop[warm]))]  # least popular first, ties by tail_ties
         tail[order[:max(int(warm.size * ratio), 1)]] = True
     else:  # outside_head: the head holds the most popular items up to the one that reaches ratio of the total
-        order = warm[np.lexsort((side.id_order[warm], -pop[warm]))]
+        order = warm[np.lexsort((ties, -pop[warm]))]
         reach = np.cumsum(pop[order]) >= ratio * pop.sum()
         head = int(np.argmax(reach)) + 1 if reach.any() else order.size
         tail[order[head:]] = True
@@ -190,7 +216,7 @@ TAIL_METRIC = MetricDef(
     reference="RecBole TailPercentage; Elliot APLT, ACLT (Abdollahpouri et al. 2019; design/beyond-accuracy-"
               "research.md §6)",
     example="training rows 3, 2, 1, 1 for items 1-4, bottom_fraction 0.1: tail {3}; list [3,4,5]: 1/3",
-    compute=no_ranking_form("Tail"), params=(TAIL, TAIL_RATIO, POPULARITY, TAIL_FORM), needs_relevant=False,
-    order_free="whole_list", implied={"ACLT": {"form": "count"}}, lists=ListForm(_train, per_user=_tail))
+    compute=no_ranking_form("Tail"), params=(TAIL, TAIL_RATIO, POPULARITY, TAIL_FORM, TAIL_TIES), needs_relevant=False,
+    order_free="whole_list", implied={"ACLT": {"form": "count"}}, lists=ListForm(tail_needs, per_user=_tail))
 
 DEFINITIONS = (NOVELTY, ARP, POP_QUANTILE, TAIL_METRIC)
