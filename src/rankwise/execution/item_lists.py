@@ -8,7 +8,6 @@ run into ``Results.info["items"]``, never dropped silently.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
@@ -17,12 +16,12 @@ import numpy as np
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.item_side import ItemSide
-from rankwise.errors import InvalidParameterError, RankwiseWarning
-from rankwise.evaluation.item_counts import ITEMS_KEY, item_row_counts, items_info
+from rankwise.errors import InvalidParameterError
+from rankwise.evaluation.item_counts import ITEMS_KEY, item_row_counts, items_info, warn_elliot_gini
 from rankwise.evaluation.joined import join_results
 from rankwise.evaluation.list_plan import check_item_inputs, every_recommended, wide_metrics
 from rankwise.evaluation.lists import draw_blocks, resampled_values, user_weights
-from rankwise.evaluation.notices import BELOW_REL_KEY, user_stacklevel
+from rankwise.evaluation.notices import BELOW_REL_KEY
 from rankwise.evaluation.plan import Plan, make_plan
 from rankwise.evaluation.results import Results
 from rankwise.execution.parts import evaluate_in_memory
@@ -56,9 +55,9 @@ def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], 
     side = build_item_side(run, train=train, items=items, item_features=item_features, reference=reference)
     res, users_of = _evaluated(plan, qrels, run, conv, workers, side, synthetic)
     counts = item_counts(side, run, res.query_ids)
-    warn_elliot_gini(plan, res, counts)
     info = {k: v for k, v in res.info.items() if not (synthetic and k == BELOW_REL_KEY)}  # (no grades were given)
     res = replace(res, info={**info, ITEMS_KEY: counts} if counts else info)
+    warn_elliot_gini(plan, res)
     if intervals:
         res = replace(res, intervals=_intervals(plan, qrels, run, side, users_of, intervals))
     return res
@@ -104,22 +103,6 @@ def _evaluated(plan: Plan, qrels: Qrels, run: Run, conv: Convention, workers: in
     if narrow:
         parts.insert(0, evaluate_in_memory(qrels, run, narrow, conv, workers=workers, side=side))
     return join_results(parts, plan.metrics, conv), {m: p.query_ids for p in parts for m in p.metrics}
-
-
-def warn_elliot_gini(plan: Plan, res: Results, counts: Mapping[str, int]) -> None:
-    """A warning for each Gini(over=train_count) of recommendations that hold cold items: Elliot's arithmetic is
-    then no Gini index of the items, and its value can leave [0, 1]."""
-    cold = counts.get("cold_rows", 0)
-    for m in plan.list_metrics:
-        if not cold or plan.resolved[m].params.get("over") != "train_count":
-            continue
-        value = res.means.get(m, float("nan"))
-        where = "outside [0, 1]" if not 0.0 <= value <= 1.0 else "within [0, 1] here, but not a Gini index"
-        warnings.warn(f"{m} = {value:.6g} is {where}: over=train_count is Elliot's arithmetic, which counts every "
-                      f"recommended item among the training items, and the recommendations hold {cold} row(s) of cold "
-                      "items (never in training) that leave training items out of the count. Pass "
-                      "Gini(over=train_items) to refuse them, or Gini(over=recommended) for a Gini over what was "
-                      "recommended", RankwiseWarning, stacklevel=user_stacklevel())
 
 
 def item_counts(side: ItemSide, run: Run, users: np.ndarray) -> dict[str, int]:

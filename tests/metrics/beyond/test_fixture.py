@@ -124,3 +124,15 @@ def test_elliot_gini_with_the_cold_item_is_elliots_arithmetic_and_warned(k, valu
     assert res[f"Gini@{k}"] == pytest.approx(value, abs=1e-12)
     said = " ".join(str(w.message) for w in caught if "Gini" in str(w.message))
     assert ("outside [0, 1]" in said) == (not 0 <= value <= 1)
+
+
+def test_elliot_gini_warns_when_the_run_file_is_streamed_too(tmp_path):
+    """The warning belongs to the figure, not to one way of computing it: a TREC run file evaluated block by
+    block (stream='yes') gives the same value and says the same thing as the run in memory."""
+    run = tmp_path / "run.trec"
+    run.write_text("".join(f"{u} Q0 {i} {r + 1} {10 - r} t\n" for u, items in RECO.items() for r, i in enumerate(items)))
+    qrels = tmp_path / "qrels.trec"
+    qrels.write_text("".join(f"{u} 0 {i} {g}\n" for u, rel in TEST.items() for i, g in rel.items()))
+    with pytest.warns(rw.RankwiseWarning, match=r"Gini@2 = 1\.11111 is outside \[0, 1\]"):
+        res = rw.evaluate(str(qrels), str(run), ["Gini@2"], "elliot", train=TRAIN, stream="yes")
+    assert res["Gini@2"] == pytest.approx(1 + 1 / 9, abs=1e-12)
