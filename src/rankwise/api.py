@@ -30,8 +30,7 @@ from rankwise.io.tabular import FORMATS
 
 _Rows = TypeVar("_Rows", Qrels, Run)
 
-__all__ = ["evaluate", "evaluate_tensors", "as_qrels", "as_run", "side_columns", "side_format", "evaluate_run_file",
-           "whole_run_draws"]
+__all__ = ["evaluate", "evaluate_tensors", "as_qrels", "as_run", "side_columns", "side_format", "whole_run_draws"]
 
 
 def side_columns(columns: Mapping[str, Any] | None, side: str) -> dict[str, str]:
@@ -311,16 +310,3 @@ def evaluate_tensors(preds: Any, target: Any, indexes: Any, metrics: str | Itera
 
     qrels, run = from_tensors(preds, target, indexes)
     return evaluate(qrels, run, metrics, convention, **options)
-
-
-def evaluate_run_file(qrels: Any, run_path: Any, metrics: str | Iterable[str], convention: str | Convention = DEFAULT,
-                      **options: Any) -> Results:
-    """Deprecated: ``rankwise.evaluate(qrels, run_path, metrics, convention, stream="yes")`` evaluates a TREC run
-    file block by block in bounded memory (``workers=``, ``progress=`` and the overrides as here)."""
-    import warnings
-
-    from rankwise.execution.streaming import evaluate_run_file as blocks
-
-    warnings.warn("rankwise.evaluate_run_file is rankwise.evaluate(qrels, run_path, ..., stream='yes') now, and "
-                  "will be removed", DeprecationWarning, stacklevel=2)
-    return blocks(qrels, run_path, metrics, convention, **options)
