@@ -149,7 +149,8 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
     ``rankwise metrics``) reads what the recommendations are measured against: ``train``, the training
     interactions (a frame or file with user and item columns, ``{user: [items]}``; repeated rows count);
     ``items``, the declared catalogue (item ids, or a file of one id per line); ``item_features``, a frame with an
-    item column and one column per feature, ``{item: vector}`` or ``(item ids, matrix)``; ``reference``, another
+    item column and one column per feature (or the path of a CSV/TSV/Parquet file of one), ``{item: vector}`` or
+    ``(item ids, matrix)``; ``reference``, another
     recommender's run in any form of ``run`` (``Intersection``). A metric that needs one
     that was not given says so. ``qrels`` may then be None: every user of the run is evaluated, nothing is
     relevant. ``Results.info["items"]`` counts the recommended cold items, those outside the catalogue or without

@@ -86,3 +86,26 @@ def test_the_stages_reported_are_the_api_s(tmp_path, capsys):
     err = capsys.readouterr().err
     for stage in (f"reading qrels {qp}", f"reading run {rp}", "evaluating ", "done"):
         assert f"rankwise: {stage}" in err
+
+
+def test_item_features_given_as_a_path_are_read_by_the_api(tmp_path, capsys):
+    """--item-features PATH: evaluate read it itself and compare handed the path to the API, which refused it;
+    the API reads the path now, for both commands."""
+    from tests.cli.test_cli_beyond import FEATURES, RECO, TEST
+
+    for name, text in (("features.csv", FEATURES), ("reco.csv", RECO), ("test.csv", TEST)):
+        (tmp_path / name).write_text(text)
+    other = "".join(line.replace("u1,3,", "u1,1,") + "\n" for line in RECO.splitlines())
+    (tmp_path / "other.csv").write_text(other)
+    features = str(tmp_path / "features.csv")
+    import pandas as pd
+
+    api = rw.evaluate(str(tmp_path / "test.csv"), str(tmp_path / "reco.csv"), ["ILD@3"], item_features=features)
+    assert api.means["ILD@3"] == rw.evaluate(str(tmp_path / "test.csv"), str(tmp_path / "reco.csv"), ["ILD@3"],
+                                             item_features=pd.read_csv(features, dtype={"item": str})).means["ILD@3"]
+    assert main(["evaluate", str(tmp_path / "test.csv"), str(tmp_path / "reco.csv"), "-m", "ILD@3",
+                 "--item-features", features, "--format", "json"]) == 0
+    assert _json(capsys)["metrics"]["ILD@3"] == api.means["ILD@3"]
+    assert main(["compare", str(tmp_path / "test.csv"), f"a={tmp_path / 'reco.csv'}", f"b={tmp_path / 'other.csv'}",
+                 "-m", "ILD@3", "-m", "RR@3", "--item-features", features, "--format", "json"]) == 0, \
+        capsys.readouterr().err

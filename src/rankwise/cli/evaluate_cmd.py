@@ -229,10 +229,7 @@ def _evaluate(args, items: dict, progress) -> dict:
     several runs are read once, first (their errors come first). Its warnings are silenced: the CLI says them
     once, in its own words (_print)."""
     import rankwise
-    from rankwise.io.feature_table import read_feature_table
 
-    if "item_features" in items:
-        items = {**items, "item_features": read_feature_table(items["item_features"])}
     columns = columns_from(args)
     qrels = args.qrels
     if qrels is not None and len(args.run) > 1:
@@ -252,8 +249,8 @@ def _evaluate(args, items: dict, progress) -> dict:
 
 
 def _item_inputs(args) -> dict:
-    """rankwise.evaluate's train=, items= and item_features= from --train, --items and --item-features (the
-    paths of the first two are read by the API; the features table is read here into a frame)."""
+    """rankwise.evaluate's train=, items=, item_features= and reference= from --train, --items, --item-features
+    and --reference: paths, which the API reads."""
     out: dict = {}
     if args.train:
         out["train"] = args.train
