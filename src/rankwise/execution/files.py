@@ -66,7 +66,7 @@ def evaluate_files(load_qrels: Callable[[], Qrels], load_run: Callable[[], Run],
     with read_aside(load_qrels, workers > 1 and qrels_path is not None) as loading:
         if trec_run is not None and stream != "no":
             found = evaluate_run_in_blocks(loading, trec_run, metrics, conv, workers=workers, stream=stream,
-                                           progress=progress, exact=stream == "auto", duplicates=duplicates,
+                                           progress=progress, duplicates=duplicates,
                                            trim_memory=trim_memory)
             if found is not None:
                 return found
@@ -85,26 +85,25 @@ def _unsaid(message: str) -> None:
 def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: list[str], conv: Convention, *,
                            workers: int, stream: str = "auto", duplicates: str = "error",
                            progress: Callable[[int, int], None] | None = None,
-                           exact: bool = False, trim_memory: bool = False) -> tuple[Results, int] | None:
+                           trim_memory: bool = False) -> tuple[Results, int] | None:
     """A TREC run file evaluated in blocks of whole queries, when that is the way: ``stream='yes'``, or
     ``'auto'`` and the file is above STREAM_BYTES (bounded memory: blocks of DEFAULT_BLOCK_BYTES), or above
     PARALLEL_BYTES with several workers (two blocks a worker); else None (evaluate it in memory). Results
     without warnings, and the number of judged queries.
 
-    Blocks chosen only for the workers (and, with ``exact``, streamed ones too: ``evaluate()``, which promises
-    the in-memory Results) give way to memory when the file cannot be evaluated in blocks (its queries' lines
-    are not together) or when the evaluation fails (a bad metric, a policy set to 'error', a grade above
-    ``gmax``): the evaluation of the whole run says its error, for the whole run and in its order (after the
-    files' errors). A file's own errors (ParseError) are the same either way and are raised. Otherwise (the
-    CLI's streaming, asked for or of a file above 1 GB, whose whole run may not fit in memory) the blocks'
-    errors are raised, and ``Results.info['blocks']`` says how many there were. ``trim_memory``: see
-    ``run_file_results``."""
+    Blocks chosen by ``'auto'`` (for the workers, or for a file above STREAM_BYTES: ``evaluate()`` promises the
+    in-memory Results) give way to memory when the file cannot be evaluated in blocks (its queries' lines are
+    not together) or when the evaluation fails (a bad metric, a policy set to 'error', a grade above ``gmax``):
+    the evaluation of the whole run says its error, for the whole run and in its order (after the files'
+    errors). A file's own errors (ParseError) are the same either way and are raised. Streaming asked for
+    (``stream='yes'``: the whole run may not fit in memory) raises the blocks' errors, and
+    ``Results.info['blocks']`` says how many there were. ``trim_memory``: see ``run_file_results``."""
     size = text_bytes(path) if os.path.isfile(path) else 0
     streamed = streams(path, stream)
     if not streamed and not (stream == "auto" and workers > 1 and size >= PARALLEL_BYTES and metrics):
         return None
     block = DEFAULT_BLOCK_BYTES if streamed else -(-size // (workers * BLOCKS_PER_JOB))
-    strict = streamed and not exact
+    strict = stream == "yes"
     try:
         res, n_judged = run_file_results(qrels, path, metrics, conv, block_bytes=block, duplicates=duplicates,
                                          progress=progress, workers=workers, trim_memory=trim_memory)
