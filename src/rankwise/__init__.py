@@ -1,6 +1,5 @@
 """rankwise: exact ranking evaluation with every convention named."""
 from rankwise.api import as_qrels, as_run, evaluate, evaluate_tensors
-from rankwise.api import evaluate_run_file as evaluate_run_file  # (deprecated: evaluate(..., stream="yes"))
 from rankwise.conventions import PRESETS, Convention, get_convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.ranks import RelevantRanks

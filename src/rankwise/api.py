@@ -7,8 +7,9 @@ choice; the numbers are the same whichever it takes.
 """
 from __future__ import annotations
 
+import os
 from os import PathLike
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 import numpy as np
 
@@ -21,13 +22,16 @@ from rankwise.errors import DataError, InvalidParameterError, RankwiseError, Ran
 from rankwise.evaluation.notices import warn_about
 from rankwise.evaluation.plan import make_plan
 from rankwise.evaluation.results import Results
-from rankwise.execution.files import STREAM_CHOICES, evaluate_files, is_path, trec_path
+from rankwise.execution.files import STREAM_CHOICES, evaluate_files, is_path, streams, trec_path
 from rankwise.execution.item_blocks import lists_in_blocks
 from rankwise.execution.item_lists import evaluate_lists, whole_run_draws
 from rankwise.execution.parts import evaluate_in_memory
 from rankwise.execution.workers import resolve_workers
+from rankwise.io.tabular import FORMATS
 
-__all__ = ["evaluate", "evaluate_tensors", "as_qrels", "as_run", "side_columns", "evaluate_run_file", "whole_run_draws"]
+_Rows = TypeVar("_Rows", Qrels, Run)
+
+__all__ = ["evaluate", "evaluate_tensors", "as_qrels", "as_run", "side_columns", "side_format", "whole_run_draws"]
 
 
 def side_columns(columns: Mapping[str, Any] | None, side: str) -> dict[str, str]:
@@ -41,7 +45,19 @@ def side_columns(columns: Mapping[str, Any] | None, side: str) -> dict[str, str]
     return {k: v for k, v in columns.items() if k not in drop}
 
 
-def as_qrels(x: Any, columns: Mapping[str, Any] | None = None, *, duplicates: str = "error") -> Qrels:
+def side_format(formats: str | Mapping[str, str | None] | None, side: str) -> str | None:
+    """The ``formats=`` of one side ("qrels" or "run"): ``{"qrels": "trec", "run": "csv"}``, or one format for
+    both; None: the format of a file is guessed from its extension."""
+    if formats is None or isinstance(formats, str):
+        return formats
+    if not isinstance(formats, Mapping) or set(formats) - {"qrels", "run"}:
+        raise InvalidParameterError(f"formats must be a format name ({', '.join(FORMATS)}) or a mapping "
+                                    f'{{"qrels": ..., "run": ...}}; got {formats!r}')
+    return formats.get(side)
+
+
+def as_qrels(x: Any, columns: Mapping[str, Any] | None = None, *, duplicates: str = "error",
+             file_format: str | None = None) -> Qrels:
     """A Qrels from itself, a pandas/polars DataFrame or pyarrow Table (``Qrels.from_frame``; PyTerrier's
     ``qid, docno, label`` frames included), a dict ``{query: {doc: grade}}`` (ir_measures', pytrec_eval's) or
     ``{query: [doc, ...]}`` (every listed doc relevant, grade 1), a ranx ``Qrels``, an iterator or list of records
@@ -49,7 +65,8 @@ def as_qrels(x: Any, columns: Mapping[str, Any] | None = None, *, duplicates: st
     read once, whole), or a path to a TREC, CSV/TSV, Parquet or JSON file (read as the CLI reads it, columns
     found by name). ``columns`` names
     the columns of frames and files (as ``rankwise.evaluate``'s); ``duplicates`` what to do with a (query, doc)
-    pair given twice in a frame or file: 'error' (default), 'first', 'last' or 'max'."""
+    pair given twice in a frame or file: 'error' (default), 'first', 'last' or 'max'; ``file_format`` the format of
+    a path (one of ``rankwise.io.tabular.FORMATS``; None: guessed from its extension)."""
     if isinstance(x, Qrels):
         return x
     if frame_kind(x) is not None:
@@ -64,17 +81,18 @@ def as_qrels(x: Any, columns: Mapping[str, Any] | None = None, *, duplicates: st
         return Qrels.from_dict(x)
     if isinstance(x, (str, PathLike)):
         from rankwise.io.tabular import read_qrels_file
-        return read_qrels_file(x, columns=side_columns(columns, "qrels"), duplicates=duplicates)
+        return read_qrels_file(x, file_format, columns=side_columns(columns, "qrels"), duplicates=duplicates)
     raise _not_an_input(x, Qrels, "grade")
 
 
-def as_run(x: Any, columns: Mapping[str, Any] | None = None, *, duplicates: str = "error") -> Run:
+def as_run(x: Any, columns: Mapping[str, Any] | None = None, *, duplicates: str = "error",
+           file_format: str | None = None) -> Run:
     """A Run from itself, a pandas/polars DataFrame or pyarrow Table (``Run.from_frame``; PyTerrier's result
     frames ``qid, docno, score, rank`` included), a dict ``{query: {doc: score}}`` or ``{query: [doc, ...]}`` (a
     ranked list, best first), a ranx ``Run``, an iterator or list of records with named fields
     (``ir_measures.read_trec_run(path)``'s ``ScoredDoc`` tuples; read once, whole), or a path to a TREC,
-    CSV/TSV, Parquet or JSON file. ``columns`` names the columns of frames and files; ``duplicates``: as
-    :func:`as_qrels`'s."""
+    CSV/TSV, Parquet or JSON file. ``columns`` names the columns of frames and files; ``duplicates`` and
+    ``file_format``: as :func:`as_qrels`'s."""
     if isinstance(x, Run):
         return x
     if frame_kind(x) is not None:
@@ -86,7 +104,7 @@ def as_run(x: Any, columns: Mapping[str, Any] | None = None, *, duplicates: str 
         return Run.from_ranked_lists(x) if _ranked_lists(x) else Run.from_dict(x)
     if isinstance(x, (str, PathLike)):
         from rankwise.io.tabular import read_run_file
-        return read_run_file(x, columns=side_columns(columns, "run"), duplicates=duplicates)
+        return read_run_file(x, file_format, columns=side_columns(columns, "run"), duplicates=duplicates)
     raise _not_an_input(x, Run, "score")
 
 
@@ -107,8 +125,9 @@ def _not_an_input(x: Any, cls: type, what: str) -> InvalidParameterError:
 
 def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
              convention: str | Convention | None = None, *,
-             columns: Mapping[str, Any] | None = None, workers: int | None = None, stream: str = "auto",
-             progress: Callable[[int, int], None] | None = None, duplicates: str = "error",
+             columns: Mapping[str, Any] | None = None, formats: str | Mapping[str, str | None] | None = None,
+             workers: int | None = None, stream: str = "auto", progress: Callable[[int, int], None] | None = None,
+             stages: Callable[[str], None] | None = None, trim_memory: bool = False, duplicates: str = "error",
              train: Any = None, items: Any = None, item_features: Any = None, reference: Any = None,
              intervals: int = 0, **overrides: Any) -> Results:
     """Evaluate ``run`` against ``qrels`` with ``metrics`` under a named convention.
@@ -119,7 +138,9 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
     ``item``/``movieId``/``docno``..., ``rating``/``relevance``..., ``score``/``prediction``..., ``rank``);
     ``columns={"query": "uid", "doc": "iid", "relevance": "r", "score": "s"}`` names them (or ``{"qrels":
     {...}, "run": {...}}`` for each side; ``"header": False`` reads CSV/TSV files without a header row, their
-    columns named by position from 0). ``duplicates``: what to do with a (query, doc) pair a frame or file
+    columns named by position from 0). ``formats``: the format of files whose extension does not say it, one of
+    ``trec``, ``csv``, ``tsv``, ``parquet``, ``json`` (``formats="trec"`` for both, or ``{"qrels": "trec", "run":
+    "csv"}``; None: guessed from the extension). ``duplicates``: what to do with a (query, doc) pair a frame or file
     gives twice: 'error' (default), 'first', 'last' or 'max'. Qrels without a relevance column: every row is
     relevant (grade 1). Ids of any type match as values (``10.0`` is ``10``); with integer query ids the
     per-query results are keyed by ints in numeric order. Qrels and runs that share no query, or whose ids
@@ -129,7 +150,8 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
     ``rankwise metrics``) reads what the recommendations are measured against: ``train``, the training
     interactions (a frame or file with user and item columns, ``{user: [items]}``; repeated rows count);
     ``items``, the declared catalogue (item ids, or a file of one id per line); ``item_features``, a frame with an
-    item column and one column per feature, ``{item: vector}`` or ``(item ids, matrix)``; ``reference``, another
+    item column and one column per feature (or the path of a CSV/TSV/Parquet file of one), ``{item: vector}`` or
+    ``(item ids, matrix)``; ``reference``, another
     recommender's run in any form of ``run`` (``Intersection``). A metric that needs one
     that was not given says so. ``qrels`` may then be None: every user of the run is evaluated, nothing is
     relevant. ``Results.info["items"]`` counts the recommended cold items, those outside the catalogue or without
@@ -156,53 +178,84 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
     faster or the file is above 1 GB (the Results are those of reading it whole, errors included); ``"yes"``:
     block by block in bounded memory, for a file that may not fit (each query's lines must be together, and
     ``Results.info["blocks"]`` counts the blocks); ``"no"``: whole. ``progress(bytes_done, bytes_total)`` is
-    called as the blocks are evaluated. With beyond-accuracy metrics too, against qrels and without
-    ``intervals`` (a first pass gathers the file's items: docs/beyond-accuracy.md).
+    called as the blocks are evaluated, and ``stages(message)`` as each stage of an evaluation from files begins
+    (``"reading qrels PATH"``, ``"reading run PATH"``, ``"evaluating N queries, M ranked documents"``; the
+    command line prints them with ``--progress``). With beyond-accuracy metrics too, against qrels and without
+    ``intervals`` (a first pass gathers the file's items: docs/beyond-accuracy.md). ``trim_memory``: each
+    finished block of a file evaluated in blocks gives the memory it freed back to the system (glibc's
+    ``malloc_trim``), which bounds the resident memory of a long stream but acts on the whole process: only a
+    caller that owns its process should ask for it (``rankwise evaluate`` does).
+
+    A wrong convention or override is said after the input files' own errors (they are read first), except for a
+    run file streamed because it may not fit in memory, where it is said at once.
     """
     collection = named_collection(qrels)
     if metrics is None:
         metrics, convention = official_metrics_of(collection, convention)
-    conv = get_convention(DEFAULT if convention is None else convention)
-    if overrides:
-        conv = conv.derive(**overrides)
+    qrels_format, run_format = side_format(formats, "qrels"), side_format(formats, "run")
+
+    def load_qrels() -> Qrels:
+        return _rows(as_qrels(qrels, columns, duplicates=duplicates, file_format=qrels_format), qrels)
+
+    def load_run() -> Run:
+        return _rows(as_run(run, columns, duplicates=duplicates, file_format=run_format), run)
+
+    trec_run = trec_path(run, run_format)
+    conv = _convention(convention, overrides, lambda: (qrels is None or load_qrels(), load_run()),
+                       at_once=trec_run is not None and streams(trec_run, stream))
     warn_if_graded(collection, metrics, conv)
     n_workers = resolve_workers(workers)
     if stream not in STREAM_CHOICES:
         raise InvalidParameterError(f"stream must be one of {', '.join(STREAM_CHOICES)}; got {stream!r}")
     if qrels is None or any(x is not None for x in (train, items, item_features, reference)) or intervals or \
             _reads_items(metrics, conv):
-        judged = None if qrels is None else _rows(as_qrels(qrels, columns, duplicates=duplicates), qrels)
-        path = trec_path(run)
-        if stream == "yes" and (path is None or judged is None or intervals):
+        judged = None if qrels is None else load_qrels()
+        if stream == "yes" and (trec_run is None or judged is None or intervals):
             raise InvalidParameterError("stream='yes' evaluates a TREC run file block by block, against qrels (the "
                                         "test interactions) and without intervals: give the run as the path of a "
                                         "TREC file and the qrels, and leave out intervals= (or stream='auto')")
-        ref = None if reference is None else as_run(reference, columns, duplicates=duplicates)
+        ref = None if reference is None else as_run(reference, columns, duplicates=duplicates, file_format=run_format)
         res = None
-        if path is not None and judged is not None and not intervals and stream != "no":  # (blocks, when worth it)
-            res = lists_in_blocks(judged, path, metrics, conv, workers=n_workers, stream=stream, duplicates=duplicates,
-                                  progress=progress, train=train, items=items, item_features=item_features,
-                                  reference=ref)
+        if trec_run is not None and judged is not None and not intervals and stream != "no":  # (blocks, when worth it)
+            res = lists_in_blocks(judged, trec_run, metrics, conv, workers=n_workers, stream=stream,
+                                  duplicates=duplicates, progress=progress, trim_memory=trim_memory, train=train,
+                                  items=items, item_features=item_features, reference=ref)
         if res is None:
-            ranked = _rows(as_run(run, columns, duplicates=duplicates), run)
-            res = evaluate_lists(judged, ranked, metrics, conv, workers=n_workers, train=train, items=items,
+            res = evaluate_lists(judged, load_run(), metrics, conv, workers=n_workers, train=train, items=items,
                                  item_features=item_features, intervals=intervals, reference=ref)
         warn_about(res, res.query_ids.size if judged is None else judged.n_queries)
         return res
     if is_path(qrels) or is_path(run):
-        res, n_judged = evaluate_files(lambda: _rows(as_qrels(qrels, columns, duplicates=duplicates), qrels),
-                                       lambda: _rows(as_run(run, columns, duplicates=duplicates), run), metrics, conv,
-                                       workers=n_workers, qrels_aside=is_path(qrels), trec_run=trec_path(run),
-                                       stream=stream, progress=progress, duplicates=duplicates)
+        res, n_judged = evaluate_files(load_qrels, load_run, metrics, conv, workers=n_workers,
+                                       qrels_path=_path_or_none(qrels), run_path=_path_or_none(run), trec_run=trec_run,
+                                       stream=stream, progress=progress, stages=stages, trim_memory=trim_memory,
+                                       duplicates=duplicates)
     else:
         if stream == "yes":
             raise InvalidParameterError("stream='yes' evaluates a TREC run file block by block: give the run as "
                                         "the path of a TREC file (an in-memory run is already read)")
-        judged = _rows(as_qrels(qrels, columns, duplicates=duplicates), qrels)
-        ranked = _rows(as_run(run, columns, duplicates=duplicates), run)
+        judged, ranked = load_qrels(), load_run()
         res, n_judged = evaluate_in_memory(judged, ranked, metrics, conv, workers=n_workers), judged.n_queries
     warn_about(res, n_judged)  # once per call, one warning per kind (evaluation.notices)
     return res
+
+
+def _convention(convention: str | Convention | None, overrides: Mapping[str, Any], read_inputs: Callable[[], Any],
+                at_once: bool) -> Convention:
+    """The convention with its overrides. When it does not resolve (an unknown preset, a wrong override), the
+    inputs are read first (``read_inputs``), so that their own errors come first, as for a bad metric; except
+    when ``at_once`` (a run file streamed because it may not fit in memory, which is not read in vain)."""
+    try:
+        conv = get_convention(DEFAULT if convention is None else convention)
+        return conv.derive(**overrides) if overrides else conv
+    except RankwiseError:
+        if not at_once:
+            read_inputs()
+        raise
+
+
+def _path_or_none(x: Any) -> str | None:
+    return os.fspath(x) if is_path(x) else None
 
 
 def named_collection(qrels: Any) -> str | None:
@@ -242,7 +295,7 @@ def _reads_items(metrics: str | Iterable[str], conv: Convention) -> bool:
         return False
 
 
-def _rows(collection: Qrels | Run, given: Any) -> Any:
+def _rows(collection: _Rows, given: Any) -> _Rows:
     """One rule for empty inputs, whatever their kind: an empty file is a ParseError when it is read, and an
     empty frame, dict, Qrels or Run is a DataError here (rather than NaN means and a warning)."""
     if len(collection) == 0:
@@ -268,16 +321,3 @@ def evaluate_tensors(preds: Any, target: Any, indexes: Any, metrics: str | Itera
 
     qrels, run = from_tensors(preds, target, indexes)
     return evaluate(qrels, run, metrics, convention, **options)
-
-
-def evaluate_run_file(qrels: Any, run_path: Any, metrics: str | Iterable[str], convention: str | Convention = DEFAULT,
-                      **options: Any) -> Results:
-    """Deprecated: ``rankwise.evaluate(qrels, run_path, metrics, convention, stream="yes")`` evaluates a TREC run
-    file block by block in bounded memory (``workers=``, ``progress=`` and the overrides as here)."""
-    import warnings
-
-    from rankwise.execution.streaming import evaluate_run_file as blocks
-
-    warnings.warn("rankwise.evaluate_run_file is rankwise.evaluate(qrels, run_path, ..., stream='yes') now, and "
-                  "will be removed", DeprecationWarning, stacklevel=2)
-    return blocks(qrels, run_path, metrics, convention, **options)

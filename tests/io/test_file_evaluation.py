@@ -378,9 +378,7 @@ def test_stream_yes_evaluates_block_by_block_as_evaluate_run_file_did(tmp_path, 
         assert streamed.info["blocks"] > 3 and seen[-1][0] == seen[-1][1]
         assert_results_identical(whole, streamed, ignore_info=("blocks",))
         assert_results_identical(whole, rw.evaluate(qp, rp, METRICS, stream="no", workers=2))
-        with pytest.warns(DeprecationWarning, match="stream='yes'"):
-            old = rw.evaluate_run_file(qp, rp, METRICS, block_bytes=400)
-        assert_results_identical(streamed, old)
+    assert not hasattr(rw, "evaluate_run_file")  # (deprecated, removed: stream="yes" is the one way)
     with pytest.raises(InvalidParameterError, match="TREC"):
         rw.evaluate(qp, rw.read_run(rp), METRICS, stream="yes")
     with pytest.raises(InvalidParameterError, match="stream must be one of"):

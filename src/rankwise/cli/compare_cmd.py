@@ -130,7 +130,6 @@ def load_inputs(args):
     from rankwise.comparison.systems import evaluate_runs
     from rankwise.conventions import DEFAULT, get_convention
     from rankwise.execution.workers import resolve_workers
-    from rankwise.io.tabular import read_qrels_file, read_run_file
     from rankwise.run_names import named_runs
 
     group = not args.no_group
@@ -163,35 +162,29 @@ def load_inputs(args):
     if not args.metric:
         raise InvalidParameterError("name at least one metric with -m, e.g. -m nDCG@10 -m AP")
     columns = columns_from(args)
-    side = columns or {}
-    # each run evaluated as rankwise.compare evaluates it (the same naming, reading and workers), one at a time;
-    # a format given on the command line is read here (the API finds a file's format by its extension)
-    qrels = (read_qrels_file(args.inputs[0], args.qrels_format, columns=side.get("qrels"),
-                             duplicates=args.duplicates) if args.qrels_format
-             else as_qrels(args.inputs[0], columns, duplicates=args.duplicates))
-    workers = resolve_workers(args.jobs, "--jobs")
-    try:  # (a wrong convention or override is said after the first run file's own errors, as evaluating says it)
-        get_convention(args.convention or DEFAULT).derive(**overrides_from(args))
-        wrong = None
-    except RankwiseError as exc:
-        wrong = exc
-    if collection is not None and wrong is None:  # (said here: the runs' own warnings are silenced below)
-        from rankwise.io.graded_collections import warn_if_graded
-        conv = get_convention(args.convention or DEFAULT).derive(**overrides_from(args))
-        warn_if_graded(collection, args.metric, conv)
-    results = {}
-    for name, path in named_runs(args.inputs[1:], command_line=True).items():
-        run = (read_run_file(path, args.run_format, columns=side.get("run"), duplicates=args.duplicates)
-               if args.run_format or wrong else path)
-        if wrong is not None:
-            raise wrong
-        with warnings.catch_warnings():  # set-aside queries are reported by run(); the rest here, once per run
-            warnings.simplefilter("ignore", RankwiseWarning)
-            results[name] = evaluate_runs(qrels, {name: run}, args.metric, convention=args.convention or DEFAULT,
-                                          columns=columns, workers=workers, duplicates=args.duplicates,
-                                          reference=args.reference, **item_inputs(args),
-                                          **overrides_from(args))[name]
-        for line in notice_lines(results[name], f"{name}: "):
+    # the qrels read once, first (their errors come first), then every run evaluated by rankwise.evaluate as
+    # rankwise.compare evaluates it: the same naming, reading (formats, columns, duplicates), workers and order of
+    # errors (a wrong convention or override is said after the first run file's own errors)
+    qrels = as_qrels(args.inputs[0], columns, duplicates=args.duplicates, file_format=args.qrels_format)
+    workers = resolve_workers(args.jobs, "--jobs")  # (said in the command's words)
+    convention = args.convention or DEFAULT
+    if collection is not None:  # (said here: the runs' own warnings are silenced below)
+        try:
+            conv = get_convention(convention).derive(**overrides_from(args))
+        except RankwiseError:  # (said by the evaluation, after the first run file's own errors)
+            conv = None
+        if conv is not None:
+            from rankwise.io.graded_collections import warn_if_graded
+            warn_if_graded(collection, args.metric, conv)
+    with warnings.catch_warnings():  # set-aside queries are reported by run(); the rest below, once per run
+        warnings.simplefilter("ignore", RankwiseWarning)
+        results = evaluate_runs(qrels, named_runs(args.inputs[1:], command_line=True), args.metric,
+                                convention=convention, columns=columns,
+                                formats={"qrels": args.qrels_format, "run": args.run_format}, workers=workers,
+                                duplicates=args.duplicates, reference=args.reference, **item_inputs(args),
+                                **overrides_from(args))
+    for name, res in results.items():
+        for line in notice_lines(res, f"{name}: "):
             print(line, file=sys.stderr)
     from rankwise.comparison.provenance import run_notices
     return PerQueryMatrix.from_results(results, group_tags=group), run_notices(results)

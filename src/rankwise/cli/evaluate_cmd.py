@@ -5,7 +5,6 @@ import os
 import shlex
 import sys
 import warnings
-from concurrent.futures import Future
 
 from rankwise.cli.options import (
     add_column_options,
@@ -15,7 +14,7 @@ from rankwise.cli.options import (
     overrides_from,
 )
 from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
-from rankwise.execution.files import PARALLEL_BYTES, STREAM_BYTES
+from rankwise.execution import files
 from rankwise.io.tabular import FORMATS
 
 PROGRESS_BYTES = 128 << 20  # inputs above this size (a few seconds of work) report their stages on a terminal
@@ -59,8 +58,8 @@ def register(sub) -> None:
                         f"{PROGRESS_BYTES >> 20} MB)")
     p.add_argument("--stream", choices=["auto", "yes", "no"], default="auto",
                    help="evaluate a TREC run block by block of whole queries, in bounded memory "
-                        f"(auto: for run files above {STREAM_BYTES >> 20} MB)")
-    add_jobs_option(p, f"the qrels are read while the run is, and a TREC run above {PARALLEL_BYTES >> 20} MB is "
+                        f"(auto: for run files above {files.STREAM_BYTES >> 20} MB)")
+    add_jobs_option(p, f"the qrels are read while the run is, and a TREC run above {files.PARALLEL_BYTES >> 20} MB is "
                        "evaluated in blocks of whole queries by N workers")
     p.add_argument("--engine", choices=["local", "spark"], default="local",
                    help="spark: the files are read and evaluated by Spark (pyspark; paths Spark reads: local, "
@@ -149,9 +148,8 @@ def run(args) -> int:
     if len(args.run) > 1 and args.format == "trec":
         raise InvalidParameterError("--format trec writes one run; evaluate several runs with --format "
                                     "table, json, csv or tsv")
-    if args.qrels is None or items or _any_beyond(args.metric):
-        if args.engine != "spark":
-            return _print(args, _evaluate_items(args, items))
+    beyond = args.qrels is None or bool(items) or _any_beyond(args.metric)
+    if beyond and args.engine == "spark":
         if args.qrels is None:
             raise InvalidParameterError("--engine spark evaluates the runs against the qrels (the test interactions): "
                                         "give them before the runs, or leave out --engine spark")
@@ -168,25 +166,14 @@ def run(args) -> int:
         with warnings.catch_warnings():  # said below, once, in the CLI's words (output.notice_lines)
             warnings.simplefilter("ignore", RankwiseWarning)
             return _print(args, evaluate_files(args, named_paths(args.run), items))
-    size = sum(os.path.getsize(f) for f in (args.qrels, *args.run) if os.path.isfile(f))
-    progress = Progress.auto(args.progress, size > PROGRESS_BYTES)
-    stage = progress.stage
-    from rankwise.execution.reading import qrels_first, read_aside
     from rankwise.execution.workers import resolve_workers
-    from rankwise.io.tabular import read_qrels_file
-
-    args.jobs = resolve_workers(args.jobs, "--jobs")
-    stage(f"reading qrels {args.qrels}")
-
-    def read_qrels():
-        return read_qrels_file(args.qrels, args.qrels_format, columns=(columns_from(args) or {}).get("qrels"),
-                               duplicates=args.duplicates)
-    # the evaluations say no warnings: their notices are printed below, once, in the CLI's words
-    # (output.notice_lines); with several jobs the qrels are read while the (first) run is
-    with read_aside(read_qrels, args.jobs > 1) as qrels:
-        named = qrels_first(qrels, named_paths, args.run)
-        results = {name: _evaluate_one(args, qrels, path, progress) for name, path in named.items()}
-    stage("done")
+    args.jobs = resolve_workers(args.jobs, "--jobs")  # (said in the command's words)
+    if beyond:
+        _check_item_options(args, items)
+    size = sum(os.path.getsize(f) for f in (args.qrels, *args.run) if f is not None and os.path.isfile(f))
+    progress = Progress.auto(args.progress, size > PROGRESS_BYTES)
+    results = _evaluate(args, items, progress)
+    progress.stage("done")
     return _print(args, results)
 
 
@@ -237,36 +224,35 @@ def named_paths(args: list[str]) -> dict[str, str]:
     return named_runs(args, command_line=True)
 
 
-def _evaluate_one(args, qrels: Future, path: str, progress):
-    """One run's Results, without warnings. ``qrels``: a Future of the Qrels (being read while the run is)."""
-    from rankwise.execution.files import evaluate_run_in_blocks, streams
-    from rankwise.execution.parts import evaluate_in_memory
-    from rankwise.execution.reading import qrels_first
-    from rankwise.io.tabular import detect_format, read_run_file
+def _evaluate(args, items: dict, progress) -> dict:
+    """{run name: Results}: each run evaluated by ``rankwise.evaluate``, which reads the files as the command's
+    options say (--qrels-format, --run-format, the column options, --duplicates) and decides how to run (the
+    qrels read while the run is, blocks, streaming: --jobs, --stream), with the item inputs. The qrels of
+    several runs are read once, first (their errors come first). Its warnings are silenced: the CLI says them
+    once, in its own words (_print)."""
+    import rankwise
 
-    trec = (args.run_format or detect_format(path)) == "trec"
-    # (a wrong override: said at once for a file streamed because it may not fit in memory, else after the
-    # files' own errors, as the evaluation in memory says it)
-    conv = _convention(args, strict=streams(path, args.stream)) if trec else None
-    if conv is not None:
-        found = evaluate_run_in_blocks(qrels, path, args.metric, conv, workers=args.jobs, stream=args.stream,
-                                       duplicates=args.duplicates, trim_memory=getattr(args, "owns_process", False),
-                                       progress=progress.counter("run", scale=1e6, unit="MB evaluated"))
-        if found is not None:
-            return found[0]
-    stage = progress.stage
-    stage(f"reading run {path}")
-    run_ = qrels_first(qrels, read_run_file, path, args.run_format, columns=(columns_from(args) or {}).get("run"),
-                       duplicates=args.duplicates)
-    judged = qrels.result()
-    conv = conv or _convention(args, strict=True)
-    stage(f"evaluating {run_.n_queries} queries, {len(run_)} ranked documents")
-    return evaluate_in_memory(judged, run_, args.metric, conv, workers=args.jobs)
+    columns = columns_from(args)
+    qrels = args.qrels
+    if qrels is not None and len(args.run) > 1:
+        progress.stage(f"reading qrels {qrels}")
+        qrels = rankwise.as_qrels(qrels, columns, duplicates=args.duplicates, file_format=args.qrels_format)
+    results = {}
+    for name, path in named_paths(args.run).items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RankwiseWarning)
+            results[name] = rankwise.evaluate(
+                qrels, path, args.metric, args.convention, columns=columns,
+                formats={"qrels": args.qrels_format, "run": args.run_format}, duplicates=args.duplicates,
+                workers=args.jobs, stream=args.stream, progress=progress.counter("run", scale=1e6, unit="MB evaluated"),
+                stages=progress.stage, trim_memory=getattr(args, "owns_process", False), **items,
+                **overrides_from(args))
+    return results
 
 
 def _item_inputs(args) -> dict:
-    """rankwise.evaluate's train=, items= and item_features= from --train, --items and --item-features (the
-    paths of the first two are read by the API; the features table is read here into a frame)."""
+    """rankwise.evaluate's train=, items=, item_features= and reference= from --train, --items, --item-features
+    and --reference: paths, which the API reads."""
     out: dict = {}
     if args.train:
         out["train"] = args.train
@@ -300,35 +286,6 @@ def _all_beyond(metrics: list[str]) -> bool:
 
 def _any_beyond(metrics: list[str]) -> bool:
     return _list_metrics(metrics)[0] > 0
-
-
-def _evaluate_items(args, items: dict) -> dict:
-    """{run name: Results} of an evaluation with beyond-accuracy metrics: rankwise.evaluate with the files read
-    as the command reads them (--qrels-format, --run-format, the column options, --duplicates) and the item
-    inputs. Its warnings are silenced: the CLI says them once, in its own words (_print)."""
-    import rankwise
-    from rankwise.execution.workers import resolve_workers
-    from rankwise.io.tabular import detect_format, read_qrels_file, read_run_file
-
-    jobs = resolve_workers(args.jobs, "--jobs")
-    _check_item_options(args, items)
-    side = columns_from(args) or {}
-    items = _feature_frame(items)
-    qrels = None if args.qrels is None else read_qrels_file(args.qrels, args.qrels_format, columns=side.get("qrels"),
-                                                            duplicates=args.duplicates)
-    results = {}
-    for name, path in named_paths(args.run).items():
-        # a TREC run file against qrels goes as its path: rankwise.evaluate evaluates it in blocks when --stream
-        # asks for it or when that is faster (execution.item_blocks); other formats are read here
-        trec = qrels is not None and args.run_format in (None, "trec") and detect_format(path) == "trec"
-        run_ = path if trec else read_run_file(path, args.run_format, columns=side.get("run"),
-                                                duplicates=args.duplicates)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RankwiseWarning)
-            results[name] = rankwise.evaluate(qrels, run_, args.metric, args.convention, workers=jobs, **items,
-                                              duplicates=args.duplicates, stream=args.stream if trec else "auto",
-                                              **overrides_from(args))
-    return results
 
 
 def _feature_frame(items: dict) -> dict:

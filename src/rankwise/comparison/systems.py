@@ -67,18 +67,20 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
 
 
 def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str] | None, *,
-                  convention: Any = None, columns: Mapping[str, Any] | None = None, workers: int | None = None,
+                  convention: Any = None, columns: Mapping[str, Any] | None = None,
+                  formats: str | Mapping[str, str | None] | None = None, workers: int | None = None,
                   duplicates: str = "error", **overrides: Any) -> dict[str, Results]:
     """Every run of a comparison evaluated on the same qrels (read and indexed once) and metrics: {name:
-    Results}, the runs named as :func:`compare` names them. ``rankwise compare`` evaluates its runs this way."""
+    Results}, the runs named as :func:`compare` names them; ``formats`` and the rest as :func:`rankwise.evaluate`
+    takes them. ``rankwise compare`` evaluates its runs this way."""
     import warnings
 
-    from rankwise.api import as_qrels, evaluate
+    from rankwise.api import as_qrels, evaluate, side_format
     from rankwise.errors import RankwiseWarning
     from rankwise.evaluation.notices import user_stacklevel
 
     named = named_runs(runs)
-    qrels = as_qrels(qrels, columns, duplicates=duplicates)
+    qrels = as_qrels(qrels, columns, duplicates=duplicates, file_format=side_format(formats, "qrels"))
     metric_list = None if metrics is None else [metrics] if isinstance(metrics, str) else list(metrics)
     results = {}
     said: dict[str, list[str]] = {}  # a notice's text -> the systems it concerns, in the runs' order
@@ -88,7 +90,7 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: 
             start = len(caught)
             # (convention None: evaluate's default, or ir_measures' for a collection's official measures)
             results[name] = evaluate(qrels, run, metric_list, convention=convention, columns=columns,
-                                     workers=workers, duplicates=duplicates, **overrides)
+                                     formats=formats, workers=workers, duplicates=duplicates, **overrides)
             for w in caught[start:]:
                 if issubclass(w.category, RankwiseWarning):
                     said.setdefault(str(w.message), []).append(str(name))

@@ -1,5 +1,6 @@
 """What an evaluation set aside, dropped or left to a convention, said once: the RankwiseWarnings of
-``evaluate()`` and ``evaluate_run_file()``, and the same sentences in ``Results.summary()`` and the CLI.
+``evaluate()`` (whichever way it runs: memory, parts, blocks, a stream), and the same sentences in
+``Results.summary()`` and the CLI.
 
 Every notice is computed from a ``Results`` (its ``set_aside`` and ``info``), so each caller says
 the same thing and none of them repeats another: the API warns (one warning per kind, once per

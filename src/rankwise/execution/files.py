@@ -39,56 +39,69 @@ def is_path(x: Any) -> bool:
     return isinstance(x, (str, os.PathLike))
 
 
-def trec_path(x: Any) -> str | None:
-    """``x`` as a path, when it is a path to a TREC run file (the files blocks can cut)."""
-    return os.fspath(x) if is_path(x) and detect_format(x) == "trec" else None
+def trec_path(x: Any, file_format: str | None = None) -> str | None:
+    """``x`` as a path, when it is a path to a TREC run file (the files blocks can cut): ``file_format`` says so,
+    or else its extension."""
+    return os.fspath(x) if is_path(x) and (file_format or detect_format(x)) == "trec" else None
 
 
 def evaluate_files(load_qrels: Callable[[], Qrels], load_run: Callable[[], Run], metrics: str | Iterable[str],
-                   conv: Convention, *, workers: int, qrels_aside: bool, trec_run: str | None, stream: str = "auto",
-                   progress: Callable[[int, int], None] | None = None, duplicates: str = "error"
+                   conv: Convention, *, workers: int, qrels_path: str | None, run_path: str | None,
+                   trec_run: str | None, stream: str = "auto", progress: Callable[[int, int], None] | None = None,
+                   stages: Callable[[str], None] | None = None, trim_memory: bool = False, duplicates: str = "error"
                    ) -> tuple[Results, int]:
     """``evaluate()`` when the qrels or the run is a path: (its Results, without its warnings; the number of
     judged queries, for them). ``load_qrels``, ``load_run``: the input boundary's readers of either side;
-    ``qrels_aside``: read the qrels in a thread while the run is read (a path); ``trec_run``: the run's path,
-    when it is a TREC file (which blocks may evaluate); ``stream``, ``progress`` and ``duplicates`` (the run's
-    policy, which the loaders apply too): see ``rankwise.evaluate``."""
+    ``qrels_path``: the qrels' path, when they are one (then read in a thread while the run is read);
+    ``run_path``: the run's; ``trec_run``: the run's path, when it is a TREC file (which blocks may evaluate);
+    ``stream``, ``progress``, ``stages``, ``trim_memory`` and ``duplicates`` (the run's policy, which the loaders
+    apply too): see ``rankwise.evaluate``."""
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     if stream == "yes" and trec_run is None:  # (stream is one of STREAM_CHOICES: the front door checks it)
         raise InvalidParameterError("stream='yes' evaluates a TREC run file block by block: give the run as the "
                                     "path of a TREC file (other formats and in-memory runs are read whole)")
-    with read_aside(load_qrels, workers > 1 and qrels_aside) as loading:
+    stage = stages or _unsaid
+    if qrels_path is not None:
+        stage(f"reading qrels {qrels_path}")
+    with read_aside(load_qrels, workers > 1 and qrels_path is not None) as loading:
         if trec_run is not None and stream != "no":
             found = evaluate_run_in_blocks(loading, trec_run, metrics, conv, workers=workers, stream=stream,
-                                           progress=progress, exact=stream == "auto", duplicates=duplicates)
+                                           progress=progress, duplicates=duplicates,
+                                           trim_memory=trim_memory)
             if found is not None:
                 return found
+        if run_path is not None:
+            stage(f"reading run {run_path}")
         ranked = qrels_first(loading, load_run)
         judged = loading.result()
+    stage(f"evaluating {ranked.n_queries} queries, {len(ranked)} ranked documents")
     return evaluate_in_memory(judged, ranked, metrics, conv, workers=workers), judged.n_queries
+
+
+def _unsaid(message: str) -> None:
+    """No stages reported (``evaluate()`` without ``stages=``)."""
 
 
 def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: list[str], conv: Convention, *,
                            workers: int, stream: str = "auto", duplicates: str = "error",
                            progress: Callable[[int, int], None] | None = None,
-                           exact: bool = False, trim_memory: bool = False) -> tuple[Results, int] | None:
+                           trim_memory: bool = False) -> tuple[Results, int] | None:
     """A TREC run file evaluated in blocks of whole queries, when that is the way: ``stream='yes'``, or
     ``'auto'`` and the file is above STREAM_BYTES (bounded memory: blocks of DEFAULT_BLOCK_BYTES), or above
     PARALLEL_BYTES with several workers (two blocks a worker); else None (evaluate it in memory). Results
     without warnings, and the number of judged queries.
 
-    Blocks chosen only for the workers (and, with ``exact``, streamed ones too: ``evaluate()``, which promises
-    the in-memory Results) give way to memory when the file cannot be evaluated in blocks (its queries' lines
-    are not together) or when the evaluation fails (a bad metric, a policy set to 'error', a grade above
-    ``gmax``): the evaluation of the whole run says its error, for the whole run and in its order (after the
-    files' errors). A file's own errors (ParseError) are the same either way and are raised. Otherwise (the
-    CLI's streaming, asked for or of a file above 1 GB, whose whole run may not fit in memory) the blocks'
-    errors are raised, and ``Results.info['blocks']`` says how many there were. ``trim_memory``: see
-    ``run_file_results``."""
+    Blocks chosen by ``'auto'`` (for the workers, or for a file above STREAM_BYTES: ``evaluate()`` promises the
+    in-memory Results) give way to memory when the file cannot be evaluated in blocks (its queries' lines are
+    not together) or when the evaluation fails (a bad metric, a policy set to 'error', a grade above ``gmax``):
+    the evaluation of the whole run says its error, for the whole run and in its order (after the files'
+    errors). A file's own errors (ParseError) are the same either way and are raised. Streaming asked for
+    (``stream='yes'``: the whole run may not fit in memory) raises the blocks' errors, and
+    ``Results.info['blocks']`` says how many there were. ``trim_memory``: see ``run_file_results``."""
     block = block_bytes_of(path, stream, workers) if metrics else None
     if block is None:
         return None
-    strict = streams(path, stream) and not exact
+    strict = stream == "yes"
     try:
         res, n_judged = run_file_results(qrels, path, metrics, conv, block_bytes=block, duplicates=duplicates,
                                          progress=progress, workers=workers, trim_memory=trim_memory)

@@ -24,26 +24,26 @@ from rankwise.evaluation.joined import join_results
 from rankwise.evaluation.list_plan import check_item_inputs, every_recommended, wide_metrics
 from rankwise.evaluation.plan import make_plan
 from rankwise.evaluation.results import Results
-from rankwise.execution.files import block_bytes_of, streams
+from rankwise.execution.files import block_bytes_of
 from rankwise.execution.streaming import distinct_run_items, run_file_results
 from rankwise.io.item_inputs import item_side_of
 
 
 def lists_in_blocks(qrels: Qrels, path: str, metrics: str | Iterable[str], conv: Convention, *, workers: int,
-                    stream: str = "auto", duplicates: str = "error", exact: bool = True, pool: str = "thread",
+                    stream: str = "auto", duplicates: str = "error", pool: str = "thread", trim_memory: bool = False,
                     progress: Callable[[int, int], None] | None = None, train: Any = None, items: Any = None,
                     item_features: Any = None, reference: Run | None = None) -> Results | None:
     """``evaluation.item_lists.evaluate_lists`` of a TREC run file in blocks, when blocks are the way (as
-    ``execution.files.evaluate_run_in_blocks`` decides), else None (evaluate it in memory). With ``exact``
-    (``rankwise.evaluate``: the in-memory Results, errors included) an evaluation the blocks cannot make (a
-    query's lines apart, a policy set to 'error', a missing input) gives way to memory, which says the error;
-    otherwise (the CLI's streaming of a file that may not fit) the blocks' errors are raised and
+    ``execution.files.evaluate_run_in_blocks`` decides), else None (evaluate it in memory). By the same rule as
+    there, blocks chosen by ``stream='auto'`` promise the in-memory Results, errors included: an evaluation they
+    cannot make (a query's lines apart, a policy set to 'error', a missing input) gives way to memory, which says
+    the error; ``stream='yes'`` (a file that may not fit) raises the blocks' errors, and
     ``Results.info['blocks']`` counts the blocks. ``pool``: the blocks' workers are threads or forked processes
-    (``execution.blocks.map_blocks``)."""
+    (``execution.blocks.map_blocks``); ``trim_memory``: see ``execution.streaming.run_file_results``."""
     block = block_bytes_of(path, stream, workers)
     if block is None:
         return None
-    strict = streams(path, stream) and not exact
+    strict = stream == "yes"
     try:
         plan = make_plan(metrics, conv)
         check_item_inputs(plan, {"train": train, "items": items, "features": item_features, "reference": reference,
@@ -54,7 +54,8 @@ def lists_in_blocks(qrels: Qrels, path: str, metrics: str | Iterable[str], conv:
 
         def blocks(of: list[str], under: Convention) -> Results:
             return run_file_results(qrels, path, of, under, block_bytes=block, duplicates=duplicates,
-                                    progress=progress, workers=workers, pool=pool, side=side)[0]
+                                    progress=progress, workers=workers, pool=pool, side=side,
+                                    trim_memory=trim_memory)[0]
         wide = wide_metrics(plan)
         narrow = [m for m in plan.metrics if m not in wide]
         parts = ([blocks(narrow, conv)] if narrow else []) + ([blocks(wide, every_recommended(conv))] if wide else [])

@@ -1,5 +1,5 @@
 """The qrels read while the run is: the one way every file evaluation (``rankwise.evaluate`` on paths,
-``evaluate_run_file``, ``rankwise evaluate``) overlaps the two reads.
+which ``rankwise evaluate`` calls) overlaps the two reads.
 
 Both readers spend most of their time where the GIL is released (pyarrow's CSV reader, numpy), so a thread
 reading the qrels beside the run's reader saves most of the qrels' time; the qrels' errors still come first,

@@ -58,7 +58,7 @@ def evaluate_run_file(qrels: Any, run_path: str | os.PathLike[str], metrics: str
     ``workers`` blocks are evaluated at a time (None or 0: one per core; 1: one after another), by threads
     (``pool="thread"``) or forked processes (``pool="process"``); the blocks, and so every number, are the
     same whatever the workers: they depend on ``block_bytes`` alone. ``qrels``: a Qrels, a dict, a path to a
-    TREC qrels file, or a Future of a Qrels that the caller is reading (the CLI reads its formats); with
+    TREC qrels file, or a Future of a Qrels that the caller is reading (``evaluate()`` on paths); with
     threads, qrels still being read are waited for only once a block's run is parsed."""
     res, n_judged = run_file_results(qrels, run_path, metrics, convention, block_bytes=block_bytes,
                                      duplicates=duplicates, progress=progress, workers=workers, pool=pool, **overrides)
@@ -100,7 +100,7 @@ def run_file_results(qrels: Any, run_path: Any, metrics: str | Iterable[str], co
         if loading is not None and (n_workers == 1 or pool != "thread"):
             qrels, loading = loading.result(), None  # (forked workers need them before the fork)
         qrels = _as_qrels(qrels) if loading is None else loading.result  # the blocks wait for it, run parsed
-        # (a file of at most two blocks a worker, as the CLI cuts one that fits in memory, is not trimmed; a
+        # (a file of at most two blocks a worker, as evaluate() cuts one that fits in memory, is not trimmed; a
         # gzip file's size on disk says nothing of its blocks: always trimmed)
         job = BlockJob(qrels, block_plan, path, duplicates, mm,
                        trim=trim_memory and (mm is None or os.path.getsize(path) > 2 * n_workers * block_bytes),

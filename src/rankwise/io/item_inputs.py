@@ -1,7 +1,7 @@
 """The inputs of the beyond-accuracy metrics, as users hold them, read into one ``ItemSide``: the training
 interactions (a frame, a file, ``{user: [items]}``, a Qrels), the declared catalogue (a sequence of ids or a file
-of one id per line) and the item features (a frame with an item column and one column per feature,
-``{item: vector}``, or ``(ids, matrix)``).
+of one id per line) and the item features (a frame with an item column and one column per feature, the path of
+such a CSV/TSV/Parquet table, ``{item: vector}``, or ``(ids, matrix)``).
 
 Ids are read as the run's are (``10.0`` is ``10``), so an item matches whatever input names it.
 """
@@ -66,6 +66,9 @@ def read_catalogue(items: Any) -> np.ndarray:
 
 def read_features(features: Any) -> tuple[np.ndarray, np.ndarray, str, tuple[str, ...]]:
     """(item ids, values (n, d), kind, column names) of the item features."""
+    if isinstance(features, (str, os.PathLike)):  # (as `rankwise evaluate --item-features` and compare's read it)
+        from rankwise.io.feature_table import read_feature_table
+        features = read_feature_table(features)
     if isinstance(features, tuple) and len(features) == 2:
         ids, matrix = features
         return _ids(ids, "item"), _matrix(matrix), "numeric", ()
@@ -78,8 +81,9 @@ def read_features(features: Any) -> tuple[np.ndarray, np.ndarray, str, tuple[str
                             "vector of the same width")
         return _ids(np.asarray(ids, dtype=object), "item"), np.vstack(rows) if rows else np.zeros((0, 0)), "numeric", ()
     if frame_kind(features) is None:
-        raise InvalidParameterError(f"item_features must be a DataFrame (an item column and one column per feature), a "
-                                    f"dict {{item: vector}} or (item ids, matrix); got {type(features).__name__}")
+        raise InvalidParameterError(f"item_features must be a DataFrame (an item column and one column per feature), "
+                                    "the path of a CSV/TSV/Parquet file holding one, a dict {item: vector} or (item "
+                                    f"ids, matrix); got {type(features).__name__}")
     if frame_kind(features) != "pandas":
         features = features.to_pandas()
     header = [str(c) for c in features.columns]

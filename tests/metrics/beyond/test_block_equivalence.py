@@ -94,9 +94,9 @@ def test_blocks_give_the_whole_runs_results(tmp_path, monkeypatch, preset):
         "parts": in_parts,
         "streamed": lambda: rw.evaluate(qp, rp, metrics, conv, stream="yes", workers=1, **given),
         "thread blocks": lambda: lists_in_blocks(qrels, str(rp), metrics, conv, workers=3, stream="yes",
-                                                 exact=False, **direct),
+                                                 **direct),
         "process blocks": lambda: lists_in_blocks(qrels, str(rp), metrics, conv, workers=2, stream="yes",
-                                                  pool="process", exact=False, **direct),
+                                                  pool="process", **direct),
     }
     for name, way in ways.items():
         got, got_error = _outcome(way)
@@ -127,7 +127,7 @@ def test_parallel_blocks_of_a_large_file(tmp_path, monkeypatch):
     monkeypatch.setattr(files, "PARALLEL_BYTES", 1)
     conv = rw.get_convention("rectools").derive(missing_in_qrels="evaluate")
     direct = {**given, "reference": as_run(given["reference"])}
-    cut = lists_in_blocks(rw.read_qrels(qp), str(rp), metrics, conv, workers=3, stream="auto", exact=False, **direct)
+    cut = lists_in_blocks(rw.read_qrels(qp), str(rp), metrics, conv, workers=3, stream="auto", **direct)
     assert cut is not None and "blocks" not in cut.info  # (two blocks a worker, the in-memory Results)
     assert_results_identical(whole, rw.evaluate(qp, rp, metrics, "rectools", workers=3,
                                                 missing_in_qrels="evaluate", **given))
@@ -138,7 +138,7 @@ def test_streaming_counts_its_blocks(tmp_path, monkeypatch):
     qp, rp, given = _inputs(tmp_path, 6)
     monkeypatch.setattr(files, "DEFAULT_BLOCK_BYTES", 500)
     res = lists_in_blocks(rw.read_qrels(qp), str(rp), ["Coverage@10", "Novelty@10"], rw.get_convention("rectools"),
-                          workers=1, stream="yes", exact=False, train=given["train"])
+                          workers=1, stream="yes", train=given["train"])
     assert res is not None and res.info["blocks"] > 10
 
 

@@ -130,7 +130,7 @@ def test_elliot_gini_warns_when_the_run_file_is_streamed_too(tmp_path):
     """The warning belongs to the figure, not to one way of computing it: a TREC run file evaluated block by
     block (stream='yes') gives the same value and says the same thing as the run in memory."""
     run = tmp_path / "run.trec"
-    run.write_text("".join(f"{u} Q0 {i} {r + 1} {10 - r} t\n" for u, items in RECO.items() for r, i in enumerate(items)))
+    run.write_text("".join(f"{u} Q0 {i} {r + 1} {10 - r} t\n" for u, its in RECO.items() for r, i in enumerate(its)))
     qrels = tmp_path / "qrels.trec"
     qrels.write_text("".join(f"{u} 0 {i} {g}\n" for u, rel in TEST.items() for i, g in rel.items()))
     with pytest.warns(rw.RankwiseWarning, match=r"Gini@2 = 1\.11111 is outside \[0, 1\]"):
