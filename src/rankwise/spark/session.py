@@ -11,8 +11,8 @@ started (the command ends before anyone could open it), and for a short job (loc
 ``SHORT_JOB_BYTES`` in all) the driver JVM compiles with its first JIT tier only (``QUICK_JVM``, see below).
 On any classic master, pyspark's DataFrame debugging (``spark.python.sql.dataFrameDebugging.enabled``: a
 stack inspection and a JVM call per DataFrame call, to name call sites in Spark's errors) is off. On other
-masters (a cluster, ``sc://``) the cluster's settings are left as they are: the driver's interpreter path need not exist on the executors.
-Sessions that users create are never changed, except for the setting below and the one of
+masters (a cluster, ``sc://``) the cluster's settings are left as they are: the driver's interpreter path need
+not exist on the executors. Sessions that users create are never changed, except for the setting below and the one of
 ``rankwise.spark.shuffle.coalescing_caches``, while rankwise's jobs run.
 
 **Arrow batches.** Spark 4 bounds each Arrow batch it hands to Python by bytes as well as by rows
