@@ -11,12 +11,14 @@ from typing import Any
 from rankwise.errors import ParseError, RankwiseError, require
 
 
-def session(master: str | None) -> Any:
+def session(master: str | None, paths: list[str] | None = None) -> Any:
     """A SparkSession: a Spark Connect server for ``sc://`` URLs, else a classic session on ``master``
-    (default ``local[*]``: every core of this machine); see ``rankwise.spark.session.create_session``."""
+    (default ``local[*]``: every core of this machine), its JVM started for a short job when ``paths`` are
+    small local files; see ``rankwise.spark.session.create_session``."""
     require("pyspark.sql", "spark", "rankwise evaluate --engine spark")
+    from rankwise.spark.read import local_bytes
     from rankwise.spark.session import create_session
-    return create_session(master)
+    return create_session(master, input_bytes=local_bytes(paths or []) if paths else None)
 
 
 def _said_by_spark(exc: Exception) -> RankwiseError | None:
@@ -50,7 +52,7 @@ def evaluate_files(args: Any, named: dict[str, str], items: dict[str, Any] | Non
     from rankwise.spark.engine import evaluate
     from rankwise.spark.read import read
 
-    spark = session(args.master)
+    spark = session(args.master, [args.qrels, *named.values()])
     columns = {k: v for k, v in (("query", args.query_column), ("doc", args.doc_column)) if v}
     qcols = dict(columns, **({"relevance": args.relevance_column} if args.relevance_column else {}))
     rcols = dict(columns, **({"score": args.score_column} if args.score_column else {}))

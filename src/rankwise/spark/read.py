@@ -8,7 +8,9 @@ over the file to validate it).
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+import os
+from typing import Any, Iterable, Mapping
+from urllib.parse import urlparse
 
 from rankwise.io.tabular import INTEGRAL_DECIMAL, PLAIN_INTEGER, detect_format
 
@@ -72,6 +74,19 @@ def _delimited(spark: Any, path: str, sep: str, role: str, columns: Mapping[str,
     # a query column of plain integers gives integer ids, as the local reader decides (one aggregate)
     plain = frame.agg(F.min(F.col("query").rlike(_PLAIN).cast("int")).alias("p")).collect()[0]["p"]
     return frame.withColumn("query", F.col("query").cast("long")) if plain == 1 else frame
+
+
+def local_bytes(paths: Iterable[str]) -> int | None:
+    """The size in bytes of the files at ``paths`` when every one is a plain file of this machine (no
+    scheme, or ``file:``), else None (a remote path, a directory, a pattern: not known before Spark lists it)."""
+    total = 0
+    for path in paths:
+        url = urlparse(path)
+        local = url.path if url.scheme == "file" else path if len(url.scheme) <= 1 else None  # (C:\ is a drive)
+        if local is None or not os.path.isfile(local):
+            return None
+        total += os.path.getsize(local)
+    return total
 
 
 def columns_read(path: str, role: str, fmt: str | None = None, columns: Mapping[str, Any] | None = None

@@ -6,12 +6,13 @@ sets what a short command-line job needs on a local master: its Python workers r
 (``PYSPARK_PYTHON`` set to ``sys.executable`` when it is unset: Spark's default is ``python3`` from PATH,
 which has no rankwise when the CLI runs from a virtual environment that is not activated; the probe of
 ``rankwise.spark.workers`` is then skipped, as the workers run this interpreter), Python workers
-are reused across tasks (``spark.python.worker.reuse``, Spark's default, set explicitly), and no web UI is
-started (the command ends before anyone could open it). On any classic master, pyspark's DataFrame
-debugging (``spark.python.sql.dataFrameDebugging.enabled``: a stack inspection and a JVM call per
-DataFrame call, to name call sites in Spark's errors) is off. On other masters (a cluster, ``sc://``) the
-cluster's settings are left as they are: the driver's interpreter path need not exist on the executors.
-Sessions that users create are never changed, except for the setting below and the one of
+are reused across tasks (``spark.python.worker.reuse``, Spark's default, set explicitly), no web UI is
+started (the command ends before anyone could open it), and for a short job (local files of at most
+``SHORT_JOB_BYTES`` in all) the driver JVM compiles with its first JIT tier only (``QUICK_JVM``, see below).
+On any classic master, pyspark's DataFrame debugging (``spark.python.sql.dataFrameDebugging.enabled``: a
+stack inspection and a JVM call per DataFrame call, to name call sites in Spark's errors) is off. On other
+masters (a cluster, ``sc://``) the cluster's settings are left as they are: the driver's interpreter path need
+not exist on the executors. Sessions that users create are never changed, except for the setting below and the one of
 ``rankwise.spark.shuffle.coalescing_caches``, while rankwise's jobs run.
 
 **Arrow batches.** Spark 4 bounds each Arrow batch it hands to Python by bytes as well as by rows
@@ -35,13 +36,23 @@ import contextlib
 import os
 import re
 import sys
-from typing import Any, Iterator
+from pathlib import Path
+from typing import Any, Iterator, Mapping
 
 ARROW_BATCH_BYTES = "spark.sql.execution.arrow.maxBytesPerBatch"
 ARROW_BATCH_ROWS = "spark.sql.execution.arrow.maxRecordsPerBatch"
 SPARK_DEFAULT_BYTES = 64 << 20
 NO_BOUND = 2**31 - 1  # Int.MaxValue: Spark then writes a batch without measuring it row by row
 MAX_ROWS = 100_000  # rows a batch may hold for the byte bound to be lifted
+# A short job's driver JVM: the first JIT tier only (C1). Why: in a cold `rankwise evaluate --engine spark` of
+# 20k queries (74 MB of TREC text, local[2]), the JVM spent about a third of its CPU time in its optimising
+# compiler (C2: 14.9 of 48.2 s, measured per thread under a load of 12-15), compiling code that the job
+# ends before using much; with C1 only the whole run took 15% less CPU time (47.3 s against 55.4-56.2 s)
+# and about 1 s less on a quiet machine (benchmarks/README.md). For a long job C2's faster code pays back
+# its cost, so only inputs up to SHORT_JOB_BYTES (under twice the size measured) get it.
+QUICK_JVM = "-XX:TieredStopAtLevel=1"
+SHORT_JOB_BYTES = 128 << 20
+DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30}
 
 
@@ -90,10 +101,36 @@ def is_local(master: str) -> bool:
     return master == "local" or master.startswith(("local[", "local-cluster["))
 
 
-def create_session(master: str | None, app_name: str = "rankwise") -> Any:
+def _user_java_options(environ: Mapping[str, str]) -> bool:
+    """Whether the user gives the driver JVM options of their own: in PYSPARK_SUBMIT_ARGS, or in the
+    spark-defaults.conf that spark-submit reads (SPARK_CONF_DIR, else SPARK_HOME/conf)."""
+    submit = environ.get("PYSPARK_SUBMIT_ARGS", "")
+    if any(k in submit for k in ("driver-java-options", "JavaOptions")):
+        return True
+    conf_dir = environ.get("SPARK_CONF_DIR") or (Path(environ["SPARK_HOME"]) / "conf" if environ.get("SPARK_HOME")
+                                                 else None)
+    defaults = Path(conf_dir) / "spark-defaults.conf" if conf_dir else None
+    try:
+        return defaults is not None and "JavaOptions" in defaults.read_text(errors="replace")
+    except OSError:  # no such file: nothing of the user's
+        return False
+
+
+def quick_jvm_options(input_bytes: int | None, environ: Mapping[str, str] | None = None) -> str | None:
+    """The driver JVM's options for a job reading ``input_bytes`` (None: not known, e.g. a remote path):
+    ``QUICK_JVM`` for a short job (see SHORT_JOB_BYTES), None for a long or unknown one, or when the user
+    sets driver JVM options of their own (theirs are then left alone)."""
+    if input_bytes is None or input_bytes > SHORT_JOB_BYTES:
+        return None
+    return None if _user_java_options(os.environ if environ is None else environ) else QUICK_JVM
+
+
+def create_session(master: str | None, app_name: str = "rankwise", input_bytes: int | None = None) -> Any:
     """A SparkSession for the CLI: a Spark Connect server for ``sc://`` URLs, else a classic session on
     ``master`` (default ``local[*]``: every core of this machine), with the settings of the module notes
-    on a local master. An already running session of this process is reused, as ``getOrCreate`` does."""
+    on a local master; ``input_bytes``: the size of the files to read, where known (a short job's JVM
+    starts with ``quick_jvm_options``). An already running session of this process is reused, as
+    ``getOrCreate`` does (its JVM keeps its options)."""
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName(app_name)
@@ -108,6 +145,9 @@ def create_session(master: str | None, app_name: str = "rankwise") -> Any:
         # read by pyspark when the SparkContext starts: the workers then import what this process imports
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         builder = builder.config("spark.python.worker.reuse", "true").config("spark.ui.enabled", "false")
+        quick = quick_jvm_options(input_bytes)
+        if quick:  # (read by spark-submit when it starts the driver JVM: pyspark passes the builder's settings)
+            builder = builder.config(DRIVER_JAVA_OPTIONS, quick)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")  # the CLI says what matters; Spark's INFO/WARN lines are noise here
     if is_local(master):  # workers of this interpreter need no probe job (a job failing on a module is still said)
