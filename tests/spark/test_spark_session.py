@@ -112,13 +112,13 @@ def test_evaluate_runs_its_jobs_with_the_bound_lifted(spark, monkeypatch):
 
     _spark_4()
     seen = []
-    real = engine._to_arrow
+    real = engine.to_arrow
 
     def recording(df):
         seen.append(spark.conf.get(ARROW_BATCH_BYTES))
         return real(df)
 
-    monkeypatch.setattr(engine, "_to_arrow", recording)
+    monkeypatch.setattr(engine, "to_arrow", recording)
     qrels = spark.createDataFrame([("q1", "d1", 3.0)], "query string, doc string, relevance double")
     run = spark.createDataFrame([("q1", "d1", 2.0)], "query string, doc string, score double")
     with warnings.catch_warnings():
