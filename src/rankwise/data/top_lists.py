@@ -45,11 +45,15 @@ class Cut:
         return np.diff(self.offsets)
 
 
-def _cut(offsets: np.ndarray, items: np.ndarray, grades: np.ndarray, ranks: np.ndarray, k: int | None) -> Cut:
-    """The rows ranked <= k of each list (ranks rise within a list, so these are a prefix of it)."""
+def _cut(offsets: np.ndarray, items: np.ndarray, grades: np.ndarray, ranks: np.ndarray, k: int | None,
+         seg: np.ndarray | None = None) -> Cut:
+    """The rows ranked <= k of each list (ranks rise within a list, so these are a prefix of it); every list
+    whole (its arrays themselves, not copies: each metric cuts the lists again) when none is longer."""
     n = offsets.size - 1
-    seg = segment_ids(offsets)
-    keep = np.ones(items.size, dtype=bool) if k is None else ranks <= k
+    seg = segment_ids(offsets) if seg is None else seg
+    keep = None if k is None else ranks <= k
+    if keep is None or bool(keep.all()):
+        return Cut(offsets, items, ranks, grades, seg)
     cut_offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(seg[keep], minlength=n)[:n], out=cut_offsets[1:])
     return Cut(cut_offsets, items[keep], ranks[keep], grades[keep], seg[keep])
@@ -81,8 +85,15 @@ class TopLists:
         seg = segment_ids(self.test_offsets)
         return np.bincount(seg[self.test_grades >= rel], minlength=self.n)[:self.n]
 
+    @cached_property
+    def seg(self) -> np.ndarray:
+        """Each row's user (an index of ``user_ids``)."""
+        seg = segment_ids(self.offsets)
+        seg.setflags(write=False)
+        return seg
+
     def top(self, k: int | None) -> Cut:
-        return _cut(self.offsets, self.items, self.grades, self.ranks, k)
+        return _cut(self.offsets, self.items, self.grades, self.ranks, k, self.seg)
 
     def reference_top(self, k: int | None) -> Cut:
         """The reference run's lists cut at k (grades 0)."""
