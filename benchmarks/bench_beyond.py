@@ -37,6 +37,7 @@ total against the sum of the libraries' totals (a library total that failed is e
     PYTHONPATH=src python benchmarks/bench_beyond.py --users 200000            # ~15 min on 2 cores
     PYTHONPATH=src python benchmarks/bench_beyond.py --tools rankwise --reps 1
     PYTHONPATH=src python benchmarks/bench_beyond.py --profile 200000          # cProfile of rankwise, top 30
+    PYTHONPATH=src python benchmarks/bench_beyond.py --users 1000000 --only-all --reps 1 --mem-gb 40   # #24's size
     python benchmarks/bench_beyond.py --generate-only --users 200000
 
 Spark: ``rankwise.spark`` does not run these metrics yet (only the in-memory engine does), so no Spark row is
