@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from rankwise.data import idkeys
 from rankwise.data.collections import Run
 from rankwise.data.vocabulary import Vocabulary, intern
 from rankwise.errors import DataError
@@ -115,6 +116,17 @@ class ItemSide:
     @property
     def n_declared(self) -> int:
         return 0 if self.declared is None else int(np.count_nonzero(self.declared))
+
+    @cached_property
+    def item_keys(self) -> np.ndarray | None:
+        """The vocabulary's ids packed into one-word keys (``data.idkeys``: ascending as the ids sort, equal keys
+        for equal ids), or None when an id is longer than 8 bytes: a collection whose doc ids are packed in one word
+        finds its items' codes by key (``data.top_lists.item_codes``), without turning every row back into text."""
+        keys = idkeys.pack(self.vocab.ids)
+        if keys is None or keys.shape[1] != 1:
+            return None
+        one = keys[:, 0]
+        return one if one.size < 2 or bool(np.all(one[1:] > one[:-1])) else None
 
     @cached_property
     def id_order(self) -> np.ndarray:

@@ -14,6 +14,7 @@ import numpy as np
 
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.frames import canonical_ids, frame_kind
+from rankwise.data.idkeys import unpack
 from rankwise.data.item_side import ItemSide, item_side
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.io.interactions import ITEM_COLUMNS, frame_interactions, read_ids, read_interactions
@@ -134,12 +135,16 @@ def item_side_of(recommended: np.ndarray, *, train: Any = None, items: Any = Non
 
 
 def _distinct_items(run: Run) -> np.ndarray:
-    return np.asarray(run.doc_ids(np.unique(_first_rows(run))), dtype=str) if len(run) else np.zeros(0, str)
+    if not len(run):
+        return np.zeros(0, str)
+    keys = run.doc_keys
+    if keys.shape[1] == 1:  # (the distinct keys by hashing, then only those turned into text)
+        distinct = np.unique(keys[:, 0])
+        ids = unpack(distinct[:, None]) if run.doc_vocab is None else run.doc_vocab.ids[distinct.astype(np.int64)]
+        return np.asarray(ids, dtype=str)
+    return np.asarray(run.doc_ids(np.unique(_first_rows(run))), dtype=str)
 
 
 def _first_rows(run: Run) -> np.ndarray:
     """One row of each distinct recommended item."""
-    keys = run.doc_keys
-    if keys.shape[1] == 1:
-        return np.unique(keys[:, 0], return_index=True)[1]
-    return np.unique(keys, axis=0, return_index=True)[1]
+    return np.unique(run.doc_keys, axis=0, return_index=True)[1]

@@ -50,6 +50,8 @@ def weighted(t: ItemTally, prefix: str, weight: Callable[[float], float], n: int
 
 def _gini_weights(lists: TopLists, p: Params, k: Cutoff) -> UserWeights:
     cut = lists.top(k)
+    if param_str(p, "weight") != "exposure":  # (only the exposure weight reads the counts per rank: k arrays of
+        return list_weights(cut)  # every row, 80 GB at 1M users × top-100, for a Gini of the list counts)
     # (per rank: exact counts, weighed by patience^(rank-1) once, in _gini_value)
     return list_weights(cut, **counts_by(cut.items, cut.ranks, "rank:"))
 

@@ -18,6 +18,7 @@ from rankwise.kernels.segments import expand_ranges, segment_ids
 from rankwise.metrics.beyond.item_facts import features, training
 
 PAIRS_AT_ONCE = 1 << 22  # pairs read from the sparse matrix at a time (bounded memory on long lists)
+ROWS_AT_ONCE = 1 << 20  # recommended rows whose feature vectors are gathered at a time
 
 
 def unit_features(side: ItemSide, metric: str) -> np.ndarray:
@@ -44,11 +45,19 @@ def group_sums(rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def cosine_pair_sums(unit: np.ndarray, items: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Per list (CSR ``offsets`` over ``items``), Σ over its unordered pairs of the cosine of their features."""
-    e = unit[items]
-    s = group_sums(e, offsets)
-    own = np.bincount(segment_ids(offsets), weights=np.einsum("ij,ij->i", e, e), minlength=offsets.size - 1)
-    out: np.ndarray = (np.einsum("ij,ij->i", s, s) - own[:offsets.size - 1]) / 2.0
+    """Per list (CSR ``offsets`` over ``items``), Σ over its unordered pairs of the cosine of their features. A
+    block of whole lists at a time (about ROWS_AT_ONCE rows): the rows' vectors of every list at once are 25 GB at
+    1M users × top-100 with 32 features. A list's sums do not depend on the others, so they are the same to the
+    bit."""
+    n = offsets.size - 1
+    out = np.zeros(n)
+    for lo, hi in list_blocks(np.diff(offsets), ROWS_AT_ONCE):
+        sub = offsets[lo:hi + 1]
+        e = unit[items[sub[0]:sub[-1]]]
+        local = sub - sub[0]
+        s = group_sums(e, local)
+        own = np.bincount(segment_ids(local), weights=np.einsum("ij,ij->i", e, e), minlength=hi - lo)
+        out[lo:hi] = (np.einsum("ij,ij->i", s, s) - own[:hi - lo]) / 2.0
     return out
 
 
@@ -118,7 +127,12 @@ def history_sums(side: ItemSide, items: np.ndarray, seg: np.ndarray, history: np
         return out
     rows = np.flatnonzero(has)
     starts, sizes = train.offsets[h[rows]], np.diff(train.offsets)[h[rows]]
-    hist_rows, off = expand_ranges(starts, sizes)
-    owner = rows[segment_ids(off)]
-    sims = _read(cooccurrence(side), items[owner], train.items[hist_rows])
-    return np.bincount(owner, weights=sims, minlength=items.size)[:items.size]
+    s = cooccurrence(side)
+    # a block of recommended rows at a time (about PAIRS_AT_ONCE (row, training row) pairs): every pair at once is
+    # 2 billion at 1M users × top-100 with 20 training rows each. A row's pairs stay in order: the same sums.
+    for lo, hi in list_blocks(sizes, PAIRS_AT_ONCE):
+        hist_rows, off = expand_ranges(starts[lo:hi], sizes[lo:hi])
+        owner = segment_ids(off)
+        sims = _read(s, items[rows[lo:hi]][owner], train.items[hist_rows])
+        out[rows[lo:hi]] = np.bincount(owner, weights=sims, minlength=hi - lo)[:hi - lo]
+    return out
