@@ -1,15 +1,16 @@
 """Random small ranking problems and the slow, obvious oracle the catalogue code must match."""
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-try:
-    import torch  # noqa: F401
-    BACKENDS = ["numpy", "torch"]
-except ImportError:  # pragma: no cover - depends on the environment
-    BACKENDS = ["numpy", pytest.param("torch", marks=pytest.mark.skip(reason="torch is not installed"))]
+# torch's backend runs in the full run (.ci/run installs torch) and not in the quick one: importing torch alone
+# takes seconds, and the quick run must stay quick; found without importing it, for the same reason
+BACKENDS = ["numpy", pytest.param("torch", marks=pytest.mark.slow if importlib.util.find_spec("torch") is not None
+                                  else pytest.mark.skip(reason="torch is not installed"))]
 
 
 def random_problem(seed, n_users=7, n_items=11, levels=4, max_held=3):

@@ -60,6 +60,7 @@ def test_random_ties_within_bounds_and_a_permutation(backend, kind, other):
                 assert np.unique(r).size == r.size
 
 
+@pytest.mark.slow  # (torch's backend: see oracle.BACKENDS)
 def test_random_ties_same_for_both_backends_and_any_block_size():
     pytest.importorskip("torch")
     scores, uf, vf, train, held = random_problem(3, n_users=20, n_items=15)
@@ -147,6 +148,7 @@ def test_dtype_decides_ties():
     assert ranks_from_scores(scores, None, held, ties="optimistic", dtype="float64", backend="numpy").ranks[0] == 2
 
 
+@pytest.mark.slow  # (torch's backend: see oracle.BACKENDS)
 def test_continuous_factors_backends_agree_float64():
     pytest.importorskip("torch")
     rng = np.random.default_rng(0)

@@ -67,6 +67,7 @@ def _residual_variance(x: np.ndarray) -> tuple[float, int]:
     return float((resid ** 2).sum() / df), df
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [3, 4])
 def test_tukey_interval_is_the_studentized_range_interval(seed):
     x = _data(seed, n=25, k=5, lattice=False)

@@ -52,6 +52,7 @@ def families():
     yield "large", rng.random(300) ** 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", list(CORRECTIONS))
 @pytest.mark.parametrize("name,p", list(families()), ids=[f[0] for f in families()])
 def test_against_statsmodels(method, name, p):
@@ -104,6 +105,7 @@ def _three_metric_matrix(seed=3):
     return matrix(values=vals, names=["base", "a", "b", "c"], metrics=["M1", "M2"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", list(CORRECTIONS))
 def test_compare_corrects_within_each_metric(method):
     c = compare_matrix(_three_metric_matrix(), test="t", correction=method, permutations=50)
@@ -116,6 +118,7 @@ def test_compare_corrects_within_each_metric(method):
         assert [r.significant for r in rows] == [bool(w < 0.05) for w in want]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", list(CORRECTIONS))
 def test_compare_family_all_pools_the_metrics(method):
     c = compare_matrix(_three_metric_matrix(), test="t", correction=method, family="all", permutations=50)

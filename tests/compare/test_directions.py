@@ -35,6 +35,7 @@ def _assumed(c) -> list[str]:
     return [n for n in c.notes if n.startswith("direction assumed")]
 
 
+@pytest.mark.slow
 def test_lower_is_better_turns_the_best_and_the_marks():
     c = compare_matrix(_matrix(), baseline="fast", lower_is_better=["latency"])
     assert c.directions == {"latency": "lower", "nDCG@10": "higher"} and not _assumed(c)

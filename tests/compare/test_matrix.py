@@ -49,6 +49,7 @@ def dropped(d, *queries):
 
 
 # ---- query policies ------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_skip_sets_missing_queries_aside_for_every_system(run_dict):
     a, b = perturbed(run_dict, 1), dropped(perturbed(run_dict, 2), "Q001", "Q017")
     with pytest.warns(rw.RankwiseWarning, match=r"judged queries have no ranking in the run .*missing_in_run='skip'"):

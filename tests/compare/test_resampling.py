@@ -75,6 +75,7 @@ def integer_columns(rng, n, count, *, zeros=0.2, lo=-5, hi=6, shift=0):
 
 
 # ---- exact enumeration (n <= 16 non-zero differences) --------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 3, 5, 8, 11, 13, 16])
 def test_exact_path_equals_brute_force(n):
     rng = np.random.default_rng(n)
@@ -187,6 +188,7 @@ def test_lattice_differences(n, seed):
 
 
 # ---- bootstrap, recomputed plainly from the same seeded blocks ----------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("n,B", [(7, 300), (25, 500), (60, 5000)])
 def test_bootstrap_recomputed_plainly(n, B):
     rng = np.random.default_rng(n)
@@ -353,6 +355,7 @@ def test_adding_systems_keeps_the_earlier_p_values():
         assert two.comparison("m", "a").n > EXACT_RANDOMIZATION_UP_TO
 
 
+@pytest.mark.slow
 def test_randomized_tukey_worker_threads_do_not_change_p():
     rng = np.random.default_rng(13)
     x = np.round(rng.random((120, 6)) * 10) / 10

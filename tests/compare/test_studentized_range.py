@@ -39,6 +39,7 @@ def test_sf_is_scipys_over_more_shapes(k, df):
     np.testing.assert_allclose(values, _scipy_sf(Q, k, df), rtol=0, atol=TOL)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("groups", "n", "seed"), [(3, 10, 0), (12, 30, 1)])
 def test_sf_gives_scipys_tukey_hsd_p_values(groups, n, seed):
     """scipy.stats.tukey_hsd (one-way, equal groups) reads its p-values from the studentized range with k groups
@@ -55,6 +56,7 @@ def test_sf_gives_scipys_tukey_hsd_p_values(groups, n, seed):
     np.testing.assert_allclose(values, res.pvalue[iu], rtol=0, atol=1e-9)
 
 
+@pytest.mark.slow
 def test_paired_tukey_p_values_and_interval_are_scipys():
     rng = np.random.default_rng(3)
     x = rng.random((40, 1)) + rng.normal(0, 0.15, (40, 8)) + np.linspace(0, 0.2, 8)
@@ -71,6 +73,7 @@ def test_paired_tukey_p_values_and_interval_are_scipys():
     assert tukey_half_width(x, table, 0.05) == pytest.approx(half, rel=1e-9)
 
 
+@pytest.mark.slow
 def test_a_failed_self_check_falls_back_to_scipy(monkeypatch):
     rng = np.random.default_rng(4)
     x = rng.random((20, 1)) + rng.normal(0, 0.1, (20, 4))

@@ -114,6 +114,7 @@ def test_a_gini_index_is_lower_is_better_unless_it_is_elliots_equality():
     assert not lower_is_better("Gini@10", resolved)  # Elliot's Gini is 1 - G: higher is more equal
 
 
+@pytest.mark.slow
 def test_the_html_report_draws_accuracy_against_beyond_accuracy(tmp_path):
     pytest.importorskip("matplotlib")
     from rankwise.report import render

@@ -185,6 +185,7 @@ def frames(draw):
 METRICS = ("P", "R", "F", "Success", "RR", "nDCG", "AP")
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(frame=frames(), k=st.integers(1, 9))
 def test_average_floor_equals_the_reference(frame, k):
@@ -204,6 +205,7 @@ def test_average_floor_equals_the_reference(frame, k):
             assert got[u] == pytest.approx(reference(rows, k, m), rel=1e-12, abs=1e-15), (m, u, rows)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(frame=frames(), k=st.integers(1, 9), data=st.data())
 def test_average_floor_over_the_judged_rows_alone(frame, k, data):
@@ -227,6 +229,7 @@ def test_average_floor_over_the_judged_rows_alone(frame, k, data):
             assert got[u] == pytest.approx(reference(judged, k, m), rel=1e-12, abs=1e-15), (m, u, judged)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(frame=frames(), k=st.integers(1, 9))
 def test_average_floor_changes_nothing_without_ties(frame, k):

@@ -21,6 +21,7 @@ def _brute(qcodes, docs):
     return sorted(dup)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), block=st.sampled_from([1, 2, 3, 7, 1 << 20]), n=st.integers(1, 80),
        grouped=st.booleans(), collide=st.booleans(), bits=st.sampled_from([1, 3, 16]))

@@ -24,6 +24,7 @@ def _as(kind, values):
     return v.astype("category")
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(st.data())
 def test_integer_ids_as_int_float_str_and_category_give_identical_results(data):

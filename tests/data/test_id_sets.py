@@ -20,6 +20,7 @@ def _as(kind: str, values: list[str]) -> np.ndarray:
     return np.array(values, dtype=object)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(ids, ids, st.sampled_from(["U", "O"]))
 def test_small_inputs_are_numpy_s_answers(a, b, kind):

@@ -1,5 +1,6 @@
 """Packed id keys: exact, byte-ordered, and the join/duplicate paths behind them, including collisions."""
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -9,6 +10,7 @@ from rankwise.data import idkeys
 IDS = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zs")), min_size=1, max_size=40)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(IDS, min_size=1, max_size=30))
 def test_pack_is_exact_and_orders_like_strcmp(ids):
@@ -52,6 +54,7 @@ def test_join_survives_forced_hash_collisions(monkeypatch):
     assert r.duplicates_dropped == 1 and r.to_dict() == {"q": {"a": 1.0, "b": 2.0}}
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(IDS, min_size=1, max_size=40), st.integers(0, 5), st.integers(1, 4))
 def test_arrow_packing_equals_numpy_for_slices_and_chunks(ids, cut, n_chunks):
@@ -66,6 +69,7 @@ def test_arrow_packing_equals_numpy_for_slices_and_chunks(ids, cut, n_chunks):
     assert np.array_equal(idkeys.pack(chunked), want)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.text(st.characters(blacklist_characters="\x00"), min_size=1, max_size=50), min_size=1,
                 max_size=20, unique=True), st.integers(0, 30))
@@ -79,6 +83,7 @@ def test_query_salts_depend_on_the_id_alone(ids, pad):
     assert len(set(narrow.tolist())) == len(ids)  # distinct ids: distinct salts (64-bit, no collision here)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(["a", "b", "cc", "ü"]), max_size=40), st.lists(st.integers(0, 40), max_size=4),
        st.sampled_from(["sorted", "appearance"]), st.booleans())

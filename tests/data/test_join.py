@@ -1,6 +1,7 @@
 """The join of run rows to qrels rows, against a dict lookup, with tiny slot tables so that
 shared slots, lost rows and 64-bit hash collisions all occur."""
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +19,7 @@ def _brute(qkeys, qseg, rkeys, rseg):
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), bits=st.sampled_from([None, 1, 2, 3, 5]),
        nq=st.integers(1, 60), nr=st.integers(1, 120), words=st.integers(1, 3), pool=st.integers(1, 40),
@@ -49,6 +51,7 @@ def test_lookup_matches_a_dict(seed, bits, nq, nr, words, pool, collide):
     assert got == _brute(qkeys, qseg, rkeys, rseg)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 60), chunk=st.integers(1, 7),
        precision=st.sampled_from(["float32", "float64"]), sort=st.booleans())
@@ -100,6 +103,7 @@ def test_collections_pickle_after_an_evaluation():
     assert rw.evaluate(q, r2, ["AP", "nDCG@2"]).means == want
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), grades=st.sampled_from(["few", "many", "real"]))
 def test_ideal_order_fast_path_equals_lexsort(seed, n, grades):

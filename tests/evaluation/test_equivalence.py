@@ -66,7 +66,7 @@ def _ways(qp, rp, metrics, conv, monkeypatch):
 
 
 @pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
-@pytest.mark.parametrize("preset", every_nth_quick(sorted(PRESETS), 7))  # (process pools: 1-2 s a preset)
+@pytest.mark.parametrize("preset", every_nth_quick(sorted(PRESETS), 14))  # (process pools: 1-2 s a preset)
 def test_every_way_gives_one_threads_results(tmp_path, monkeypatch, preset):
     conv = PRESETS[preset]
     qp, rp = _files(tmp_path, sum(map(ord, preset)))
@@ -114,6 +114,7 @@ def test_the_assertion_can_fail(tmp_path):
         assert_results_identical(res, dataclasses.replace(res, query_ids=np.arange(res.query_ids.size)))
 
 
+@pytest.mark.slow
 def test_the_notices_counts_are_one_threads_in_every_way(tmp_path, monkeypatch):
     """The counts of issue #28's notices (rankings without a judged document, scores rising with the rank
     column, the columns read) are tallies and input counts: every way writes the same info."""

@@ -65,6 +65,7 @@ def test_tie_average_is_the_expectation_over_orders(data):
           unjudged=data.draw(st.sampled_from(["nonrelevant", "removed"])))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_input_is_never_mutated_and_results_are_read_only(data):

@@ -289,6 +289,7 @@ def test_query_ids_of_another_format_are_counted_by_the_blocks(tmp_path, small_b
     assert bool(small_blocks) == (workers > 1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("overrides", [{"missing_in_qrels": "error"}, {"missing_in_run": "error"}])
 def test_a_streamed_file_says_the_missing_queries_of_the_whole_file(tmp_path, workers, overrides):
@@ -322,6 +323,7 @@ def test_a_gzip_run_is_cut_by_its_text_not_its_compressed_size(tmp_path, small_b
     assert small_blocks[-1]["block_bytes"] == -(-len(text) // (2 * workers))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_cut_gzip_run_is_the_same_error_in_blocks(tmp_path, small_blocks, workers):
     """A gzip file cut short: its last bytes are no size (text_bytes falls back to the file's), and a block
@@ -362,6 +364,7 @@ def test_a_streamed_file_under_numeric_ties_gives_the_whole_run_s_order(tmp_path
     assert small_blocks  # (streamed)
 
 
+@pytest.mark.slow
 def test_stream_yes_evaluates_block_by_block_as_evaluate_run_file_did(tmp_path, monkeypatch):
     """evaluate(qrels, run_path, stream='yes'): blocks in bounded memory (evaluate_run_file, folded in), the
     values of reading the file whole; 'no' reads it whole; a run that is not a TREC path cannot stream."""

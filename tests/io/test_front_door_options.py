@@ -73,6 +73,7 @@ def test_stages_say_what_an_evaluation_from_files_is_doing(tmp_path):
     assert said[0] == f"reading run {rp}"  # (qrels in memory: nothing to read)
 
 
+@pytest.mark.slow
 def test_trim_memory_is_asked_for_never_assumed(tmp_path, monkeypatch):
     """malloc_trim acts on the whole process: only a caller that owns it asks (the command line does)."""
     monkeypatch.setattr(streaming, "DEFAULT_BLOCK_BYTES", 300)

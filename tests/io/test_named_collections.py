@@ -247,6 +247,7 @@ def documented_official_measures() -> set[str]:
     return found
 
 
+@pytest.mark.slow
 def test_every_documented_official_measure_translates_and_parses():
     measures = documented_official_measures()
     assert {"nDCG@10", "RR(rel=2)", "AP(rel=2)", "RR@10", "Success@5", "P(rel=2)@10", "MAP"} <= measures

@@ -97,6 +97,7 @@ def test_mapped_blocks_are_the_sequential_readers(tmp_path, block_bytes, tail):
     assert len(spans) > (1 if block_bytes < 4096 else 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers,pool", WORKERS)
 def test_queries_split_across_blocks_are_still_an_error(tmp_path, workers, pool):
     qp, rp = _files(tmp_path)
@@ -141,6 +142,7 @@ def test_qrels_errors_come_first_while_read_by_a_thread(tmp_path):
     assert str(qp) in str(exc.value)
 
 
+@pytest.mark.slow
 def test_notices_are_said_once_for_the_file(tmp_path):
     qp, rp = _files(tmp_path)
     for workers in (1, 2):
@@ -254,6 +256,7 @@ def test_streamed_collection_grades_are_the_whole_file_s(tmp_path, workers, over
     assert not np.array_equal(alone.values["ERR@10"], streamed.values["ERR@10"])  # the grade 9 mattered
 
 
+@pytest.mark.slow
 def test_judged_queries_scored_as_empty_are_listed_as_in_memory(tmp_path):
     # qrels listing queries in reverse order: the streamed info must list the empty-scored ones sorted, as
     # evaluate() does (it listed them in the qrels' order)

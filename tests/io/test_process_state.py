@@ -8,6 +8,7 @@ import sys
 import warnings
 
 import pyarrow as pa
+import pytest
 
 import rankwise as rw
 import rankwise.execution.blocks as blocks
@@ -16,6 +17,7 @@ from rankwise.execution.streaming import evaluate_run_file
 from tests.io.test_parallel_blocks import _files
 
 
+@pytest.mark.slow
 def test_evaluating_files_in_blocks_leaves_the_process_as_it_was(tmp_path, monkeypatch):
     qp, rp = _files(tmp_path, seed=9)
     monkeypatch.setattr(files, "PARALLEL_BYTES", 100)  # blocks by two threads, as a large file
@@ -36,6 +38,7 @@ def test_evaluating_files_in_blocks_leaves_the_process_as_it_was(tmp_path, monke
     assert blocks._JOB is None  # (a forked worker's job lives in the worker only)
 
 
+@pytest.mark.slow
 def test_the_command_picks_the_system_allocator_for_its_own_process(tmp_path):
     code = ("import sys, rankwise.cli.main as m, os; m.main = lambda **k: print(os.environ.get("
             "'ARROW_DEFAULT_MEMORY_POOL'), k) or 0; sys.exit(m.command())")

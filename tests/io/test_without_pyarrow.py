@@ -22,6 +22,7 @@ def _evaluate_all():
     return out
 
 
+@pytest.mark.slow
 def test_fallbacks_without_pyarrow_match_the_pyarrow_paths(monkeypatch, tmp_path):
     pytest.importorskip("pyarrow")
     with_arrow = _evaluate_all()

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from rankwise.kernels import segments as sk
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(-3, 3000), min_size=1, max_size=50), st.integers(1, 400),
        st.sampled_from([2.0, 10.0, float(np.e), 1.5]), st.sampled_from(["rank_plus_1", "max_rank_2"]),

@@ -228,6 +228,7 @@ def graded_metric_strings(draw, names=("ERR", "uAP", "nDCNG")):
 GRADED_SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @GRADED_SETTINGS
 @given(data=st.data(), convention=st.sampled_from(["trec_eval", "mllib", "recsys_confusion"]))
 def test_graded_metrics_match_oracle(data, convention):
@@ -235,6 +236,7 @@ def test_graded_metrics_match_oracle(data, convention):
     check(qrels, run, graded_metric_strings(data.draw), convention)
 
 
+@pytest.mark.slow
 @GRADED_SETTINGS
 @given(data=st.data())
 def test_graded_metrics_every_choice_match_oracle(data):
@@ -250,6 +252,7 @@ def test_graded_metrics_every_choice_match_oracle(data):
     check(qrels, run, graded_metric_strings(data.draw), "trec_eval", **overrides)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_ndcng_tie_average_is_the_expectation_over_orders(data):
@@ -269,6 +272,7 @@ def ranked_by(grades, order):
     return qrels, run
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None)
 @given(grades=grade_lists, data=st.data())
 def test_uap_and_ndcng_properties(grades, data):

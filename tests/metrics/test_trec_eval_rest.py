@@ -381,6 +381,7 @@ def metric_choices(draw):
     return metric, params
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), convention=st.sampled_from(["trec_eval", "trec_eval_10"]),
        missing=st.sampled_from(["skip", "zero"]))

@@ -106,6 +106,7 @@ def test_spearman_is_not_pearson_and_pearson_reads_scores_not_positions():
     assert oc.kendall_tau_b(a, b)[0] != pytest.approx(1.0)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(st.integers(2, 9).flatmap(lambda n: st.tuples(st.permutations(range(n)), st.permutations(range(n)))))
 def test_tau_ap_is_the_papers_formula(orders):
@@ -114,6 +115,7 @@ def test_tau_ap_is_the_papers_formula(orders):
     assert one("tau_ap_a", truth, estimate) == pytest.approx(naive.tau_ap(truth, estimate), abs=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(st.integers(3, 7).flatmap(lambda n: st.tuples(st.permutations(range(n)),
                                                      st.lists(st.integers(0, 3), min_size=n, max_size=n),

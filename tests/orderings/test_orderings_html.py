@@ -28,6 +28,7 @@ def files(tmp_path_factory):
     return write_runs(tmp_path_factory.mktemp("correlate"))
 
 
+@pytest.mark.slow
 def test_page_of_runs_carries_tables_notices_inputs_and_figures(files, tmp_path, capsys):
     pytest.importorskip("matplotlib")
     qrels, runs = files

@@ -33,6 +33,7 @@ RENDERS = [(name, fmt) if fmt != "html" or name in HTML_QUICK else pytest.param(
            for name in COMPARISONS for fmt in FORMATS if not (fmt == "html" and name.startswith("wide"))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "fmt"), RENDERS)
 def test_every_format_renders(request, name, fmt):
     out = render(request.getfixturevalue(name), fmt)
@@ -50,6 +51,7 @@ def test_unknown_format_and_narrow_width_are_refused(baseline_cmp):
         render(baseline_cmp, "table", width=30)
 
 
+@pytest.mark.slow
 def test_rendering_does_not_mutate(baseline_cmp):
     before = json.dumps(baseline_cmp.to_dict(), sort_keys=True)
     for fmt in FORMATS:
@@ -105,6 +107,7 @@ def test_csv_pair_rows(cutoff_pairs_cmp):
 
 
 # ---- terminal table ----------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["wide_cmp", "wide_pairs_cmp"])
 @pytest.mark.parametrize("width", [100, 80, 60, 160])
 def test_table_fits_width(request, name, width):
@@ -170,6 +173,7 @@ def test_table_shows_every_pair_in_full(wide_pairs_cmp, width):
     assert "W/T/L: queries where a scores above / the same as / below b" in " ".join(out.split())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("test", ["randomized-tukey", "t"])
 def test_every_format_shows_each_pairs_interval_and_counts(small_matrix, test):
     """All pairs (#28): the interval and wins/ties/losses of every pair in Markdown, LaTeX (full) and HTML."""

@@ -38,6 +38,7 @@ def test_provenance_defaults_to_this_software():
     assert set(Provenance().versions) == {"rankwise", "python", "numpy", "scipy"}
 
 
+@pytest.mark.slow
 def test_compare_s_page_passes_the_same_checks(baseline_cmp):
     from rankwise.report import render
     check_page(render(baseline_cmp, "html"), "rankwise comparison")

@@ -59,6 +59,7 @@ def test_per_query_delta_sorted_bars(baseline_cmp):
     assert "10 better, 5 worse, 5 tied" in ax.get_title()
 
 
+@pytest.mark.slow
 def test_per_query_delta_every_system_and_reference(pairs_cmp, baseline_cmp):
     fig = P.per_query_delta(baseline_cmp, "nDCG@5")
     assert len(fig.axes) == 2
@@ -104,6 +105,7 @@ def test_cutoff_families_keep_suffixes_apart():
                     "nDCG@k(gain=exp)": [(10, "nDCG@10(gain=exp)"), (20, "nDCG@20(gain=exp)")]}
 
 
+@pytest.mark.slow
 def test_names_are_not_mathtext_or_tex(hostile_cmp):
     with plt.rc_context({"text.usetex": True}):  # a user's setting must not hand names to TeX
         fig = P.forest(hostile_cmp)

@@ -186,6 +186,7 @@ def test_cli_values_report_names_the_values_files(files, tmp_path):
         ("values", p, _sha256(p)) for p in paths]
 
 
+@pytest.mark.slow
 def test_a_lower_fallout_is_coloured_as_the_better_one():
     """FallOut is lower-is-better (its registry entry says so): a system with a lower FallOut is teal ("up")."""
     import numpy as np

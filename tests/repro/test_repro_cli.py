@@ -95,6 +95,7 @@ def test_ranking_measures_are_aligned_by_topic(monkeypatch) -> None:
     assert r.to_dict(per_topic=True)["per_topic_ranking"]["KTU"]["baseline"]["302"] is None
 
 
+@pytest.mark.slow
 def test_plane_places_each_metric_at_its_er_and_delta_ri(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     import matplotlib
@@ -110,6 +111,7 @@ def test_plane_places_each_metric_at_its_er_and_delta_ri(tmp_path: Path) -> None
     assert (tmp_path / "plane.png").stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_plot_and_output_files(capsys, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     rc, out, err = _run(capsys, *RPD, "--qrels", QRELS, "-m", "AP", "-f", "markdown", "-o", str(tmp_path / "r.md"),

@@ -51,6 +51,7 @@ def _html(capsys, tmp_path, runs, qrels, *extra) -> str:
     return out.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_page_carries_measures_topics_notices_inputs_and_plane(hostile, tmp_path, capsys):
     pytest.importorskip("matplotlib")
     runs, qrels = hostile

@@ -123,6 +123,7 @@ def test_em_100_iterations_equals_their_mle():
         np.testing.assert_allclose(pi, OUT["MLE"][rep], rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_estimate_mle_fixed_steps_equals_their_mle():
     """``mle(steps=100)`` is their MLE (100 EM epochs from the uniform start), through ``estimate``."""
     assert _max_metric_diff("mle(steps=100)", "MLE") < 1e-12
@@ -139,6 +140,7 @@ def _mes(counts, gamma=0.01):
     return cx.fit_rank_distribution_mes(L, counts, width, gamma=gamma)
 
 
+@pytest.mark.slow
 def test_mes_equals_their_mes():
     """``mes(0.01)`` solves their program; it agrees with Clarabel to the solvers' own spread."""
     pi = _mes(np.stack([_counts(rep) for rep in range(SAMPLED.shape[0])]))

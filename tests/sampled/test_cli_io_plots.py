@@ -31,6 +31,7 @@ def test_reader_groups_queries_and_reports_bad_lines(tmp_path):
     assert ":2" in str(err.value) and "three" in str(err.value)
 
 
+@pytest.mark.slow
 def test_cli_estimate_json_and_csv(tmp_path, capsys):
     rng = np.random.default_rng(0)
     f = tmp_path / "s.txt"

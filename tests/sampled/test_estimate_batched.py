@@ -170,6 +170,7 @@ def test_bin_moments_equal_moments_of_a_binwise_constant_prior():
         np.testing.assert_allclose(a @ hb, h, rtol=1e-12, atol=1e-17)
 
 
+@pytest.mark.slow
 def test_list_input_and_array_samples_still_work():
     rng = np.random.default_rng(6)
     n = rng.integers(300, 400, size=40)

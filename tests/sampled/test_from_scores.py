@@ -218,6 +218,7 @@ def problems(draw):
                 block_lines=draw(st.sampled_from([None, 1, 2, 7])), seed=seed)
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(problems())
 def test_every_source_matches_the_per_line_loop(p):

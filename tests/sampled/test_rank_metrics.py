@@ -45,6 +45,7 @@ NAMES = ["AUC", "AP", "AP@5", "AP(denominator=min_k_relevant)@5", "NDCG", "NDCG@
          "Hit@5"]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(st.integers(5, 30).flatmap(lambda n: st.tuples(
     st.just(n), st.lists(st.sets(st.integers(1, n), min_size=1, max_size=n - 1), min_size=1, max_size=5))))

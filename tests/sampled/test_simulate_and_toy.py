@@ -24,6 +24,7 @@ def test_simulated_mean_matches_expectation(replacement):
         assert abs(values[:, col].mean() - expected[k].mean) < 4 * se[col] + 1e-12, k
 
 
+@pytest.mark.slow
 def test_simulated_variance_matches_for_single_relevant():
     rr = RelevantRanks.single([5, 40, 300], 1000)
     sims = simulate(rr, 30, repetitions=3000, seed=2)
@@ -45,6 +46,7 @@ def test_simulation_is_seeded():
     assert all(np.array_equal(x.ranks, y.ranks) for x, y in zip(a, b))
 
 
+@pytest.mark.slow
 def test_item_level_simulation_uniform_and_popularity():
     rng = np.random.default_rng(0)
     nq, n, m = 40, 200, 10
@@ -97,6 +99,7 @@ def test_toy_main_prints_json(capsys):
     assert json.loads(capsys.readouterr().out)["exact"]["C"]["Recall@10"] == pytest.approx(0.2)
 
 
+@pytest.mark.slow
 def test_binom_ppf_equals_scipy_stats():
     """simulate's common-random-number draws use binom_ppf in place of scipy.stats.binom.ppf."""
     from scipy.stats import binom

@@ -92,6 +92,7 @@ _ranking = st.dictionaries(_doc, st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]), min
 _runs = st.dictionaries(st.sampled_from([f"q{i}" for i in range(6)]), _ranking, min_size=1, max_size=6)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(a=_runs, b=_runs, k=st.integers(1, 9), ties=st.sampled_from(["docid_asc", "docid_desc"]))
 def test_matches_a_naive_reference_on_random_ragged_runs(a, b, k, ties):

@@ -43,6 +43,7 @@ def _scores(r: dict, docs: list[str], missing: float) -> list[float]:
     return [-r[d] if d in r else missing for d in docs]
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None)
 @given(queries, cutoffs)
 def test_kendall_shared_is_scipy_tau_b(qs: list, k: int | None) -> None:
@@ -56,6 +57,7 @@ def test_kendall_shared_is_scipy_tau_b(qs: list, k: int | None) -> None:
         assert value == pytest.approx(expected, nan_ok=True, abs=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None)
 @given(queries, cutoffs)
 def test_kendall_union_is_scipy_tau_b_with_missing_tied_last(qs: list, k: int | None) -> None:
@@ -71,6 +73,7 @@ def test_kendall_union_is_scipy_tau_b_with_missing_tied_last(qs: list, k: int | 
         assert value == pytest.approx(naive.kendall_union(ra_list, rb_list, k), nan_ok=True, abs=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None)
 @given(queries, cutoffs, st.sampled_from(["a", "b", "symmetric"]), st.sampled_from(["a", "b"]))
 def test_tau_ap_is_its_definition(qs: list, k: int | None, reference: str, ties: str) -> None:
@@ -80,6 +83,7 @@ def test_tau_ap_is_its_definition(qs: list, k: int | None, reference: str, ties:
     np.testing.assert_allclose(got, expected, atol=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(queries, st.randoms(use_true_random=False))
 def test_renaming_documents_changes_nothing(qs: list, rnd: object) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -48,6 +49,7 @@ tie_rates = st.sampled_from((0.0, 0.3, 0.7))
 
 
 # the naive reference sums thousands of depths per query at p = 0.99: fewer, smaller examples
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=seeds, p=ps, k=ks, ties=st.sampled_from(TIES), tie_rate=tie_rates)
 def test_every_value_equals_the_naive_reference(seed, p, k, ties, tie_rate):
@@ -62,6 +64,7 @@ def test_every_value_equals_the_naive_reference(seed, p, k, ties, tie_rate):
     np.testing.assert_allclose(average_overlap(pairs, k, ties=ties), expected_ao, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(seed=seeds, p=ps, k=ks, ties=st.sampled_from(TIES), tie_rate=tie_rates)
 def test_bounds_and_symmetry(seed, p, k, ties, tie_rate):
@@ -78,6 +81,7 @@ def test_bounds_and_symmetry(seed, p, k, ties, tie_rate):
         np.testing.assert_allclose(rbo(swapped, k, p=p, value=value, ties=ties), got, rtol=1e-10, atol=1e-13)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(seed=seeds, p=ps, k=ks, ties=st.sampled_from(TIES), shift=st.integers(1, 1000))
 def test_invariant_to_renaming_documents(seed, p, k, ties, shift):
@@ -93,6 +97,7 @@ def test_invariant_to_renaming_documents(seed, p, k, ties, shift):
                                    rbo(make_pairs(queries), k, p=p, value=value, ties=ties), rtol=1e-12)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(seed=seeds, p=ps, k=ks, ties=st.sampled_from(("w", "a", "b")))
 def test_tie_aware_variants_ignore_the_order_inside_tie_groups(seed, p, k, ties):

@@ -78,6 +78,7 @@ def test_the_t_interval_is_scipys():
     assert s.interval_text().startswith("90% Student's t interval")
 
 
+@pytest.mark.slow
 def test_the_bootstrap_interval_is_seeded_and_close_to_t_on_many_queries():
     a, b = _noisy_pair(300)
     one = rw.similarity(a, b, "Overlap@10", seed=3, resamples=2000)

@@ -37,6 +37,7 @@ def _page(capsys, runs, tmp_path, *extra):
     return out.read_text(encoding="utf-8"), err
 
 
+@pytest.mark.slow
 def test_page_carries_means_queries_notices_inputs_and_figure(runs, tmp_path, capsys):
     pytest.importorskip("matplotlib")
     html, _ = _page(capsys, runs, tmp_path, "--per-query", "-B", "200")
@@ -56,6 +57,7 @@ def test_page_carries_means_queries_notices_inputs_and_figure(runs, tmp_path, ca
     check_figures(page, 1)
 
 
+@pytest.mark.slow
 def test_without_per_query_the_queries_are_left_out(runs, tmp_path, capsys):
     pytest.importorskip("matplotlib")
     html, _ = _page(capsys, runs, tmp_path)

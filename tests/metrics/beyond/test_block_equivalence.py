@@ -110,6 +110,7 @@ def test_blocks_give_the_whole_runs_results(tmp_path, monkeypatch, preset):
                                              "users_without_recommendations"}
 
 
+@pytest.mark.slow
 def test_blocks_refuse_as_memory_does(tmp_path, monkeypatch):
     qp, rp, given = _inputs(tmp_path, 4)
     whole, error = _outcome(lambda: rw.evaluate(qp, rp, ["Gini@10", "nDCG@10"], "lenskit", stream="no", **given))
@@ -119,6 +120,7 @@ def test_blocks_refuse_as_memory_does(tmp_path, monkeypatch):
                                                                                                                error)
 
 
+@pytest.mark.slow
 def test_parallel_blocks_of_a_large_file(tmp_path, monkeypatch):
     """stream='auto' with several workers cuts a file above PARALLEL_BYTES into two blocks a worker."""
     qp, rp, given = _inputs(tmp_path, 5)
@@ -134,6 +136,7 @@ def test_parallel_blocks_of_a_large_file(tmp_path, monkeypatch):
     assert_results_identical(whole, cut)
 
 
+@pytest.mark.slow
 def test_streaming_counts_its_blocks(tmp_path, monkeypatch):
     qp, rp, given = _inputs(tmp_path, 6)
     monkeypatch.setattr(files, "DEFAULT_BLOCK_BYTES", 500)

@@ -187,6 +187,7 @@ def check_world(world: ref.World, kind: str, k: int | None, combos=COMBOS) -> No
             raise AssertionError(f"{name}: evaluated, but the reference says {why}")
 
 
+@pytest.mark.slow
 @settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
 @given(worlds())
 def test_every_metric_and_choice_equals_the_reference(drawn):

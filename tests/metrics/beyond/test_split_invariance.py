@@ -44,6 +44,7 @@ def _inputs(seed: int):
     return test, reco, train, catalogue, features
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_parts_and_threads_give_one_threads_results(monkeypatch, seed):
     pd = pytest.importorskip("pandas")
