@@ -16,6 +16,32 @@ from typing import Mapping
 import numpy as np
 
 LISTS_SEEN = "lists_seen"  # a sum of every whole-run tally: the users whose list at the metric's k is not empty
+_DIGIT_BITS = 28  # (three digits of 28 bits hold a value of [0, 1] down to 2^-84; sums of up to 2^25 users of
+_DIGITS = 3       # 28-bit whole numbers stay below 2^53, where float64 adds them exactly in any order)
+
+
+def exact_parts(values: np.ndarray, name: str) -> dict[str, np.ndarray]:
+    """``values`` (one per user, in [0, 1]) as per-user numbers a tally sums exactly: three arrays of whole
+    numbers below 2^28, the value's first 84 bits. A float summed per part is not split-invariant (each part's
+    sum rounds in its own way); these whole numbers sum exactly, so ``exact_total`` is the same to the bit
+    however the users were split into parts, blocks or partitions, and in whatever order they were merged."""
+    rest = np.asarray(values, dtype=np.float64)
+    out: dict[str, np.ndarray] = {}
+    for i in range(_DIGITS):
+        rest = rest * 2.0 ** _DIGIT_BITS  # (a power of two: exact)
+        digit = np.floor(rest)
+        out[f"{name}#{i}"] = digit
+        rest = rest - digit  # (the fraction of a float: exact)
+    return out
+
+
+def exact_total(sums: Mapping[str, np.ndarray | float], name: str) -> np.ndarray:
+    """The sum over the users of the values that ``exact_parts`` split (one per bootstrap replicate when the
+    tally was resampled): its digits' exact sums, scaled and added in one fixed order."""
+    total: np.ndarray = np.zeros(np.shape(sums[f"{name}#0"]))
+    for i in range(_DIGITS):
+        total = total + np.asarray(sums[f"{name}#{i}"], dtype=np.float64) * 2.0 ** (-_DIGIT_BITS * (i + 1))
+    return total
 
 
 @dataclass(frozen=True)

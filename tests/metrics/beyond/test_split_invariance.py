@@ -25,7 +25,7 @@ METRICS = ["Coverage(catalogue=declared)@10", "Coverage(numerator=recommended_in
            "ILD(distance=cosine, missing=skip_pair)@10", "ILD(distance=hamming, missing=skip_pair)@5",
            "ILD(distance=cooccurrence_cosine, missing=zero_similarity)@10",
            "Serendipity(variant=rectools)@10", "Serendipity(variant=recommenders, relevance=all_one)@10",
-           "Serendipity(variant=evidently)@10", "nDCG@10"]
+           "Serendipity(variant=evidently)@10", "FOfMeans@5", "FOfMeans(beta=2)@10", "nDCG@10"]
 
 
 def _inputs(seed: int):

@@ -2,7 +2,8 @@
 definitions the judged rows alone cannot give (Evidently 0.7.21, src/evidently/legacy/metrics/recsys/):
 
 - ``FOfMeans``: F of the mean precision and the mean recall (FBetaTopKMetric, f_beta_top_k.py:60-64), a
-  whole-run figure: the users add their P@k and R@k to a tally and F is taken once, of the sums;
+  whole-run figure: the users add their P@k and R@k to a tally (as whole-number digits, whose sums are exact:
+  ``data.item_tally.exact_parts``) and F is taken once, of the sums;
 - ``ListAP`` / ``ListAR``: Σ_{j<=k} P@j·rel_j / R and Σ_{j<=k} R@j·rel_j / R, per user, where rel_j is the
   relevance of one row chosen by ``relevance_at``: the row at rank j (AP as usual), or the last row *given*
   among those ranked <= j, as Evidently's MAPKMetric and MARKMetric read ``groupby(...).target.last()`` of
@@ -16,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankwise.data.item_side import ItemSide
-from rankwise.data.item_tally import LISTS_SEEN, ItemTally, UserWeights
+from rankwise.data.item_tally import LISTS_SEEN, ItemTally, UserWeights, exact_parts, exact_total
 from rankwise.data.top_lists import Cut, TopLists
 from rankwise.errors import DataError
 from rankwise.metrics.beyond.list_only import no_ranking_form
@@ -150,8 +151,11 @@ def _means_weights(lists: TopLists, p: Params, k: Cutoff) -> UserWeights:
     recall = _no_relevant(recall, nrel, p, "FOfMeans")
     counted = ~np.isnan(recall)
     empty = np.zeros(0, dtype=np.int64)
+    # (P and R as whole-number digits: their sums are exact, so the figure is the same to the bit on every way of
+    # splitting the users: parts, file blocks, Spark partitions)
     return UserWeights(whole.n, empty, empty, {}, {
-        "precision": np.where(counted, precision, 0.0), "recall": np.where(counted, recall, 0.0),
+        **exact_parts(np.where(counted, precision, 0.0), "precision"),
+        **exact_parts(np.where(counted, recall, 0.0), "recall"),
         "users": counted.astype(np.float64), LISTS_SEEN: (lists.top(k).lengths > 0).astype(np.float64)})
 
 
@@ -161,7 +165,7 @@ def _f_of_means(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarra
     b2 = param_float(p, "beta") ** 2
     n = np.asarray(t.sums["users"], dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mp, mr = np.asarray(t.sums["precision"]) / n, np.asarray(t.sums["recall"]) / n
+        mp, mr = exact_total(t.sums, "precision") / n, exact_total(t.sums, "recall") / n
         f: np.ndarray = (1.0 + b2) * mp * mr / (b2 * mp + mr)
     return f
 
