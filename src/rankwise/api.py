@@ -273,7 +273,7 @@ def official_metrics_of(collection: str | None, convention: Any) -> tuple[list[s
             "('rankwise metrics' lists them). Only qrels named by an ir_datasets id bring official measures")
     import warnings
 
-    from rankwise.evaluation.notices import user_stacklevel
+    from rankwise.errors import user_stacklevel
     from rankwise.io.official_measures import CONVENTION, official_metrics
     metrics, note = official_metrics(collection)
     warnings.warn(note, RankwiseWarning, stacklevel=user_stacklevel())

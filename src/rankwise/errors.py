@@ -1,6 +1,9 @@
 """The exceptions rankwise raises. Every one says what was expected, what came, and how to fix it."""
 from __future__ import annotations
 
+import os
+import sys
+
 
 class RankwiseError(Exception):
     """Base class of every error rankwise raises on purpose."""
@@ -74,3 +77,17 @@ def import_if_present(module: str):
         if exc.name == module:
             return None
         raise
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))  # .../rankwise
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning issued by the caller point at the first frame outside
+    rankwise: the user's line, however deep in the package (api, execution, a metric's figure) the warning
+    is said (Python 3.12's ``skip_file_prefixes``, by hand)."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -76,8 +76,7 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: 
     import warnings
 
     from rankwise.api import as_qrels, evaluate, side_format
-    from rankwise.errors import RankwiseWarning
-    from rankwise.evaluation.notices import user_stacklevel
+    from rankwise.errors import RankwiseWarning, user_stacklevel
 
     named = named_runs(runs)
     qrels = as_qrels(qrels, columns, duplicates=duplicates, file_format=side_format(formats, "qrels"))

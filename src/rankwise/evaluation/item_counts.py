@@ -8,7 +8,6 @@ counted once, over the whole evaluation's users.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace
 from typing import Iterable, Mapping, Sequence
 
@@ -17,9 +16,6 @@ import numpy as np
 from rankwise.data.collections import Run
 from rankwise.data.item_side import ItemSide
 from rankwise.data.top_lists import item_codes
-from rankwise.errors import RankwiseWarning
-from rankwise.evaluation.notices import user_stacklevel
-from rankwise.evaluation.plan import Plan
 from rankwise.evaluation.results import Results
 
 ITEMS_KEY = "items"  # Results.info: what the item inputs held that the metrics read with a caveat
@@ -64,22 +60,6 @@ def joined_items(res: Results, parts: Sequence[Results], keep: Iterable[str] = (
     counts = items_info({k: v for k, v in rows.items() if k in ROW_KEYS}, _counted(parts[0]).get(USERS_WITHOUT, 0))
     info = {k: v for k, v in res.info.items() if k != ITEMS_KEY and (k != "blocks" or k in keep)}
     return replace(res, info={**info, ITEMS_KEY: counts} if counts else info)
-
-
-def warn_elliot_gini(plan: Plan, res: Results) -> None:
-    """A warning for each Gini(over=train_count) of recommendations that hold cold items: Elliot's arithmetic is
-    then no Gini index of the items, and its value can leave [0, 1]."""
-    cold = _counted(res).get("cold_rows", 0)
-    for m in plan.list_metrics:
-        if not cold or plan.resolved[m].params.get("over") != "train_count":
-            continue
-        value = res.means.get(m, float("nan"))
-        where = "outside [0, 1]" if not 0.0 <= value <= 1.0 else "within [0, 1] here, but not a Gini index"
-        warnings.warn(f"{m} = {value:.6g} is {where}: over=train_count is Elliot's arithmetic, which counts every "
-                      f"recommended item among the training items, and the recommendations hold {cold} row(s) of cold "
-                      "items (never in training) that leave training items out of the count. Pass "
-                      "Gini(over=train_items) to refuse them, or Gini(over=recommended) for a Gini over what was "
-                      "recommended", RankwiseWarning, stacklevel=user_stacklevel())
 
 
 def _counted(res: Results) -> Mapping[str, int]:

@@ -9,15 +9,13 @@ call), the CLI prints the sentences on stderr instead of letting the warning thr
 from __future__ import annotations
 
 import math
-import os
-import sys
 import warnings
 from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 
 from rankwise.data.run_filters import float32_overflow
-from rankwise.errors import RankwiseWarning
+from rankwise.errors import RankwiseWarning, user_stacklevel
 
 if TYPE_CHECKING:
     from rankwise.data.align import JudgedRankings
@@ -220,17 +218,3 @@ def warn_about(res: Results, n_judged: int | None = None, *, stacklevel: int | N
     for kind in KINDS:
         if kind in by_kind:
             warnings.warn("; ".join(by_kind[kind]), RankwiseWarning, stacklevel=level)
-
-
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../rankwise
-
-
-def user_stacklevel() -> int:
-    """The ``stacklevel`` that makes a warning issued by the caller point at the first frame outside
-    rankwise: the user's line, however deep in the package (api, execution, comparison) the warning is
-    said (Python 3.12's ``skip_file_prefixes``, by hand)."""
-    frame = sys._getframe(1)
-    level = 1
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-        frame, level = frame.f_back, level + 1
-    return level

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.errors import ParseError, RankwiseError
-from rankwise.evaluation.item_counts import joined_items, warn_elliot_gini
+from rankwise.evaluation.item_counts import joined_items
 from rankwise.evaluation.joined import join_results
 from rankwise.evaluation.list_plan import check_item_inputs, every_recommended, wide_metrics
 from rankwise.evaluation.plan import make_plan
@@ -66,6 +66,4 @@ def lists_in_blocks(qrels: Qrels, path: str, metrics: str | Iterable[str], conv:
             raise
         return None
     res = parts[0] if len(parts) == 1 else join_results(parts, plan.metrics, conv)
-    out = joined_items(res, parts, keep=("blocks",) if strict else ())
-    warn_elliot_gini(plan, out)
-    return out
+    return joined_items(res, parts, keep=("blocks",) if strict else ())

@@ -17,7 +17,7 @@ from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.item_side import ItemSide
 from rankwise.errors import InvalidParameterError
-from rankwise.evaluation.item_counts import ITEMS_KEY, item_row_counts, items_info, warn_elliot_gini
+from rankwise.evaluation.item_counts import ITEMS_KEY, item_row_counts, items_info
 from rankwise.evaluation.joined import join_results
 from rankwise.evaluation.list_plan import check_item_inputs, every_recommended, wide_metrics
 from rankwise.evaluation.lists import draw_blocks, resampled_values, user_weights
@@ -57,7 +57,6 @@ def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], 
     counts = item_counts(side, run, res.query_ids)
     info = {k: v for k, v in res.info.items() if not (synthetic and k == BELOW_REL_KEY)}  # (no grades were given)
     res = replace(res, info={**info, ITEMS_KEY: counts} if counts else info)
-    warn_elliot_gini(plan, res)
     if intervals:
         res = replace(res, intervals=_intervals(plan, qrels, run, side, users_of, intervals))
     return res

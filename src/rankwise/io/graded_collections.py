@@ -8,8 +8,7 @@ import re
 import warnings
 from typing import Any
 
-from rankwise.errors import RankwiseError, RankwiseWarning
-from rankwise.evaluation.notices import user_stacklevel
+from rankwise.errors import RankwiseError, RankwiseWarning, user_stacklevel
 from rankwise.io.named_collections import grade_names
 from rankwise.io.official_measures import REL_MEASURES, official_measures, translate
 from rankwise.spec.grammar import parse_metric

@@ -26,8 +26,7 @@ import numpy as np
 
 from rankwise.data.collections import COLUMNS, Qrels
 from rankwise.data.duplicates import grade_doubt
-from rankwise.errors import ParseError, RankwiseWarning
-from rankwise.evaluation.notices import user_stacklevel
+from rankwise.errors import ParseError, RankwiseWarning, user_stacklevel
 
 INSTALL_HINT = "pip install 'rankwise[datasets]'"
 # a download of the judgments above this size is announced before it starts (TREC DL's qrels are 0.2 MB; MS

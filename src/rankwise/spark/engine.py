@@ -25,7 +25,7 @@ from rankwise.data.run_filters import first_of
 from rankwise.errors import InvalidParameterError, require
 from rankwise.evaluation.aggregate import plan_queries
 from rankwise.evaluation.combine import InputCounts, QueryPlan, combine, every_row_relevant_rel
-from rankwise.evaluation.item_counts import ITEMS_KEY, items_info, joined_items, warn_elliot_gini
+from rankwise.evaluation.item_counts import ITEMS_KEY, items_info, joined_items
 from rankwise.evaluation.joined import join_results
 from rankwise.evaluation.list_plan import check_item_inputs, every_recommended, wide_metrics
 from rankwise.evaluation.lists import form_of
@@ -139,12 +139,9 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
                 for done, _ in parts:
                     done.unpersist()
                 raise
-            joined = _joined(parts, written, conv)
-            warn_elliot_gini(plan, joined.results)
-            return joined
+            return _joined(parts, written, conv)
     found, n_judged = _evaluate(qrels, run, written, conv, columns, partitions, duplicates, side)
     warn_about(found.results, n_judged)
-    warn_elliot_gini(plan, found.results)
     return found
 
 

@@ -133,6 +133,21 @@ def test_elliot_gini_warns_when_the_run_file_is_streamed_too(tmp_path):
     run.write_text("".join(f"{u} Q0 {i} {r + 1} {10 - r} t\n" for u, its in RECO.items() for r, i in enumerate(its)))
     qrels = tmp_path / "qrels.trec"
     qrels.write_text("".join(f"{u} 0 {i} {g}\n" for u, rel in TEST.items() for i, g in rel.items()))
-    with pytest.warns(rw.RankwiseWarning, match=r"Gini@2 = 1\.11111 is outside \[0, 1\]"):
+    with pytest.warns(rw.RankwiseWarning, match=r"Gini\(over=train_count\)@2 = 1\.11111 is outside \[0, 1\]"):
         res = rw.evaluate(str(qrels), str(run), ["Gini@2"], "elliot", train=TRAIN, stream="yes")
     assert res["Gini@2"] == pytest.approx(1 + 1 / 9, abs=1e-12)
+
+
+def test_elliot_gini_says_nothing_when_the_cold_items_are_below_the_cutoff():
+    """Cold items below k leave the figure alone: Elliot's arithmetic is then the Gini index of the list counts
+    over the training items (counts [0, 1, 1, 2] over a, b, c, d, D = n − 1: (−3·0 − 1·1 + 1·1 + 3·2) / (3·4) =
+    0.5, and 1 − that), so nothing is warned; the warning points at the caller's line."""
+    train = {"x": ["a", "b", "c", "d"]}
+    reco = {"u1": ["a", "b", "COLD"], "u2": ["b", "c", "COLD2"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rw.RankwiseWarning)
+        res = rw.evaluate(None, reco, ["Gini@2"], "elliot", train=train)
+    assert res["Gini@2"] == pytest.approx(1 - 0.5, abs=1e-12)
+    with pytest.warns(rw.RankwiseWarning, match=r"Gini\(over=train_count\)@3 .* 2 cold item\(s\)") as caught:
+        rw.evaluate(None, reco, ["Gini@3"], "elliot", train=train)
+    assert {w.filename for w in caught if "Gini" in str(w.message)} == {__file__}

@@ -4,6 +4,7 @@ vocabulary; the figure is computed once from the merged tally."""
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Callable
 
 import numpy as np
@@ -11,7 +12,7 @@ import numpy as np
 from rankwise.data.item_side import ItemSide
 from rankwise.data.item_tally import LISTS_SEEN, ItemTally, UserWeights
 from rankwise.data.top_lists import TopLists
-from rankwise.errors import DataError, InvalidParameterError
+from rankwise.errors import DataError, InvalidParameterError, RankwiseWarning, user_stacklevel
 from rankwise.metrics.beyond.coverage import list_weights
 from rankwise.metrics.beyond.item_facts import declared, training
 from rankwise.metrics.beyond.list_only import no_ranking_form, nothing
@@ -77,6 +78,19 @@ def gini_index(x: np.ndarray, n: np.ndarray | int, denominator: str) -> np.ndarr
     return np.where((total > 0) & (d > 0), g, np.nan)
 
 
+def _warn_not_a_gini(value: float, cold: int, k: Cutoff) -> None:
+    """Elliot's arithmetic with cold items in the lists at the cutoff is no Gini index of the items (a cold
+    item takes the place of an unrecommended training item), and its value can leave [0, 1]; without them it
+    is the Gini index over the training items, and nothing is said."""
+    where = "outside [0, 1]" if not 0.0 <= value <= 1.0 else "within [0, 1] here, but not a Gini index"
+    at = "" if k is None else f"@{k}"
+    warnings.warn(f"Gini(over=train_count){at} = {value:.6g} is {where}: over=train_count is Elliot's arithmetic, "
+                  f"which counts every recommended item among the training items, and {cold} cold item(s) (never "
+                  f"in training) are in the lists{' at ' + str(k) if k is not None else ''}, in the places of training "
+                  "items left out of the count. Pass Gini(over=train_items) to refuse them, or Gini(over=recommended) "
+                  "for a Gini over what was recommended", RankwiseWarning, stacklevel=user_stacklevel())
+
+
 def _gini_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarray:
     if param_str(p, "weight") == "exposure":
         patience = param_float(p, "patience")
@@ -89,9 +103,14 @@ def _gini_value(t: ItemTally, side: ItemSide, p: Params, k: Cutoff) -> np.ndarra
         # Elliot's Gini (evaluation/metrics/diversity/gini_index/gini_index.py:78-82, fc27efe): the m recommended
         # items, cold ones too, sit at places n - m + 1..n of the n training items. A cold item leaves an
         # unrecommended training item out, and m > n puts places below 1: not clamped, so Elliot's value is kept
-        n_train = np.full(weight.shape[:-1], np.count_nonzero(training(side).in_train))
+        in_train = training(side).in_train
+        n_train = np.full(weight.shape[:-1], np.count_nonzero(in_train))
         g_elliot: np.ndarray = gini_index(weight, n_train, param_str(p, "denominator"))
-        return 1.0 - g_elliot if param_str(p, "direction") == "equality" else g_elliot
+        value = 1.0 - g_elliot if param_str(p, "direction") == "equality" else g_elliot
+        cold = int(np.count_nonzero(shown & ~in_train))
+        if cold and weight.ndim == 1:  # (said of the figure, not of each bootstrap replicate of it)
+            _warn_not_a_gini(float(value), cold, k)
+        return value
     if over == "recommended":
         x, n = weight, np.count_nonzero(shown, axis=-1)
     else:
