@@ -209,6 +209,9 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
         raise InvalidParameterError(f"stream must be one of {', '.join(STREAM_CHOICES)}; got {stream!r}")
     if qrels is None or any(x is not None for x in (train, items, item_features, reference)) or intervals or \
             _reads_items(metrics, conv):
+        stage = stages or _unsaid
+        if is_path(qrels):
+            stage(f"reading qrels {_path_or_none(qrels)}")
         judged = None if qrels is None else load_qrels()
         if stream == "yes" and (trec_run is None or judged is None or intervals):
             raise InvalidParameterError("stream='yes' evaluates a TREC run file block by block, against qrels (the "
@@ -221,7 +224,11 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
                                   duplicates=duplicates, progress=progress, trim_memory=trim_memory, train=train,
                                   items=items, item_features=item_features, reference=ref)
         if res is None:
-            res = evaluate_lists(judged, load_run(), metrics, conv, workers=n_workers, train=train, items=items,
+            if is_path(run):
+                stage(f"reading run {_path_or_none(run)}")
+            ranked = load_run()
+            stage(f"evaluating {ranked.n_queries} queries, {len(ranked)} ranked documents")
+            res = evaluate_lists(judged, ranked, metrics, conv, workers=n_workers, train=train, items=items,
                                  item_features=item_features, intervals=intervals, reference=ref)
         warn_about(res, res.query_ids.size if judged is None else judged.n_queries)
         return res
@@ -252,6 +259,10 @@ def _convention(convention: str | Convention | None, overrides: Mapping[str, Any
         if not at_once:
             read_inputs()
         raise
+
+
+def _unsaid(message: str) -> None:
+    """No stages reported (``evaluate()`` without ``stages=``)."""
 
 
 def _path_or_none(x: Any) -> str | None:

@@ -73,6 +73,19 @@ def test_stages_say_what_an_evaluation_from_files_is_doing(tmp_path):
     assert said[0] == f"reading run {rp}"  # (qrels in memory: nothing to read)
 
 
+def test_stages_are_said_with_beyond_accuracy_metrics_too(tmp_path):
+    """The evaluation that reads the items says the same stages (rankwise evaluate --progress --train ...)."""
+    qp, rp = _files(tmp_path, seed=33)
+    run = rw.read_run(rp)
+    said: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rw.RankwiseWarning)
+        rw.evaluate(qp, rp, ["Coverage(catalogue=none)@5", "nDCG@10"], "rectools", workers=1, stream="no",
+                    stages=said.append)
+    assert said == [f"reading qrels {qp}", f"reading run {rp}",
+                    f"evaluating {run.n_queries} queries, {len(run)} ranked documents"]
+
+
 @pytest.mark.slow
 def test_trim_memory_is_asked_for_never_assumed(tmp_path, monkeypatch):
     """malloc_trim acts on the whole process: only a caller that owns it asks (the command line does)."""

@@ -47,6 +47,9 @@ def test_local_bytes_is_known_for_plain_local_files_only(tmp_path):
     assert local_bytes([str(tmp_path)]) is None  # a folder: Spark lists it
     assert local_bytes([str(tmp_path / "missing.txt")]) is None
     assert local_bytes([str(tmp_path / "*.txt")]) is None
+    gz = tmp_path / "run.txt.gz"
+    gz.write_bytes(b"small on disk, large as text")
+    assert local_bytes([str(a), str(gz)]) is None  # (its text may be many times its size: not a short job)
 
 
 class Recorder:

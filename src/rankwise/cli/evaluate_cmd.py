@@ -154,7 +154,10 @@ def run(args) -> int:
             raise InvalidParameterError("--engine spark evaluates the runs against the qrels (the test interactions): "
                                         "give them before the runs, or leave out --engine spark")
         _check_item_options(args, items)
-        items = _feature_frame(items)
+        if "reference" in items:  # (read on the driver as the local engine reads it: --run-format, the columns)
+            from rankwise.api import as_run
+            items = {**items, "reference": as_run(items["reference"], columns_from(args), duplicates=args.duplicates,
+                                                  file_format=args.run_format)}
     if args.engine == "spark":
         if collection is not None:
             raise InvalidParameterError(f"--engine spark reads files; {collection} is not one (an ir_datasets id is "
@@ -286,14 +289,6 @@ def _all_beyond(metrics: list[str]) -> bool:
 
 def _any_beyond(metrics: list[str]) -> bool:
     return _list_metrics(metrics)[0] > 0
-
-
-def _feature_frame(items: dict) -> dict:
-    """The item inputs with --item-features read into a frame (the other paths are read by the evaluation)."""
-    from rankwise.io.feature_table import read_feature_table
-    if "item_features" in items:
-        return {**items, "item_features": read_feature_table(items["item_features"])}
-    return items
 
 
 # the options that give what a beyond-accuracy metric reads (its ListForm.needs), as the command spells them

@@ -53,7 +53,7 @@ def tukey_p(x: np.ndarray, table: AnovaTable) -> tuple[np.ndarray, list[str]]:
     """Paired Tukey HSD: p[i, j] of the studentized range |mean_i - mean_j| / sqrt(V_E / n), and notes.
 
     The p-values are scipy's studentized_range.sf computed for every pair at once
-    (:mod:`rankwise.comparison.studentized_range`: the same integral, within 1e-12 of scipy's value; 100 systems
+    (:mod:`rankwise.comparison.studentized_range`: the same integral, within 1e-11 of scipy's value; 100 systems
     take seconds where scipy's one quadrature a value took minutes). Where that module's self-check fails,
     scipy computes each distinct value (:func:`scipy_sf`).
     """

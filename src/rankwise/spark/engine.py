@@ -125,7 +125,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
         check_item_inputs(plan, {"train": train, "items": items, "features": item_features, "reference": reference,
                                  "test": qrels})
         side = driver_side(tagged_rows(qrels, run, columns, ordered=False)[0], train=train, items=items,
-                           item_features=item_features, reference=reference)
+                           item_features=item_features, reference=reference, columns=columns, duplicates=duplicates)
         wide = wide_metrics(plan)
         if wide:  # (the metrics of every recommended user: an evaluation of their own, joined, as locally)
             narrow = [m for m in written if m not in wide]
@@ -166,8 +166,11 @@ def _evaluate(qrels: Any, run: Any, written: list[str], conv: Convention, column
     plan = make_plan(written, conv, check_ids=False)
     resolved = plan.resolved
 
-    # the rows' order matters to the 'input' tie order and to duplicates='first'/'last' alone
-    ordered = duplicates in ("first", "last") or any(rm.params["ties"] == "input" for rm in resolved.values())
+    # the rows' order matters to the 'input' tie order, to duplicates='first'/'last' and to the lists read in the
+    # order given (ListAP/ListAR(relevance_at=last_given), Evidently's) alone
+    ordered = duplicates in ("first", "last") or any(rm.params["ties"] == "input" or
+                                                     rm.params.get("relevance_at") == "last_given"
+                                                     for rm in resolved.values())
     rows, query_type, query_name = tagged_rows(qrels, run, columns, ordered=ordered)
     session = rows.sparkSession
     check_workers(session)  # once per session: a worker without rankwise is said here, not in a Java log

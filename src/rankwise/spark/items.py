@@ -12,7 +12,7 @@ figure once from the sums, as for the parts of a run in memory.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -37,7 +37,8 @@ def to_arrow(df: Any) -> Any:
 
 
 def driver_side(rows: Any, *, train: Any = None, items: Any = None, item_features: Any = None,
-                reference: Any = None) -> ItemSide:
+                reference: Any = None, columns: Mapping[str, Any] | None = None,
+                duplicates: str = "error") -> ItemSide:
     """The ItemSide of an evaluation on Spark: the run's distinct items (``rows``: the tagged rows of
     ``spark.frames.tagged_rows``) collected, and the inputs read as ``rankwise.evaluate`` reads them (a Spark
     DataFrame of training interactions or features is collected: the side holds them whole, as locally)."""
@@ -56,12 +57,13 @@ def driver_side(rows: Any, *, train: Any = None, items: Any = None, item_feature
                                         f"columns {table.column_names}")
         items = table.column(0).to_pylist()
     return item_side_of(np.unique(recommended), train=local["train"], items=items, item_features=local["features"],
-                        reference=reference_run(reference))
+                        reference=reference_run(reference, columns, duplicates))
 
 
-def reference_run(reference: Any) -> Run | None:
-    """The reference run (RecTools' Intersection) as a local Run, or None."""
+def reference_run(reference: Any, columns: Mapping[str, Any] | None = None, duplicates: str = "error") -> Run | None:
+    """The reference run (RecTools' Intersection) as a local Run, or None: read as the run is (its columns, its
+    policy for a repeated row), as ``rankwise.evaluate`` reads it."""
     if reference is None:
         return None
     from rankwise.api import as_run
-    return as_run(reference)
+    return as_run(reference, columns, duplicates=duplicates)

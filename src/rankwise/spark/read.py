@@ -77,13 +77,14 @@ def _delimited(spark: Any, path: str, sep: str, role: str, columns: Mapping[str,
 
 
 def local_bytes(paths: Iterable[str]) -> int | None:
-    """The size in bytes of the files at ``paths`` when every one is a plain file of this machine (no
-    scheme, or ``file:``), else None (a remote path, a directory, a pattern: not known before Spark lists it)."""
+    """The size in bytes of the files at ``paths`` when every one is a plain, uncompressed file of this machine
+    (no scheme, or ``file:``), else None (a remote path, a directory, a pattern: not known before Spark lists it;
+    a compressed file, whose size on disk says little of the text Spark will parse)."""
     total = 0
     for path in paths:
         url = urlparse(path)
         local = url.path if url.scheme == "file" else path if len(url.scheme) <= 1 else None  # (C:\ is a drive)
-        if local is None or not os.path.isfile(local):
+        if local is None or not os.path.isfile(local) or local.lower().endswith((".gz", ".bz2", ".xz", ".zst")):
             return None
         total += os.path.getsize(local)
     return total

@@ -24,7 +24,8 @@ from tests.resolvable import resolvable
 PRESETS = ("rectools", "recbole", "recommenders", "elliot", "lenskit", "evidently")
 # (a Gini index over the catalogue or the training items refuses the recommended items outside them, which these
 # inputs hold: over the recommended items here, and the refusal compared in test_blocks_refuse_as_memory_does)
-EVERY = [m for m in METRICS if m != "Gini@10"] + ["Gini(over=recommended)@10", "Intersection@5"]
+EVERY = [m for m in METRICS if m != "Gini@10"] + ["Gini(over=recommended)@10", "Intersection@5",
+                                                   "ListAP(relevance_at=last_given)@5", "ListAR@5"]
 
 
 def _files(tmp_path, seed: int):
