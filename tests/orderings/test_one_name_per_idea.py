@@ -33,7 +33,7 @@ def _pair(n: int = 12) -> tuple[dict, dict]:
 def test_every_interval_level_is_alpha_as_in_compare():
     for f in (rw.compare, rw.correlate, rw.similarity, rw.discriminative_power):
         assert "alpha" in inspect.signature(f).parameters, f.__name__
-    assert inspect.signature(rw.similarity).parameters["alpha"].default == 0.05
+    assert rw.similarity(*_pair(3), "Jaccard@5", interval="t").alpha == 0.05  # (the default: alpha=None)
 
 
 def test_similarity_alpha_is_the_old_confidence_complement():
@@ -54,6 +54,8 @@ def test_similarity_refuses_both_names_and_a_bad_old_value():
     a, b = _pair(3)
     with pytest.raises(InvalidParameterError, match="got both confidence= and alpha="):
         rw.similarity(a, b, "Jaccard@5", alpha=0.1, confidence=0.9)
+    with pytest.raises(InvalidParameterError, match="got both confidence= and alpha="):  # (alpha at its usual value)
+        rw.similarity(a, b, "Jaccard@5", alpha=0.05, confidence=0.9)
     with pytest.warns(DeprecationWarning), pytest.raises(InvalidParameterError, match="use alpha = 1 - confidence"):
         rw.similarity(a, b, "Jaccard@5", confidence=95)
 
@@ -65,6 +67,9 @@ def test_repro_names_its_ranking_measures_measures():
     np.testing.assert_array_equal(new.ranking["KTU@1000"]["baseline"], old.ranking["KTU@1000"]["baseline"])
     with pytest.raises(InvalidParameterError, match="got both ranking= and measures="):
         repro(*RPD, QRELS, "AP", measures=["KTU"], ranking=["RBO"])
+    with pytest.raises(InvalidParameterError, match="got both ranking= and measures="):  # (an empty list is given)
+        repro(*RPD, QRELS, "AP", measures=[], ranking=["RBO"])
+    assert repro(*RPD, QRELS, "AP").ranking == {}  # (none asked for)
 
 
 def test_the_command_lines_take_the_new_names_and_say_the_old_ones_are_deprecated(tmp_path, capsys):

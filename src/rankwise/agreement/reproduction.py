@@ -36,9 +36,9 @@ __all__ = ["repro", "Reproduction"]
 
 def repro(original_baseline: Any, original_advanced: Any, reproduced_baseline: Any, reproduced_advanced: Any,
           qrels: Any, metrics: str | Iterable[str], *, reproduced_qrels: Any = None, convention: Any = DEFAULT,
-          unpaired: str = "student", measures: str | Sequence[str] = (), columns: Mapping[str, Any] | None = None,
-          workers: int | None = None, duplicates: str = "error", ranking: str | Sequence[str] | None = None,
-          **overrides: Any) -> Reproduction:
+          unpaired: str = "student", measures: str | Sequence[str] | None = None,
+          columns: Mapping[str, Any] | None = None, workers: int | None = None, duplicates: str = "error",
+          ranking: str | Sequence[str] | None = None, **overrides: Any) -> Reproduction:
     """Measure how well ``reproduced_baseline`` / ``reproduced_advanced`` reproduce the original experiment.
 
     Runs and qrels are any input of :func:`rankwise.evaluate` (Run, DataFrame, dict, path); ``convention``,
@@ -62,9 +62,9 @@ def repro(original_baseline: Any, original_advanced: Any, reproduced_baseline: A
     metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
     if not metric_list:
         raise InvalidParameterError("name at least one metric, e.g. metrics=['AP', 'nDCG@10', 'P@10']")
-    if renamed_keyword("repro", "ranking", ranking, "measures", measures, ()):
-        measures = ranking if ranking is not None else ()
-    ranking = [measures] if isinstance(measures, str) else list(measures)
+    if renamed_keyword("repro", "ranking", ranking, "measures", measures):
+        measures = ranking
+    ranking = [] if measures is None else [measures] if isinstance(measures, str) else list(measures)
     replicated = reproduced_qrels is not None
     if ranking and replicated:
         raise InvalidParameterError(

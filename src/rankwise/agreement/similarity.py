@@ -144,7 +144,7 @@ class Similarity:
 
 def similarity(run_a: Any, run_b: Any, measures: str | Iterable[str] | None = None, *, ties: str = DEFAULT_TIES,
                scores: str = DEFAULT_SCORES, depth: int | None = None, missing: str = "skip",
-               intervals: bool = True, interval: str = "bootstrap", alpha: float = DEFAULT_ALPHA,
+               intervals: bool = True, interval: str = "bootstrap", alpha: float | None = None,
                resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, columns: Mapping[str, Any] | None = None,
                duplicates: str = "error", names: tuple[str, str] = ("A", "B"),
                confidence: float | None = None) -> Similarity:
@@ -161,22 +161,24 @@ def similarity(run_a: Any, run_b: Any, measures: str | Iterable[str] | None = No
     is left out and counted ('skip', default, with a RankwiseWarning), compared with an empty ranking ('empty'),
     or refused ('error').
 
-    Each mean gets an interval at level 1 - ``alpha`` over the queries (``intervals=False``: none), as compare's
-    and correlate's ``alpha``: ``interval="bootstrap"`` (symmetric bootstrap-t, ``resamples`` draws from ``seed``:
-    the same interval on any machine) or ``"t"``. ``confidence`` (the level itself) is the old name, deprecated:
-    ``confidence=0.9`` is ``alpha=0.1``.
+    Each mean gets an interval at level 1 - ``alpha`` (default 0.05) over the queries (``intervals=False``:
+    none), as compare's and correlate's ``alpha``: ``interval="bootstrap"`` (symmetric bootstrap-t, ``resamples``
+    draws from ``seed``: the same interval on any machine) or ``"t"``. ``confidence`` (the level itself) is the old
+    name, deprecated: ``confidence=0.9`` is ``alpha=0.1``.
     """
     from rankwise.api import as_run
 
     specs = parse_measures(measures)
     if interval not in INTERVALS:
         raise InvalidParameterError(f"interval must be one of {', '.join(INTERVALS)}; got {interval!r}")
-    if renamed_keyword("similarity", "confidence", confidence, "alpha", alpha, DEFAULT_ALPHA,
+    if renamed_keyword("similarity", "confidence", confidence, "alpha", alpha,
                        "alpha = 1 - confidence: confidence=0.95 is alpha=0.05"):
         if not (isinstance(confidence, (int, float)) and not isinstance(confidence, bool) and 0 < confidence < 1):
             raise InvalidParameterError(f"confidence must be a number strictly between 0 and 1 (e.g. 0.95); got "
                                         f"{confidence!r}; it is deprecated: use alpha = 1 - confidence")
         alpha = round(1 - float(confidence), 12)  # the decimal meant: 1 - 0.9 is 0.09999999999999998
+    if alpha is None:
+        alpha = DEFAULT_ALPHA
     if not (isinstance(alpha, (int, float)) and not isinstance(alpha, bool) and 0 < alpha < 1):
         raise InvalidParameterError(f"alpha must be a number strictly between 0 and 1 (e.g. 0.05 for 95% "
                                     f"intervals); got {alpha!r}")
