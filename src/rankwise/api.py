@@ -22,7 +22,15 @@ from rankwise.errors import DataError, InvalidParameterError, RankwiseError, Ran
 from rankwise.evaluation.notices import warn_about
 from rankwise.evaluation.plan import make_plan
 from rankwise.evaluation.results import Results
-from rankwise.execution.files import STREAM_CHOICES, evaluate_files, is_path, streams, trec_path
+from rankwise.execution.files import (
+    STREAM_CHOICES,
+    evaluate_files,
+    evaluating,
+    is_path,
+    no_stages,
+    streams,
+    trec_path,
+)
 from rankwise.execution.item_blocks import lists_in_blocks
 from rankwise.execution.item_lists import evaluate_lists, whole_run_draws
 from rankwise.execution.parts import evaluate_in_memory
@@ -209,7 +217,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
         raise InvalidParameterError(f"stream must be one of {', '.join(STREAM_CHOICES)}; got {stream!r}")
     if qrels is None or any(x is not None for x in (train, items, item_features, reference)) or intervals or \
             _reads_items(metrics, conv):
-        stage = stages or _unsaid
+        stage = stages or no_stages
         if is_path(qrels):
             stage(f"reading qrels {_path_or_none(qrels)}")
         judged = None if qrels is None else load_qrels()
@@ -227,7 +235,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
             if is_path(run):
                 stage(f"reading run {_path_or_none(run)}")
             ranked = load_run()
-            stage(f"evaluating {ranked.n_queries} queries, {len(ranked)} ranked documents")
+            stage(evaluating(ranked))
             res = evaluate_lists(judged, ranked, metrics, conv, workers=n_workers, train=train, items=items,
                                  item_features=item_features, intervals=intervals, reference=ref)
         warn_about(res, res.query_ids.size if judged is None else judged.n_queries)
@@ -259,10 +267,6 @@ def _convention(convention: str | Convention | None, overrides: Mapping[str, Any
         if not at_once:
             read_inputs()
         raise
-
-
-def _unsaid(message: str) -> None:
-    """No stages reported (``evaluate()`` without ``stages=``)."""
 
 
 def _path_or_none(x: Any) -> str | None:

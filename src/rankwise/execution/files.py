@@ -60,7 +60,7 @@ def evaluate_files(load_qrels: Callable[[], Qrels], load_run: Callable[[], Run],
     if stream == "yes" and trec_run is None:  # (stream is one of STREAM_CHOICES: the front door checks it)
         raise InvalidParameterError("stream='yes' evaluates a TREC run file block by block: give the run as the "
                                     "path of a TREC file (other formats and in-memory runs are read whole)")
-    stage = stages or _unsaid
+    stage = stages or no_stages
     if qrels_path is not None:
         stage(f"reading qrels {qrels_path}")
     with read_aside(load_qrels, workers > 1 and qrels_path is not None) as loading:
@@ -74,12 +74,17 @@ def evaluate_files(load_qrels: Callable[[], Qrels], load_run: Callable[[], Run],
             stage(f"reading run {run_path}")
         ranked = qrels_first(loading, load_run)
         judged = loading.result()
-    stage(f"evaluating {ranked.n_queries} queries, {len(ranked)} ranked documents")
+    stage(evaluating(ranked))
     return evaluate_in_memory(judged, ranked, metrics, conv, workers=workers), judged.n_queries
 
 
-def _unsaid(message: str) -> None:
+def no_stages(message: str) -> None:
     """No stages reported (``evaluate()`` without ``stages=``)."""
+
+
+def evaluating(ranked: Run) -> str:
+    """The stage said as a run read whole is evaluated (``rankwise.evaluate``'s ``stages=``)."""
+    return f"evaluating {ranked.n_queries} queries, {len(ranked)} ranked documents"
 
 
 def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: list[str], conv: Convention, *,
