@@ -115,6 +115,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     if not written:
         raise InvalidParameterError("no metrics given; e.g. metrics=['nDCG@10', 'AP']")
     plan = make_plan(written, conv, check_ids=False)  # a bad metric fails here, not on the cluster
+    written = list(plan.metrics)  # (trec_eval's P.5,10 as its metrics, the columns they name)
     if partitions is not None and int(partitions) < 1:
         raise InvalidParameterError(f"partitions must be a positive number; got {partitions}")
     side = None
