@@ -28,9 +28,8 @@ from rankwise.data.item_side import ItemSide
 from rankwise.data.subsets import restrict
 from rankwise.errors import DataError, ParseError
 from rankwise.evaluation.combine import QueryPlan, combine, qrels_counts, query_plan
-from rankwise.evaluation.item_counts import ITEM_ROWS, ITEMS_KEY, items_info
 from rankwise.evaluation.notices import warn_about
-from rankwise.evaluation.partial import OBSERVED, Counts, Partial, evaluate_part, merged_tally
+from rankwise.evaluation.partial import OBSERVED, Partial, evaluate_part, merged_tally
 from rankwise.evaluation.plan import Facts, Observed, Plan, make_plan
 from rankwise.evaluation.results import Results
 from rankwise.execution.blocks import BlockJob, BlockPart, guessed_facts, map_blocks
@@ -138,13 +137,7 @@ def run_file_results(qrels: Any, run_path: Any, metrics: str | Iterable[str], co
         for p in parts:
             counts = counts.plus_run(p.counts)
         counts = replace(counts, blocks=len(parts))
-        res = combine(plan, partials, queries, counts, side)
-        if side is not None:  # (the users without a recommendation: the evaluated ones no block holds)
-            rows = merged_tally(partials, ITEM_ROWS, Counts()).by
-            without = int(np.count_nonzero(~np.isin(queries.query_ids, run_ids)))
-            found = items_info(rows, without)
-            res = replace(res, info={**res.info, ITEMS_KEY: found}) if found else res
-        return res, judged.n_queries
+        return combine(plan, partials, queries, counts, side), judged.n_queries
 
 
 def _whole_run_ids(parts: list[BlockPart], path: str) -> np.ndarray:
