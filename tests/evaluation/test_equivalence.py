@@ -19,8 +19,8 @@ import rankwise as rw
 import rankwise.execution.parts as parts
 from rankwise.conventions import PRESETS
 from rankwise.evaluation.one_thread import evaluate_collections
-from rankwise.execution.streaming import evaluate_run_file
 from rankwise.testing import assert_results_identical
+from tests.io.streamed import streamed
 from tests.quick_run import every_nth_quick
 from tests.resolvable import resolvable
 
@@ -57,10 +57,10 @@ def _ways(qp, rp, metrics, conv, monkeypatch):
 
     return [
         ("parts", in_parts),
-        ("thread blocks", lambda: evaluate_run_file(qrels, rp, metrics, conv, block_bytes=400, workers=2)),
-        ("process blocks", lambda: evaluate_run_file(qp, rp, metrics, conv, block_bytes=400, workers=2,
+        ("thread blocks", lambda: streamed(qrels, rp, metrics, conv, block_bytes=400, workers=2)),
+        ("process blocks", lambda: streamed(qp, rp, metrics, conv, block_bytes=400, workers=2,
                                                      pool="process")),
-        ("streamed", lambda: evaluate_run_file(qp, rp, metrics, conv, block_bytes=400, workers=1)),
+        ("streamed", lambda: streamed(qp, rp, metrics, conv, block_bytes=400, workers=1)),
         ("paths", lambda: rw.evaluate(qp, rp, metrics, conv, workers=2)),
     ]
 

@@ -14,7 +14,7 @@ import pytest
 import rankwise as rw
 from rankwise.data.align import align
 from rankwise.evaluation.notices import FLOAT32_KEY, TIES_KEY, tied_queries
-from rankwise.execution.streaming import evaluate_run_file
+from tests.io.streamed import streamed
 
 QRELS = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}, "q3": {"x": 1}}
 RUN = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}}  # no ties; q3 judged but not ranked
@@ -161,7 +161,7 @@ def test_streaming_warns_once_for_the_whole_file(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     qrels = {f"q{i}": {"d1": 1, "d2": 0} for i in range(31)}  # q30: judged, not ranked
     with pytest.warns(rw.RankwiseWarning) as record:
-        res = evaluate_run_file(qrels, path, ["P@1"], block_bytes=200, ties="input")
+        res = streamed(qrels, path, ["P@1"], block_bytes=200, ties="input")
     assert res.info["blocks"] > 1
     said = rankwise_warnings(record)
     assert len(said) == 2 and said[0].startswith("1 of 31 judged queries") and "P@1 30" in said[1]

@@ -295,13 +295,13 @@ def test_query_ids_of_another_format_are_counted_by_the_blocks(tmp_path, small_b
 def test_a_streamed_file_says_the_missing_queries_of_the_whole_file(tmp_path, workers, overrides):
     """Streaming (no memory to fall back on): the run's queries without judgments, or the judged queries the
     run lacks, are listed for the whole file by the merge's query plan, not block by block."""
-    from rankwise.execution.streaming import evaluate_run_file
+    from tests.io.streamed import streamed
 
     qp, rp = _files(tmp_path, seed=19)
     with pytest.raises(DataError) as whole:
         _whole(qp, rp, ["AP"], **overrides)
     with pytest.raises(DataError) as blocks:
-        evaluate_run_file(qp, rp, ["AP"], block_bytes=400, workers=workers, **overrides)
+        streamed(qp, rp, ["AP"], block_bytes=400, workers=workers, **overrides)
     assert str(blocks.value) == str(whole.value) and whole.value.args[0].startswith("5 ")
 
 
@@ -365,8 +365,8 @@ def test_a_streamed_file_under_numeric_ties_gives_the_whole_run_s_order(tmp_path
 
 
 @pytest.mark.slow
-def test_stream_yes_evaluates_block_by_block_as_evaluate_run_file_did(tmp_path, monkeypatch):
-    """evaluate(qrels, run_path, stream='yes'): blocks in bounded memory (evaluate_run_file, folded in), the
+def test_stream_yes_evaluates_block_by_block(tmp_path, monkeypatch):
+    """evaluate(qrels, run_path, stream='yes'): blocks in bounded memory (the one way: evaluate_run_file is gone), the
     values of reading the file whole; 'no' reads it whole; a run that is not a TREC path cannot stream."""
     import rankwise.execution.streaming as streaming
 
@@ -391,3 +391,11 @@ def test_stream_yes_evaluates_block_by_block_as_evaluate_run_file_did(tmp_path, 
 def test_stream_is_checked_whatever_the_inputs():
     with pytest.raises(InvalidParameterError, match="stream must be one of"):
         rw.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, "P@1", stream="bogus")
+
+
+def test_a_streamed_file_has_one_entry_point():
+    """evaluate_run_file duplicated ``evaluate(qrels, run_path, stream="yes")`` for tests only: the engine's path
+    is ``execution.streaming.run_file_results``, which ``evaluate`` calls; the duplicate is gone."""
+    import rankwise.execution.streaming as streaming
+
+    assert not hasattr(streaming, "evaluate_run_file") and callable(streaming.run_file_results)

@@ -10,11 +10,13 @@ import numpy as np
 import pytest
 
 import rankwise as rw
+import tests.io.streamed as streamed_module
 from rankwise.errors import DataError, InvalidParameterError, ParseError
-from rankwise.execution.streaming import NotContiguousError, evaluate_run_file
+from rankwise.execution.streaming import NotContiguousError
 from rankwise.execution.workers import resolve_workers
 from rankwise.io.trec_blocks import _byte_blocks, block_spans
 from rankwise.testing import assert_results_identical
+from tests.io.streamed import streamed
 
 pytestmark = pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 
@@ -64,15 +66,15 @@ def test_workers_give_the_numbers_of_one(tmp_path, kind, overrides):
     qp, rp = _files(tmp_path, seed=len(kind), gz=kind == "gz", bom=kind == "bom", dup=kind == "dup")
     dup = "max" if kind == "dup" else "error"
     qrels = rw.Qrels.read(qp)
-    one = evaluate_run_file(qrels, rp, METRICS, "trec_eval", block_bytes=700, duplicates=dup, workers=1, **overrides)
+    one = streamed(qrels, rp, METRICS, "trec_eval", block_bytes=700, duplicates=dup, workers=1, **overrides)
     assert one.info["blocks"] > 5  # several blocks, of whole queries
     if kind == "dup":
         assert one.info["run_duplicates_dropped"] == 1
     for workers, pool in WORKERS[1:]:
-        _same(one, evaluate_run_file(qrels, rp, METRICS, "trec_eval", block_bytes=700, duplicates=dup,
+        _same(one, streamed(qrels, rp, METRICS, "trec_eval", block_bytes=700, duplicates=dup,
                                      workers=workers, pool=pool, **overrides))
     # qrels given as a path: read by a thread while the first blocks are parsed
-    _same(one, evaluate_run_file(qp, rp, METRICS, "trec_eval", block_bytes=700, duplicates=dup, workers=2, **overrides))
+    _same(one, streamed(qp, rp, METRICS, "trec_eval", block_bytes=700, duplicates=dup, workers=2, **overrides))
     # and the blocks' values are the in-memory evaluation's (every metric here depends on its query alone)
     whole = rw.evaluate(qrels, rw.Run.read(rp, duplicates=dup), METRICS, "trec_eval", **overrides)
     for m in METRICS:
@@ -104,7 +106,7 @@ def test_queries_split_across_blocks_are_still_an_error(tmp_path, workers, pool)
     lines = rp.read_text().splitlines(keepends=True)
     rp.write_text("".join(lines[5:]) + "".join(lines[:5]))  # q000's lines at both ends of the file
     with pytest.raises(NotContiguousError, match="query 'q000' are not contiguous"):
-        evaluate_run_file(qp, rp, METRICS, block_bytes=500, workers=workers, pool=pool)
+        streamed(qp, rp, METRICS, block_bytes=500, workers=workers, pool=pool)
     assert issubclass(NotContiguousError, DataError)
 
 
@@ -118,7 +120,7 @@ def test_parse_errors_name_the_line_of_the_file(tmp_path, workers, pool, bad):
     lines.insert(at + 1, bad)
     rp.write_text("".join(lines))
     with pytest.raises(ParseError) as exc:
-        evaluate_run_file(qp, rp, METRICS, block_bytes=600, workers=workers, pool=pool)
+        streamed(qp, rp, METRICS, block_bytes=600, workers=workers, pool=pool)
     assert exc.value.line == at + 2
 
 
@@ -127,7 +129,7 @@ def test_a_duplicate_names_its_lines_with_workers(tmp_path):
     errors = []
     for workers in (1, 2):
         with pytest.raises(ParseError) as exc:
-            evaluate_run_file(qp, rp, METRICS, block_bytes=600, workers=workers)
+            streamed(qp, rp, METRICS, block_bytes=600, workers=workers)
         errors.append(str(exc.value))
     # both lines counted from the start of the file (the first also, not from the start of its block)
     assert errors[0] == errors[1] and "r.run:42: duplicate document" in errors[0] and "on line 41;" in errors[0]
@@ -138,7 +140,7 @@ def test_qrels_errors_come_first_while_read_by_a_thread(tmp_path):
     qp.write_text(qp.read_text() + "q001 0 dZ\n")  # 3 columns
     rp.write_text("q001 Q0 d1 1 x tag\n" + rp.read_text())  # and a bad run line: the qrels' error is said
     with pytest.raises(ParseError, match="3 columns") as exc:
-        evaluate_run_file(qp, rp, METRICS, block_bytes=600, workers=2)
+        streamed(qp, rp, METRICS, block_bytes=600, workers=2)
     assert str(qp) in str(exc.value)
 
 
@@ -148,10 +150,11 @@ def test_notices_are_said_once_for_the_file(tmp_path):
     for workers in (1, 2):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            evaluate_run_file(qp, rp, ["AP", "nDCG@10"], block_bytes=600, workers=workers)
+            streamed(qp, rp, ["AP", "nDCG@10"], block_bytes=600, workers=workers)
         said = [str(w.message) for w in caught if issubclass(w.category, rw.RankwiseWarning)]
         assert len(said) == 2 and any("left out of the means" in s for s in said)  # set aside, ties
-        assert all(w.filename == __file__ for w in caught)  # at the caller's line
+        # at the caller's line: rankwise.evaluate's, in the helper that calls it for the test
+        assert all(w.filename == streamed_module.__file__ for w in caught)
 
 
 def test_workers_argument():
@@ -245,15 +248,15 @@ def test_streamed_collection_grades_are_the_whole_file_s(tmp_path, workers, over
     metrics = ["ERR@10", "ERR", "uAP(levels=collection)", "uAP", "nDCG@10"]
     qrels = rw.Qrels.read(qp)
     whole = rw.evaluate(qrels, rw.Run.read(rp), metrics, "trec_eval", **overrides)
-    streamed = evaluate_run_file(qrels, rp, metrics, "trec_eval", block_bytes=700, workers=workers, **overrides)
-    assert streamed.info["blocks"] > 5
-    assert np.array_equal(whole.query_ids, streamed.query_ids)
+    blocked = streamed(qrels, rp, metrics, "trec_eval", block_bytes=700, workers=workers, **overrides)
+    assert blocked.info["blocks"] > 5
+    assert np.array_equal(whole.query_ids, blocked.query_ids)
     for m in metrics:
-        assert whole.values[m].tobytes() == streamed.values[m].tobytes(), m
-        assert whole.means[m] == streamed.means[m], m
-    alone = evaluate_run_file(qrels, rp, ["ERR@10"], "trec_eval", block_bytes=700, workers=workers,
+        assert whole.values[m].tobytes() == blocked.values[m].tobytes(), m
+        assert whole.means[m] == blocked.means[m], m
+    alone = streamed(qrels, rp, ["ERR@10"], "trec_eval", block_bytes=700, workers=workers,
                               gmax="query", **overrides)
-    assert not np.array_equal(alone.values["ERR@10"], streamed.values["ERR@10"])  # the grade 9 mattered
+    assert not np.array_equal(alone.values["ERR@10"], blocked.values["ERR@10"])  # the grade 9 mattered
 
 
 @pytest.mark.slow
@@ -269,6 +272,6 @@ def test_judged_queries_scored_as_empty_are_listed_as_in_memory(tmp_path):
     rp.write_text(run)
     whole = rw.evaluate(rw.Qrels.read(qp), rw.Run.read(rp), METRICS, "trec_eval", missing_in_run="zero")
     for workers in (1, 2):
-        one = evaluate_run_file(qp, rp, METRICS, "trec_eval", block_bytes=700, workers=workers, missing_in_run="zero")
+        one = streamed(qp, rp, METRICS, "trec_eval", block_bytes=700, workers=workers, missing_in_run="zero")
         assert len(whole.info[SCORED_EMPTY_KEY]) >= 3
         assert one.info[SCORED_EMPTY_KEY] == whole.info[SCORED_EMPTY_KEY]

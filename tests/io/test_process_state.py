@@ -13,7 +13,7 @@ import pytest
 import rankwise as rw
 import rankwise.execution.blocks as blocks
 import rankwise.execution.files as files
-from rankwise.execution.streaming import evaluate_run_file
+from tests.io.streamed import streamed
 from tests.io.test_parallel_blocks import _files
 
 
@@ -31,7 +31,7 @@ def test_evaluating_files_in_blocks_leaves_the_process_as_it_was(tmp_path, monke
         warnings.simplefilter("ignore", rw.RankwiseWarning)
         inner = list(warnings.filters)
         rw.evaluate(qp, rp, ["AP", "ERR@10"], workers=2)
-        evaluate_run_file(qp, rp, ["AP"], block_bytes=500, workers=2, pool="process")
+        streamed(qp, rp, ["AP"], block_bytes=500, workers=2, pool="process")
         assert list(warnings.filters) == inner
     assert not seen and pa.default_memory_pool().backend_name == pool
     assert list(warnings.filters) == filters

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import rankwise as rw
-from rankwise.execution.streaming import evaluate_run_file
 from rankwise.io import trec
+from tests.io.streamed import streamed
 
 GOOD = "q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1.0 t\n"
 
@@ -34,7 +34,7 @@ def test_non_finite_scores_in_a_run_file_name_the_line(tmp_path, path_kind, text
     assert exc.value.text == f"q2 Q0 d3 1 {text} t"
     assert f"{path}:3" in str(exc.value)
     with pytest.raises(rw.ParseError, match=why) as exc:  # the streaming reader too
-        evaluate_run_file({"q1": {"d1": 1}}, path, "P@1", block_bytes=16)
+        streamed({"q1": {"d1": 1}}, path, "P@1", block_bytes=16)
     assert exc.value.line == 3
 
 

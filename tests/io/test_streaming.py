@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankwise as rw
-from rankwise.execution.streaming import evaluate_run_file
+from tests.io.streamed import streamed
 
 # random collections set queries aside and tie scores on purpose: the RankwiseWarnings that say so are
 # tested in tests/evaluation/test_warnings.py, not repeated for every example here
@@ -44,10 +44,10 @@ def test_blocks_equal_in_memory(tmp_path_factory, data):
         with pytest.raises(rw.DataError, match="share no query"):
             rw.evaluate(rw.Qrels.read(qp), rw.Run.read(rp), METRICS, convention=conv)
         with pytest.raises(rw.DataError, match="share no query"):
-            evaluate_run_file(qp, rp, METRICS, convention=conv, block_bytes=16)
+            streamed(qp, rp, METRICS, convention=conv, block_bytes=16)
         return
     want = rw.evaluate(rw.Qrels.read(qp), rw.Run.read(rp), METRICS, convention=conv)
-    got = evaluate_run_file(qp, rp, METRICS, convention=conv, block_bytes=data.draw(st.sampled_from([16, 64, 1 << 20])))
+    got = streamed(qp, rp, METRICS, convention=conv, block_bytes=data.draw(st.sampled_from([16, 64, 1 << 20])))
     assert list(got.query_ids) == list(want.query_ids)
     assert got.set_aside == want.set_aside
     # what the warnings say (ties a deterministic policy decided), counted block by block, is the same
@@ -58,7 +58,7 @@ def test_blocks_equal_in_memory(tmp_path_factory, data):
         assert got.excluded[m] == want.excluded[m]
     # condensed lists: the unjudged rows removed are counted as in memory, over every block
     want = rw.evaluate(rw.Qrels.read(qp), rw.Run.read(rp), METRICS, convention=conv, unjudged="removed")
-    got = evaluate_run_file(qp, rp, METRICS, convention=conv, unjudged="removed", block_bytes=16)
+    got = streamed(qp, rp, METRICS, convention=conv, unjudged="removed", block_bytes=16)
     assert got.info.get("unjudged_removed", 0) == want.info.get("unjudged_removed", 0)
     for m in METRICS:
         np.testing.assert_allclose(got.values[m], want.values[m], atol=1e-12)
@@ -70,7 +70,7 @@ def test_a_query_split_across_the_file_is_an_error(tmp_path):
     rp = tmp_path / "r"
     rp.write_text("a Q0 x 1 1 t\nb Q0 y 1 1 t\na Q0 z 2 0.5 t\n")
     with pytest.raises(rw.DataError, match="not contiguous"):
-        evaluate_run_file(qp, rp, ["AP"], block_bytes=8)
+        streamed(qp, rp, ["AP"], block_bytes=8)
 
 
 def test_errors_name_the_true_line_of_the_file(tmp_path):
@@ -79,5 +79,5 @@ def test_errors_name_the_true_line_of_the_file(tmp_path):
     rp = tmp_path / "r"
     rp.write_text("".join(f"q{i} Q0 d 1 1 t\n" for i in range(50)) + "q99 Q0 d 1 oops t\n")
     with pytest.raises(rw.ParseError) as e:
-        evaluate_run_file(qp, rp, ["AP"], block_bytes=64)
+        streamed(qp, rp, ["AP"], block_bytes=64)
     assert e.value.line == 51 and "oops" in str(e.value)

@@ -103,6 +103,18 @@ def test_per_query_dataframe_holds_the_values_and_the_means_are_numpy_s(spark):
     res.unpersist()
 
 
+def test_trec_evals_list_of_cutoffs_is_expanded_on_spark_too(spark):
+    """P.5,10 names P_5 and P_10 on Spark as locally (evaluation.plan.make_plan expands it on every path)."""
+    qrels, run = make_frames(12, False)
+    local = _quiet(rw.evaluate, qrels, run, ["P.5,10", "ndcg.2=5"], missing_in_run="zero")
+    res = _quiet(rs.evaluate, spark.createDataFrame(qrels), spark.createDataFrame(run), ["P.5,10", "ndcg.2=5"],
+                 missing_in_run="zero")
+    assert list(local.metrics) == ["P_5", "P_10", "ndcg.2=5"]
+    assert_same(local, res.results)
+    assert list(res.per_query.columns[1:]) == ["P_5", "P_10", "ndcg.2=5"]
+    res.unpersist()
+
+
 def test_mixed_id_types_meet_as_text_and_integral_floats_as_integers(spark):
     qrels, run = make_frames(3, True)
     as_text = run.assign(query=run["query"].astype(str), doc=run["doc"].astype(float))  # "7" and 7.0 and 7

@@ -6,7 +6,10 @@ alpha; the ASL curve is the ASLs of all pairs sorted from the smallest, which sh
 once. The p-values are ``rankwise.compare``'s in all-pairs mode, computed by ``compare_matrix`` itself:
 the same tests (paired t, randomization, bootstrap, Wilcoxon, sign, Tukey HSD, randomised Tukey HSD), the
 same corrections over the family of a metric's pairs (the adjusted p is the ASL), the same seeds.
-Sakai (2006) used the paired bootstrap test without a correction: ``test="bootstrap", correction="none"``.
+Sakai (2006) used the paired bootstrap test without a correction: ``test="bootstrap", correction="none"`` is that
+test, with compare's p = (count + 1) / (B + 1) (a valid p-value at B draws) where Sakai's ASL is count / B, and
+compare's default B of 10,000 where Sakai drew 1,000. ``agreement.bootstrap_sensitivity`` computes Sakai's own
+figures (ASL = count / B, B = 1,000, and the estimated difference required), verified against MATTERS.
 """
 from __future__ import annotations
 

@@ -11,7 +11,12 @@ often does another c topics order them the other way? Two ways to draw the sets 
 - ``"bootstrap"`` (Sakai, "Evaluating evaluation metrics based on the bootstrap", SIGIR 2006, and his
   bootstrap swap method of the same year, AIRS 2006): each set is a bootstrap sample, c topics drawn with
   replacement on its own, so the two may share topics and c may be every topic (the default): the swap rate
-  of the topic set size actually used, with no extrapolation from half of it.
+  of the topic set size actually used, with no extrapolation from half of it. Neither paper's text could be
+  checked; the one implementation found (Dunaiski, Geldenhuys & Visser 2018, ``swapRate``, "the swap method
+  WITH replacement", citing Sakai 2006) draws the sets this way too, but counts a zero difference as a swap
+  and compares single topics instead of the samples' means; rankwise keeps Voorhees & Buckley's swap of
+  means, a tie no reversal (docs/orderings.md). Sakai's ASLs and estimated difference required:
+  ``agreement.bootstrap_sensitivity``.
 
 Every draw is made at once: (B, Q) membership counts times the (Q, S) values give every mean.
 """

@@ -43,16 +43,28 @@ MEASURE_SETS: dict[str, tuple[str, ...]] = {"official": TREC_EVAL_DEFAULT, "trec
 SUMMARY_ONLY = frozenset({"num_q", "gm_map", "gm_bpref"})
 
 
-def expand(metrics: list[str], convention: Any = None) -> list[str]:
-    """Each set name replaced by its metrics (in order), and trec_eval's list of cutoffs (``P.5,10``,
-    ``ndcg_cut.5,10``) by one metric per cutoff; other metric strings kept as written. ``all_trec`` is trec_eval
-    10.0's under the trec_eval_10 preset, 9.x's otherwise."""
+def expand(metrics: list[str], convention: Any = None, *, printed: bool = True) -> list[str]:
+    """The metrics a list written with trec_eval's spellings means, in order, duplicates dropped: each set name
+    replaced by its metrics, trec_eval's list of cutoffs (``P.5,10``, ``ndcg_cut.5,10``) by one metric per cutoff;
+    other metric strings kept as written. ``all_trec`` is trec_eval 10.0's under the trec_eval_10 preset, 9.x's
+    otherwise.
+
+    The one expansion of every place that takes metrics (``evaluation.plan.make_plan``, so ``rankwise.evaluate``,
+    ``compare``, Spark and every command). ``printed``: a single cutoff (``P.5``) and a gain spelling
+    (``ndcg.2=5``) are named as trec_eval prints them (``P_5``, ``ndcg_2=5``), as ``--format trec`` needs; without
+    it they keep the name the user wrote (a list of several cutoffs is named per cutoff either way)."""
     sets = dict(MEASURE_SETS)
     if convention is not None and (getattr(convention, "preset", None) or convention.name) == "trec_eval_10":
         sets["all_trec"] = ALL_TREC_10
     out: list[str] = []
     for m in metrics:
-        out.extend(sets.get(m.strip().lower(), None) or cutoff_list(m) or (printed_name(m) or m,))
+        if not isinstance(m, str):  # (said by the metric grammar, in its words)
+            out.append(m)
+            continue
+        each = sets.get(m.strip().lower(), None) or cutoff_list(m)
+        if len(each) == 1 and not printed:
+            each = (m,)
+        out.extend(each or ((printed_name(m) if printed else None) or m,))
     return list(dict.fromkeys(out))
 
 

@@ -18,6 +18,7 @@ from rankwise.data.item_tally import ItemTally
 from rankwise.data.rank_column import RANK_AGREEMENT
 from rankwise.data.run_filters import first_fractional, float32_overflow, fractional_count
 from rankwise.evaluation.aggregate import plan_queries, summarize
+from rankwise.evaluation.item_counts import ITEM_ROWS, ITEMS_KEY, items_info
 from rankwise.evaluation.lists import LIST_TALLY, whole_run_values
 from rankwise.evaluation.notices import (
     BELOW_REL_KEY,
@@ -168,7 +169,7 @@ def combine(plan: Plan, partials: list[Partial], queries: QueryPlan, counts: Inp
         n_averaged.update(seen)
         for m in whole:  # (no user is left out of a whole-run figure: its users are counted in n_averaged)
             excluded[m] = 0
-    info = _info(plan, partials, queries, counts) if counts is not None else {}
+    info = _info(plan, partials, queries, counts, side is not None) if counts is not None else {}
     set_aside: Mapping[str, tuple[QueryId, ...]] = queries.set_aside
     if queries.int_ids:  # integer ids on both sides: int64 keys in numeric order (the means stay the text order's)
         query_ids, numeric = _numeric_order(query_ids)
@@ -181,8 +182,11 @@ def combine(plan: Plan, partials: list[Partial], queries: QueryPlan, counts: Inp
                    info=info, weights=weights)
 
 
-def _info(plan: Plan, partials: list[Partial], queries: QueryPlan, counts: InputCounts) -> dict[str, object]:
-    """The info of the Results, always in this order (Results.to_dict and the JSON output list it as is)."""
+def _info(plan: Plan, partials: list[Partial], queries: QueryPlan, counts: InputCounts,
+          items: bool) -> dict[str, object]:
+    """The info of the Results, always in this order (Results.to_dict and the JSON output list it as is).
+    ``items``: the evaluation read the items (``ITEMS_KEY``: the parts' row counts added, and the evaluated
+    users without a recommendation, those the query plan scores as empty)."""
     info: dict[str, object] = {"qrels_duplicates_dropped": counts.qrels_duplicates_dropped,
                                "run_duplicates_dropped": counts.run_duplicates_dropped}
     if counts.blocks is not None:
@@ -211,6 +215,11 @@ def _info(plan: Plan, partials: list[Partial], queries: QueryPlan, counts: Input
     sides = {side: dict(c) for side, c in (("qrels", counts.qrels_columns), ("run", counts.run_columns)) if c}
     if sides:
         info[COLUMNS_KEY] = sides
+    if items:
+        without = 0 if queries.scored_empty is None else int(queries.scored_empty.size)
+        found = items_info(merged_tally(partials, ITEM_ROWS, Counts()).by, without)
+        if found:
+            info[ITEMS_KEY] = found
     return info
 
 

@@ -2,9 +2,9 @@
 training (cold), outside the declared catalogue or without features, and evaluated users without any
 recommendation (``Results.info["items"]``), counted, never dropped silently.
 
-The row counts are sums over users, so every scheduler counts its own part (a block of a file, a Spark partition)
-and the parts' counts are added (a ``Counts`` tally, ``ITEM_ROWS``); the users without a recommendation are
-counted once, over the whole evaluation's users.
+The row counts are sums over users: ``evaluate_part`` counts its part's (a ``Counts`` tally, ``ITEM_ROWS``) and
+``combine`` adds the parts' and counts the users without a recommendation once, over the whole evaluation's users
+(those its query plan scores as empty), so memory, parts, file blocks, streaming and Spark count one way.
 """
 from __future__ import annotations
 

@@ -27,6 +27,7 @@ from rankwise.data.run_filters import as_graded, judged_in_run, retrieved
 from rankwise.errors import ConventionError, DataError
 from rankwise.evaluation.aggregate import preview
 from rankwise.evaluation.context import EvalContext
+from rankwise.evaluation.item_counts import ITEM_ROWS, item_row_counts
 from rankwise.evaluation.lists import list_values, require_side
 from rankwise.evaluation.notices import ties_decided
 from rankwise.evaluation.plan import WHOLE, AlignmentKey, Facts, Observed, Plan, alignment_key
@@ -128,6 +129,8 @@ def evaluate_part(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, fac
     }
     if lists:
         list_values(plan, qrels, run, query_ids, require_side(side), values, weights, tallies)
+    if side is not None:  # what the part's recommended rows hold that the metrics read with a caveat (a sum)
+        tallies[ITEM_ROWS] = Counts(item_row_counts(side, run, query_ids))
     if contexts:
         tallies[UNJUDGED_RANKINGS] = unjudged_rankings(next(iter(contexts.values())).jr, run)
     if facts.guessed and plan.needs_facts:  # (what the scheduler checks its guess against)

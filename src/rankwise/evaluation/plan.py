@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from rankwise.conventions.convention import Convention
+from rankwise.conventions.measure_sets import expand
 from rankwise.errors import InvalidParameterError
 from rankwise.spec.grammar import parse_metric
 from rankwise.spec.metric import ResolvedMetric
@@ -94,9 +95,12 @@ class Plan:
 
 
 def make_plan(metrics: str | Iterable[str], conv: Convention, *, check_ids: bool = True) -> Plan:
-    """The plan of ``metrics`` under ``conv``: each written metric parsed and resolved once (a bad metric
-    string or parameter is an error here, before any data is touched)."""
-    written = [metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics))
+    """The plan of ``metrics`` under ``conv``: trec_eval's lists expanded (``conventions.measure_sets.expand``:
+    ``P.5,10`` is ``P_5`` and ``P_10``), then each metric parsed and resolved once (a bad metric string or
+    parameter is an error here, before any data is touched)."""
+    given = [metrics] if isinstance(metrics, str) else list(metrics)
+    # trec_eval's spellings of several metrics in one string (P.5,10; official) mean the same on every path
+    written = expand(given, conv, printed=False)
     if not written:
         raise InvalidParameterError("no metrics given; e.g. metrics=['nDCG@10', 'AP']")
     return Plan(conv, tuple(written), {m: conv.resolve(parse_metric(m)) for m in written}, check_ids)

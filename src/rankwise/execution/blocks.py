@@ -14,7 +14,7 @@ import mmap
 import threading
 from collections import deque
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar
 
 import numpy as np
@@ -26,8 +26,7 @@ from rankwise.data.run_filters import as_graded
 from rankwise.data.subsets import restrict
 from rankwise.errors import InvalidParameterError, ParseError
 from rankwise.evaluation.combine import InputCounts, query_plan, run_counts
-from rankwise.evaluation.item_counts import ITEM_ROWS, item_row_counts
-from rankwise.evaluation.partial import Counts, Partial, evaluate_part
+from rankwise.evaluation.partial import Partial, evaluate_part
 from rankwise.evaluation.plan import Facts, Plan
 from rankwise.io.trec_blocks import _parse_block, parse_span
 from rankwise.spec.params import ALIGNMENT_PARAMS
@@ -96,9 +95,6 @@ class BlockJob:
         facts = self.facts if self.facts is not None else self.guess(lambda: guessed_facts(self.plan, qrels))
         queries = query_plan(self.plan, judged.query_ids, run.query_ids).query_ids
         partial = evaluate_part(self.plan, judged, run, queries, facts, self.side)
-        if self.side is not None:  # what the block's recommended rows hold that the metrics read with a caveat
-            partial = replace(partial, tallies={**partial.tallies,
-                                                ITEM_ROWS: Counts(item_row_counts(self.side, run, queries))})
         # for the whole file's id check: the block's judged queries (its queries are in no other block) and
         # its first doc ids
         part = BlockPart(partial, run.query_ids, size, run_counts(self.plan, run), judged.n_queries,

@@ -17,7 +17,7 @@ from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.item_side import ItemSide
 from rankwise.errors import InvalidParameterError
-from rankwise.evaluation.item_counts import ITEMS_KEY, item_row_counts, items_info
+from rankwise.evaluation.item_counts import joined_items
 from rankwise.evaluation.joined import join_results
 from rankwise.evaluation.list_plan import check_item_inputs, every_recommended, wide_metrics
 from rankwise.evaluation.lists import draw_blocks, resampled_values, user_weights
@@ -54,9 +54,8 @@ def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], 
                       query_id_type=run.query_id_type)
     side = build_item_side(run, train=train, items=items, item_features=item_features, reference=reference)
     res, users_of = _evaluated(plan, qrels, run, conv, workers, side, synthetic)
-    counts = item_counts(side, run, res.query_ids)
-    info = {k: v for k, v in res.info.items() if not (synthetic and k == BELOW_REL_KEY)}  # (no grades were given)
-    res = replace(res, info={**info, ITEMS_KEY: counts} if counts else info)
+    if synthetic:  # (no grades were given)
+        res = replace(res, info={k: v for k, v in res.info.items() if k != BELOW_REL_KEY})
     if intervals:
         res = replace(res, intervals=_intervals(plan, qrels, run, side, users_of, intervals))
     return res
@@ -101,14 +100,9 @@ def _evaluated(plan: Plan, qrels: Qrels, run: Run, conv: Convention, workers: in
     narrow = [m for m in plan.metrics if m not in wide]
     if narrow:
         parts.insert(0, evaluate_in_memory(qrels, run, narrow, conv, workers=workers, side=side))
-    return join_results(parts, plan.metrics, conv), {m: p.query_ids for p in parts for m in p.metrics}
-
-
-def item_counts(side: ItemSide, run: Run, users: np.ndarray) -> dict[str, int]:
-    """Over the evaluated users' recommendations: rows of items never in training (cold), outside the declared
-    catalogue, without features; and the evaluated users without any recommendation."""
-    codes = run.query_vocab.codes_of(np.asarray(users, dtype=str))
-    return items_info(item_row_counts(side, run, users), int(np.count_nonzero(codes < 0)))
+    # (info["items"] of the whole, as the file blocks and Spark join theirs)
+    return joined_items(join_results(parts, plan.metrics, conv), parts), {m: p.query_ids for p in parts
+                                                                          for m in p.metrics}
 
 
 def whole_run_draws(qrels: Qrels, run: Run, metrics: Iterable[str], conv: Convention, users: np.ndarray,

@@ -20,7 +20,6 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.id_overlap import ID_SAMPLE, check_doc_overlap, check_query_overlap
@@ -28,9 +27,7 @@ from rankwise.data.item_side import ItemSide
 from rankwise.data.subsets import restrict
 from rankwise.errors import DataError, ParseError
 from rankwise.evaluation.combine import QueryPlan, combine, qrels_counts, query_plan
-from rankwise.evaluation.item_counts import ITEM_ROWS, ITEMS_KEY, items_info
-from rankwise.evaluation.notices import warn_about
-from rankwise.evaluation.partial import OBSERVED, Counts, Partial, evaluate_part, merged_tally
+from rankwise.evaluation.partial import OBSERVED, Partial, evaluate_part, merged_tally
 from rankwise.evaluation.plan import Facts, Observed, Plan, make_plan
 from rankwise.evaluation.results import Results
 from rankwise.execution.blocks import BlockJob, BlockPart, guessed_facts, map_blocks
@@ -49,29 +46,18 @@ class NotContiguousError(DataError):
     """A query's lines are in two blocks of the file: blocks cannot evaluate it (the whole file in memory can)."""
 
 
-def evaluate_run_file(qrels: Any, run_path: str | os.PathLike[str], metrics: str | Iterable[str],
-                      convention: str | Convention = DEFAULT, *, block_bytes: int = DEFAULT_BLOCK_BYTES,
-                      duplicates: str = "error", progress: Callable[[int, int], None] | None = None,
-                      workers: int | None = None, pool: str = "thread", **overrides: Any) -> Results:
-    """Like evaluate(), for a TREC run file read in blocks of whole queries (bounded memory).
-
-    ``workers`` blocks are evaluated at a time (None or 0: one per core; 1: one after another), by threads
-    (``pool="thread"``) or forked processes (``pool="process"``); the blocks, and so every number, are the
-    same whatever the workers: they depend on ``block_bytes`` alone. ``qrels``: a Qrels, a dict, a path to a
-    TREC qrels file, or a Future of a Qrels that the caller is reading (``evaluate()`` on paths); with
-    threads, qrels still being read are waited for only once a block's run is parsed."""
-    res, n_judged = run_file_results(qrels, run_path, metrics, convention, block_bytes=block_bytes,
-                                     duplicates=duplicates, progress=progress, workers=workers, pool=pool, **overrides)
-    warn_about(res, n_judged)  # once for the file (and at its caller), as evaluate()
-    return res
-
-
 def run_file_results(qrels: Any, run_path: Any, metrics: str | Iterable[str], convention: Any = DEFAULT, *,
                      block_bytes: int = DEFAULT_BLOCK_BYTES, duplicates: str = "error",
                      progress: Callable[[int, int], None] | None = None, workers: int | None = None,
                      pool: str = "thread", trim_memory: bool = False, side: ItemSide | None = None,
                      **overrides: Any) -> tuple[Results, int]:
-    """``evaluate_run_file()``'s Results without its warnings, and the number of judged queries (for them).
+    """A TREC run file evaluated in blocks of whole queries (bounded memory): its Results without their warnings,
+    and the number of judged queries (for them; ``rankwise.evaluate(..., stream="yes")`` says them). ``workers``
+    blocks are evaluated at a time (None or 0: one per core; 1: one after another), by threads (``pool="thread"``)
+    or forked processes (``pool="process"``); the blocks, and so every number, are the same whatever the workers:
+    they depend on ``block_bytes`` alone. ``qrels``: a Qrels, a dict, a path to a TREC qrels file, or a Future of
+    a Qrels that the caller is reading; with threads, qrels still being read are waited for only once a block's
+    run is parsed.
     ``trim_memory``: each finished block gives what it freed back to the system (glibc's malloc_trim, a
     process-wide act: only a caller that owns its process asks for it, the command line). ``side``: the items
     the beyond-accuracy metrics read, built on the whole file's items (``distinct_run_items``); their counts are
@@ -138,13 +124,7 @@ def run_file_results(qrels: Any, run_path: Any, metrics: str | Iterable[str], co
         for p in parts:
             counts = counts.plus_run(p.counts)
         counts = replace(counts, blocks=len(parts))
-        res = combine(plan, partials, queries, counts, side)
-        if side is not None:  # (the users without a recommendation: the evaluated ones no block holds)
-            rows = merged_tally(partials, ITEM_ROWS, Counts()).by
-            without = int(np.count_nonzero(~np.isin(queries.query_ids, run_ids)))
-            found = items_info(rows, without)
-            res = replace(res, info={**res.info, ITEMS_KEY: found}) if found else res
-        return res, judged.n_queries
+        return combine(plan, partials, queries, counts, side), judged.n_queries
 
 
 def _whole_run_ids(parts: list[BlockPart], path: str) -> np.ndarray:

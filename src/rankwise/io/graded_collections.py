@@ -8,6 +8,7 @@ import re
 import warnings
 from typing import Any
 
+from rankwise.conventions.measure_sets import expand
 from rankwise.errors import RankwiseError, RankwiseWarning, user_stacklevel
 from rankwise.io.named_collections import grade_names
 from rankwise.io.official_measures import REL_MEASURES, official_measures, translate
@@ -33,6 +34,10 @@ def graded_warnings(name: str, metrics: list[str], convention: Any) -> list[str]
     labels = ", ".join(f"{g} ({grades[g]})" for g in sorted(grades))
     out = []
     better = max(official_rel or [positive[1]])
+    try:  # (trec_eval's P.5,10 is warned about as the metrics it means)
+        metrics = expand(metrics, convention, printed=False)
+    except RankwiseError:  # a wrong list of cutoffs, said where metrics are read
+        pass
     for text in metrics:
         try:
             spec = parse_metric(text)

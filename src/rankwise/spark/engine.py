@@ -25,7 +25,7 @@ from rankwise.data.run_filters import first_of
 from rankwise.errors import InvalidParameterError, require
 from rankwise.evaluation.aggregate import plan_queries
 from rankwise.evaluation.combine import InputCounts, QueryPlan, combine, every_row_relevant_rel
-from rankwise.evaluation.item_counts import ITEMS_KEY, items_info, joined_items
+from rankwise.evaluation.item_counts import ITEM_ROWS, joined_items
 from rankwise.evaluation.joined import join_results
 from rankwise.evaluation.list_plan import check_item_inputs, every_recommended, wide_metrics
 from rankwise.evaluation.lists import form_of
@@ -115,6 +115,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     if not written:
         raise InvalidParameterError("no metrics given; e.g. metrics=['nDCG@10', 'AP']")
     plan = make_plan(written, conv, check_ids=False)  # a bad metric fails here, not on the cluster
+    written = list(plan.metrics)  # (trec_eval's P.5,10 as its metrics, the columns they name)
     if partitions is not None and int(partitions) < 1:
         raise InvalidParameterError(f"partitions must be a positive number; got {partitions}")
     side = None
@@ -228,7 +229,8 @@ def _gather(table: Any, task: part.PartitionTask, plan: Plan,
                         scored_empty if scored_empty.size else None, task.query_type == "long")
     tallies = {UNJUDGED_REMOVED: Count(int(counts.get("unjudged_removed", 0))),
                TIES: Counts({m: int(n) for m, n in counts.get("ties", {}).items()}),
-               UNJUDGED_RANKINGS: Counts({k: int(n) for k, n in counts.get("unjudged", {}).items()})}
+               UNJUDGED_RANKINGS: Counts({k: int(n) for k, n in counts.get("unjudged", {}).items()}),
+               ITEM_ROWS: Counts({k: int(n) for k, n in counts.get("items", {}).items()})}
     read = columns or {}
     inputs = InputCounts(int(counts.get("qrels_duplicates_dropped", 0)), int(counts.get("run_duplicates_dropped", 0)),
                          int(counts.get("fractional_grades", 0)), int(counts.get("float32_overflow", 0)),
@@ -238,9 +240,6 @@ def _gather(table: Any, task: part.PartitionTask, plan: Plan,
                          first_fractional=_first_fractional(counts.get("first_fractional", ()), task))
     tallies.update(merged_tallies(x["tallies"] for x in lists))  # (the partitions in the order of their users)
     res = combine(plan, [Partial(ids, values, weights, tallies)], queries, inputs, task.side)
-    if task.side is not None:  # the users without a list: the evaluated ones no partition ranks
-        found = items_info(counts.get("items", {}), 0 if queries.scored_empty is None else queries.scored_empty.size)
-        res = replace(res, info={**res.info, ITEMS_KEY: found}) if found else res
     return res, int(counts.get("n_judged", 0))
 
 

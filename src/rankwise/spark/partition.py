@@ -26,7 +26,7 @@ from rankwise.data.collections import Qrels, Run
 from rankwise.data.item_side import ItemSide
 from rankwise.errors import DataError, ParseError, RankwiseError
 from rankwise.evaluation.combine import input_counts, plan_of
-from rankwise.evaluation.item_counts import item_row_counts
+from rankwise.evaluation.item_counts import ITEM_ROWS
 from rankwise.evaluation.partial import (
     TIES,
     UNJUDGED_RANKINGS,
@@ -189,7 +189,7 @@ def _answer(task: PartitionTask, table: Any) -> list[Any]:
     if task.side is not None:  # the whole-run tallies and item row counts, added up on the driver (spark.items)
         first = str(queries.query_ids[0]) if n else ""  # (the driver adds the partitions' tallies in this order)
         info[LISTS] = {"first": first, "tallies": encoded_tallies(partial, task.metrics)}
-        info["items"] = item_row_counts(task.side, run, queries.query_ids)
+        info["items"] = dict(partial.tally(ITEM_ROWS, Counts()).by)  # (summed by merge_info, as "ties")
     out.append(_rows_of(task, 1, INFO, [None], [json.dumps(_jsonable(info))]))
     return out
 
