@@ -18,16 +18,16 @@ def default_block_size(n_items: int) -> int:
     return int(max(1, min(65536, DEFAULT_BLOCK_ELEMENTS // max(1, n_items))))
 
 
-def device_block_size(torch: Any, device: Any, n_items: int, itemsize: int) -> int:
+def device_block_size(torch: Any, device: Any, n_items: int, bytes_per_score: int) -> int:
     """Users per block on ``device``: from its free memory on CUDA, the cache-sized default elsewhere.
 
-    A block holds its scores and one boolean comparison mask at a time (``itemsize + 1`` bytes per score).
+    ``bytes_per_score``: what a block holds per score (ranks: the score and one boolean comparison mask).
     """
     if getattr(device, "type", None) != "cuda":
         return default_block_size(n_items)
     free, _total = torch.cuda.mem_get_info(device)
     budget = min(int(free) // 4, DEVICE_BLOCK_BYTES)
-    return int(max(1, min(1 << 20, budget // (max(1, n_items) * (itemsize + 1)))))
+    return int(max(1, min(1 << 20, budget // (max(1, n_items) * bytes_per_score))))
 
 
 def check_block_size(block_size: Any, n_items: int) -> int | None:

@@ -58,7 +58,9 @@ def top_k(scorer, train, k: int, *, users=None, backend: str = "auto", dtype="fl
     if isinstance(k, bool) or int(k) != k or k < 1:
         raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
     k = int(k)
-    dtype, n_users, n_items, block_size, be, train = prepare(scorer, train, dtype, block_size, backend, device)
+    # a block holds, per score, two boolean masks, an int64 running count and the selection (top_k_select)
+    dtype, n_users, n_items, block_size, be, train = prepare(scorer, train, dtype, block_size, backend, device,
+                                                             bytes_per_score=12)
     if users is None:
         users = np.arange(n_users, dtype=np.int64)
     else:
