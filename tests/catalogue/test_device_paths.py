@@ -48,17 +48,19 @@ def test_fused_kernel_equals_brute_force_on_integer_factors(kernel, seed, ties, 
 
 @pytest.mark.slow
 @needs_triton
-@pytest.mark.parametrize("splits", [1, 2, 5])
-def test_fused_catalogue_slices_add_up(splits):
+@pytest.mark.parametrize("splits, dot", [(1, False), (3, False), (3, True)])
+def test_fused_catalogue_slices_and_small_tiles_add_up(splits, dot):
     import torch
 
     from rankwise.catalogue.fused import fused_counts
     from rankwise.catalogue.interactions import as_interaction_csr
 
-    scores, uf, vf, train, held = random_problem(3, n_users=20, n_items=300)
-    held_m = as_interaction_csr(held, 20, 300, "heldout")
+    scores, uf, vf, train, held = random_problem(3, n_users=20, n_items=160)
+    held_m = as_interaction_csr(held, 20, 160, "heldout")
     u, v = (torch.as_tensor(a, dtype=torch.float32) for a in (uf, vf))
-    greater, at_least, target = fused_counts(torch, torch.device("cpu"), u, v, train, held_m, splits=splits)
+    # 16-row, 32-item tiles: many row blocks and tiles, slices of several tiles each
+    greater, at_least, target = fused_counts(torch, torch.device("cpu"), u, v, train, held_m, splits=splits,
+                                             dot=dot, tiles=(16, 32, 16, 4))
     want = brute_counts(scores, train, held, "compete")
     np.testing.assert_array_equal(greater, [g for _, _, g, _, _ in want])
     np.testing.assert_array_equal(at_least, [g + e for _, _, g, e, _ in want])
@@ -115,6 +117,15 @@ def test_resident_path_equals_brute_force(seed, ties, block, dense, other):
     scorer = DenseScorer(scores) if dense else FactorScorer(uf, vf)
     got = item_ranks(scorer, train, held, ties=ties, other_relevant=other, backend="torch", block_size=block)
     _check(got, scores, train, held, other, ties)
+
+
+def test_fused_tiles_checked():
+    from rankwise.catalogue.fused import fused_counts
+
+    with pytest.raises(InvalidParameterError, match=r"16 <= BLOCK_M <= BLOCK_N .*got \(64, 32, 16, 4\)"):
+        fused_counts(None, None, None, None, None, None, tiles=(64, 32, 16, 4))
+    with pytest.raises(InvalidParameterError, match="powers of two"):
+        fused_counts(None, None, None, None, None, None, tiles=(16, 48, 16, 4))
 
 
 def test_device_blocks_sized_from_free_memory():

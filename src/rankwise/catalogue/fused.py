@@ -26,19 +26,26 @@ import scipy.sparse as sp
 
 from rankwise.errors import InvalidParameterError, require
 
-BLOCK_M = 32  # held-out rows per program
-BLOCK_N = 64  # catalogue items per tile (>= BLOCK_M: the targets' tile has the same shape)
-BLOCK_K = 16  # factor columns per dot (dot=True)
+# (held-out rows per program, catalogue items per tile, factor columns per dot (dot=True), warps);
+# BLOCK_N >= BLOCK_M: the targets' tile has the catalogue tiles' shape. Not tuned on a GPU yet:
+# benchmarks/bench_gpu.py times other tiles beside these
+TILES = (64, 128, 16, 8)
 
 
 def fused_counts(torch: Any, device: Any, user_factors: Any, item_factors: Any, train: sp.csr_matrix,
                  held: sp.csr_matrix, *, dot: bool = False, splits: int | None = None,
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 tiles: tuple[int, int, int, int] = TILES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(greater, at_least, target) per held-out pair in CSR order, like ``resident_counts``.
 
     ``user_factors``/``item_factors``: float32 tensors on ``device``. ``splits``: slices of the
-    catalogue run by separate programs (default: enough programs to fill the device).
+    catalogue run by separate programs (default: enough programs to fill the device). ``tiles``:
+    (rows per program, items per tile, factor columns per dot, warps), powers of two, the first two
+    at least 16 and BLOCK_N >= BLOCK_M.
     """
+    block_m, block_n, block_k, warps = tiles
+    if not (16 <= block_m <= block_n and block_k >= 16 and all(x > 0 and x & (x - 1) == 0 for x in tiles)):
+        raise InvalidParameterError(f"tiles must be powers of two with 16 <= BLOCK_M <= BLOCK_N and BLOCK_K >= 16, "
+                                    f"got {tiles!r}")
     require("triton", "triton", "The fused full-catalogue kernel (kernel='fused')")
     from rankwise.catalogue.fused_kernel import count_kernel
 
@@ -48,12 +55,12 @@ def fused_counts(torch: Any, device: Any, user_factors: Any, item_factors: Any, 
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy(), np.zeros(0, dtype=np.float64)
     held_user = np.repeat(np.arange(held.shape[0], dtype=np.int64), np.diff(held.indptr))
-    ex_ptr, ex_col, ex_row = _training_lists(train, held_user)
-    n_blocks = -(-n_held // BLOCK_M)
+    ex_ptr, ex_col, ex_row = _training_lists(train, held_user, block_m)
+    n_blocks = -(-n_held // block_m)
     if splits is None:
-        splits = _default_splits(torch, device, n_blocks, n_items)
-    tiles = -(-n_items // BLOCK_N)
-    per_split = -(-tiles // splits) * BLOCK_N  # whole tiles per slice
+        splits = _default_splits(torch, device, n_blocks, n_items, block_n)
+    n_tiles = -(-n_items // block_n)
+    per_split = -(-n_tiles // splits) * block_n  # whole tiles per slice
     splits = -(-n_items // per_split)
 
     def on_device(a: np.ndarray, dtype: Any) -> Any:
@@ -63,10 +70,10 @@ def fused_counts(torch: Any, device: Any, user_factors: Any, item_factors: Any, 
     ge = torch.empty((splits, n_held), dtype=torch.int32, device=device)
     target = torch.empty(n_held, dtype=torch.float32, device=device)
     count_kernel[(n_blocks, splits)](
-        user_factors.contiguous(), item_factors.contiguous(), on_device(held_user, torch.int64),
+        user_factors.contiguous(), item_factors.T.contiguous(), on_device(held_user, torch.int64),
         on_device(held.indices, torch.int64), on_device(ex_ptr, torch.int64), on_device(ex_col, torch.int64),
         on_device(ex_row, torch.int32), gt, ge, target, n_held, n_items, per_split,
-        D=d, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, DOT=bool(dot))
+        D=d, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, DOT=bool(dot), num_warps=warps)
     greater = gt.sum(dim=0, dtype=torch.int64).cpu().numpy()
     at_least = ge.sum(dim=0, dtype=torch.int64).cpu().numpy() - 1  # the target ties itself
     if (at_least < greater).any():
@@ -76,28 +83,29 @@ def fused_counts(torch: Any, device: Any, user_factors: Any, item_factors: Any, 
     return greater, at_least, target.cpu().numpy().astype(np.float64)
 
 
-def _training_lists(train: sp.csr_matrix, held_user: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per block of BLOCK_M held-out rows: the training items of each row's user, concatenated, with
-    the row (0..BLOCK_M-1) each belongs to; block b owns entries ex_ptr[b]:ex_ptr[b + 1]."""
+def _training_lists(train: sp.csr_matrix, held_user: np.ndarray, block_m: int,
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per block of ``block_m`` held-out rows: the training items of each row's user, concatenated, with
+    the row (0..block_m-1) each belongs to; block b owns entries ex_ptr[b]:ex_ptr[b + 1]."""
     n_train = np.diff(train.indptr)[held_user]
     starts = np.zeros(held_user.size + 1, dtype=np.int64)
     np.cumsum(n_train, out=starts[1:])
     total = int(starts[-1])
     src = np.repeat(train.indptr[held_user].astype(np.int64) - starts[:-1], n_train) + np.arange(total)
     ex_col = train.indices[src].astype(np.int64)
-    ex_row = np.repeat(np.arange(held_user.size, dtype=np.int64) % BLOCK_M, n_train).astype(np.int32)
-    n_blocks = -(-held_user.size // BLOCK_M)
-    ex_ptr = starts[np.minimum(np.arange(n_blocks + 1) * BLOCK_M, held_user.size)]
+    ex_row = np.repeat(np.arange(held_user.size, dtype=np.int64) % block_m, n_train).astype(np.int32)
+    n_blocks = -(-held_user.size // block_m)
+    ex_ptr = starts[np.minimum(np.arange(n_blocks + 1) * block_m, held_user.size)]
     return ex_ptr, ex_col, ex_row
 
 
-def _default_splits(torch: Any, device: Any, n_blocks: int, n_items: int) -> int:
+def _default_splits(torch: Any, device: Any, n_blocks: int, n_items: int, block_n: int) -> int:
     """Catalogue slices so that about four programs run per multiprocessor (one slice on a CPU)."""
     if getattr(device, "type", None) != "cuda":
         return 1
     sms = int(torch.cuda.get_device_properties(device).multi_processor_count)
     want = -(-4 * sms // n_blocks)
-    return int(max(1, min(want, -(-n_items // BLOCK_N))))
+    return int(max(1, min(want, -(-n_items // block_n))))
 
 
 def check_fused(scorer: Any, dtype: str) -> None:

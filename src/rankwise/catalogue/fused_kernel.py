@@ -25,25 +25,25 @@ import triton.language as tl
 
 
 @triton.jit
-def _score_tile(U, V, user, cols, rmask, cmask, D: tl.constexpr, BLOCK_M: tl.constexpr,
+def _score_tile(U, Vt, n_items, user, cols, rmask, cmask, D: tl.constexpr, BLOCK_M: tl.constexpr,
                 BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, DOT: tl.constexpr):
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     if DOT:
         for k0 in tl.static_range(0, D, BLOCK_K):
             k = k0 + tl.arange(0, BLOCK_K)
             a = tl.load(U + user[:, None] * D + k[None, :], mask=rmask[:, None] & (k[None, :] < D), other=0.0)
-            b = tl.load(V + cols[None, :] * D + k[:, None], mask=cmask[None, :] & (k[:, None] < D), other=0.0)
+            b = tl.load(Vt + k[:, None] * n_items + cols[None, :], mask=cmask[None, :] & (k[:, None] < D), other=0.0)
             acc = tl.dot(a, b, acc, input_precision="ieee")
     else:
         for k in tl.static_range(D):
             a = tl.load(U + user * D + k, mask=rmask, other=0.0)
-            b = tl.load(V + cols * D + k, mask=cmask, other=0.0)
+            b = tl.load(Vt + k * n_items + cols, mask=cmask, other=0.0)
             acc = acc + a[:, None] * b[None, :]
     return acc
 
 
 @triton.jit
-def count_kernel(U, V, held_user, held_item, ex_ptr, ex_col, ex_row, gt_out, ge_out, target_out,
+def count_kernel(U, Vt, held_user, held_item, ex_ptr, ex_col, ex_row, gt_out, ge_out, target_out,
                  n_held, n_items, per_split, D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                  BLOCK_K: tl.constexpr, DOT: tl.constexpr):
     pid_m = tl.program_id(0)
@@ -53,11 +53,12 @@ def count_kernel(U, V, held_user, held_item, ex_ptr, ex_col, ex_row, gt_out, ge_
     rmask = rows < n_held
     user = tl.load(held_user + rows, mask=rmask, other=0).to(tl.int64)
     nn = tl.arange(0, BLOCK_N)
+    n64 = n_items.to(tl.int64)  # item factors are read transposed, (D, n_items): a tile's loads are contiguous
 
     # the targets: a tile whose column j (j < BLOCK_M) is row j's own item; row m's target is (m, m)
     tmask = (nn < BLOCK_M) & (pid_m * BLOCK_M + nn < n_held)
     tcols = tl.load(held_item + pid_m * BLOCK_M + nn, mask=tmask, other=0).to(tl.int64)
-    tile = _score_tile(U, V, user, tcols, rmask, tmask, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT)
+    tile = _score_tile(U, Vt, n64, user, tcols, rmask, tmask, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT)
     t = tl.sum(tl.where(local[:, None] == nn[None, :], tile, 0.0), axis=1)  # one nonzero term: exact
 
     lo = pid_s * per_split
@@ -67,7 +68,7 @@ def count_kernel(U, V, held_user, held_item, ex_ptr, ex_col, ex_row, gt_out, ge_
     for n0 in range(lo, hi, BLOCK_N):
         cols = n0 + nn
         cmask = cols < hi
-        tile = _score_tile(U, V, user, cols.to(tl.int64), rmask, cmask, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT)
+        tile = _score_tile(U, Vt, n64, user, cols.to(tl.int64), rmask, cmask, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT)
         gt += tl.sum((cmask[None, :] & (tile > t[:, None])).to(tl.int32), axis=1)
         ge += tl.sum((cmask[None, :] & (tile >= t[:, None])).to(tl.int32), axis=1)
 
@@ -80,7 +81,7 @@ def count_kernel(U, V, held_user, held_item, ex_ptr, ex_col, ex_row, gt_out, ge_
         cols = tl.load(ex_col + e, mask=emask, other=0).to(tl.int64)
         owner = tl.load(ex_row + e, mask=emask, other=-1)
         emask = emask & (cols >= lo) & (cols < hi)
-        tile = _score_tile(U, V, user, cols, rmask, emask, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT)
+        tile = _score_tile(U, Vt, n64, user, cols, rmask, emask, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT)
         mine = (owner[None, :] == local[:, None]) & emask[None, :]
         gt -= tl.sum((mine & (tile > t[:, None])).to(tl.int32), axis=1)
         ge -= tl.sum((mine & (tile >= t[:, None])).to(tl.int32), axis=1)
