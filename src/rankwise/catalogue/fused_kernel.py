@@ -42,7 +42,8 @@ def _score_tile(U, Vt, n_items, user, cols, rmask, cmask, D: tl.constexpr, BLOCK
     return acc
 
 
-@triton.jit
+# sizes stay runtime integers: Triton would otherwise turn a size of 1 into a constant (no ``.to``)
+@triton.jit(do_not_specialize=["n_held", "n_items", "per_split"])
 def count_kernel(U, Vt, held_user, held_item, ex_ptr, ex_col, ex_row, gt_out, ge_out, target_out,
                  n_held, n_items, per_split, D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                  BLOCK_K: tl.constexpr, DOT: tl.constexpr):
