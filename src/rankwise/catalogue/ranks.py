@@ -24,7 +24,9 @@ Both default to the convention's policies (``candidate_ties``, ``other_relevant`
   with several test items); its candidate count is n_items - |train_u| - |heldout_u| + 1. With
   one held-out item per user the two agree.
 
-Backends: ``numpy`` always; ``torch`` when installed (CUDA if available). For dense and callable
+Backends: ``numpy`` always; ``torch`` when installed (``backend='auto'`` picks it only on a GPU), with the
+arrays resident on the device (``resident.py``) or, for factors on CUDA with Triton, one fused kernel that
+never writes the scores (``fused.py``; ``kernel=``). For dense and callable
 scores both backends compare identical values and return identical ranks. For factors each
 backend computes the products with its own matrix multiply, whose summation order may differ
 in the last bit; ranks are then identical whenever the products are exact (e.g. integer-valued
@@ -256,7 +258,7 @@ _COMMON = """
     pairs (``train`` may be None). ``ties``: 'optimistic' | 'pessimistic' | 'average' | 'random'
     (needs ``seed``). ``other_relevant``: 'compete' | 'exclude'. Both default to ``convention``'s
     ``candidate_ties`` and ``other_relevant`` (trec_eval, the default: pessimistic, compete).
-    ``backend``: 'auto' (torch if installed) | 'numpy' | 'torch'; ``dtype``: scores are compared in this
+    ``backend``: 'auto' (torch on a GPU, else numpy) | 'numpy' | 'torch'; ``dtype``: scores are compared in this
     dtype. ``block_size``: users per block (memory ~ block_size x n_items x itemsize). Returns
     ``RelevantRanks`` with one query per user that has held-out items (``query_ids`` = user indices).
 """
