@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankwise.catalogue import DenseScorer, FactorScorer, item_ranks
+from rankwise.catalogue import DenseScorer, FactorScorer, item_ranks, top_k
 from rankwise.catalogue.backends import make_backend
 from rankwise.catalogue.blocks import DEVICE_BLOCK_BYTES, default_block_size, device_block_size
 from rankwise.errors import InvalidParameterError
@@ -172,3 +172,32 @@ def test_kernel_errors():
     a = item_ranks(FactorScorer(uf, vf), train, held, backend="numpy")
     b = item_ranks(FactorScorer(uf, vf), train, held, backend="numpy", kernel="blocks")
     np.testing.assert_array_equal(a.ranks, b.ranks)
+
+
+@pytest.mark.slow
+@needs_torch
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**16), k=st.integers(1, 14), block=st.integers(1, 9), dense=st.booleans())
+def test_resident_top_k_equals_numpy(seed, k, block, dense):
+    # integer scores: many ties, also at the K-th place (lowest columns kept); users with fewer than K
+    # non-training items get all of them
+    scores, uf, vf, train, _ = random_problem(seed, n_users=15, n_items=12)
+    scorer = DenseScorer(scores) if dense else FactorScorer(uf, vf)
+    want = top_k(scorer, train, k, backend="numpy")
+    got = top_k(scorer, train, k, backend="torch", block_size=block)
+    for name in ("users", "items", "scores"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+    assert got.scores.dtype == want.scores.dtype
+
+
+@pytest.mark.slow
+@needs_torch
+def test_resident_top_k_copies_to_the_host_once(monkeypatch):
+    import torch
+
+    copies = []
+    real_cpu = torch.Tensor.cpu
+    monkeypatch.setattr(torch.Tensor, "cpu", lambda self, *a, **k: copies.append(1) or real_cpu(self, *a, **k))
+    _, uf, vf, train, _ = random_problem(2, n_users=30, n_items=20)
+    top_k(FactorScorer(uf, vf), train, 5, backend="torch", block_size=2)
+    assert len(copies) == 3  # users, items, scores: once at the end, not once per block
