@@ -201,3 +201,14 @@ def test_resident_top_k_copies_to_the_host_once(monkeypatch):
     _, uf, vf, train, _ = random_problem(2, n_users=30, n_items=20)
     top_k(FactorScorer(uf, vf), train, 5, backend="torch", block_size=2)
     assert len(copies) == 3  # users, items, scores: once at the end, not once per block
+
+
+def test_evaluate_catalogue_passes_the_kernel_on():
+    from rankwise.catalogue import evaluate_catalogue
+
+    _, uf, vf, train, held = random_problem(4)
+    with pytest.raises(InvalidParameterError, match="kernel must be one of"):
+        evaluate_catalogue(train, held, (uf, vf), ["Recall@5"], backend="numpy", kernel="fast")
+    a = evaluate_catalogue(train, held, (uf, vf), ["Recall@5"], backend="numpy", kernel="blocks")
+    b = evaluate_catalogue(train, held, (uf, vf), ["Recall@5"], backend="numpy")
+    assert a.means == b.means

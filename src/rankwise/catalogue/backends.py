@@ -141,15 +141,13 @@ def _accelerator(device) -> bool:
 
     On a CPU numpy is the faster path (benchmarks/README_catalogue.md: torch-CPU took 3-4x numpy's
     time), so torch is chosen only for an accelerator: a named non-CPU ``device``, else CUDA when
-    available. torch is imported only when installed (found without importing it)."""
+    available. Without a named device torch is imported only when installed (found without importing it)."""
     import importlib.util
 
-    if device is not None and str(device).split(":")[0] == "cpu":
-        return False
+    if device is not None:  # a named accelerator needs torch: without it, torch's own "install" message
+        return str(device).split(":")[0] != "cpu"
     if importlib.util.find_spec("torch") is None:
         return False
-    if device is not None:
-        return True
     import torch
 
     return bool(torch.cuda.is_available())
