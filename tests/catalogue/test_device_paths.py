@@ -156,6 +156,8 @@ def test_auto_backend_is_torch_only_on_an_accelerator(monkeypatch):
     assert make_backend("auto", "float32").name == "numpy"  # main chose torch whenever it was installed
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     assert make_backend("auto", "float32", "cpu").name == "numpy"
+    assert make_backend("auto", "float32").name == "torch"
+    assert make_backend("auto", "float32", "cuda:0").name == "torch"  # a named accelerator
 
 
 def test_kernel_errors():
