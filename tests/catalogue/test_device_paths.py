@@ -214,3 +214,16 @@ def test_evaluate_catalogue_passes_the_kernel_on():
     a = evaluate_catalogue(train, held, (uf, vf), ["Recall@5"], backend="numpy", kernel="blocks")
     b = evaluate_catalogue(train, held, (uf, vf), ["Recall@5"], backend="numpy")
     assert a.means == b.means
+
+
+@pytest.mark.slow
+@needs_triton
+@pytest.mark.parametrize("other", ["compete", "exclude"])
+def test_fused_random_ties_equal_numpy(other):
+    # random ties read the counts and the held-out items' scores: with exact products both agree with numpy
+    _, uf, vf, train, held = random_problem(9, n_users=30, n_items=90)
+    want = item_ranks(FactorScorer(uf, vf), train, held, ties="random", seed=3, other_relevant=other, backend="numpy")
+    got = item_ranks(FactorScorer(uf, vf), train, held, ties="random", seed=3, other_relevant=other, backend="torch",
+                     kernel="fused")
+    np.testing.assert_array_equal(got.ranks, want.ranks)
+    np.testing.assert_array_equal(got.n_candidates, want.n_candidates)
