@@ -106,6 +106,8 @@ class TorchBackend:
         return bool(self.torch.isfinite(s.sum())) or bool(self.torch.isfinite(s).all())
 
     def _idx(self, a):
+        if isinstance(a, self.torch.Tensor):  # already an index tensor (the resident path keeps them on the device)
+            return a.to(self.device)
         return self.torch.as_tensor(np.asarray(a, dtype=np.int64), device=self.device)
 
     def fill(self, s, rows, cols, value):
@@ -134,13 +136,26 @@ class TorchBackend:
         return idx[:, 0], idx[:, 1], self.to_numpy(vals)
 
 
+def _accelerator(device) -> bool:
+    """Whether ``backend='auto'`` should choose torch: it is installed and a GPU is (or was named) there.
+
+    On a CPU numpy is the faster path (benchmarks/README_catalogue.md: torch-CPU took 3-4x numpy's
+    time), so torch is chosen only for an accelerator: a named non-CPU ``device``, else CUDA when
+    available. Without a named device torch is imported only when installed (found without importing it)."""
+    import importlib.util
+
+    if device is not None:  # a named accelerator needs torch: without it, torch's own "install" message
+        return str(device).split(":")[0] != "cpu"
+    if importlib.util.find_spec("torch") is None:
+        return False
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
 def make_backend(backend: str, dtype: str, device=None):
     if backend == "auto":
-        try:
-            import torch  # noqa: F401  (probe only: auto means torch when it is installed)
-            backend = "torch"
-        except ImportError:
-            backend = "numpy"
+        backend = "torch" if _accelerator(device) else "numpy"
     if backend == "numpy":
         if device not in (None, "cpu"):
             raise InvalidParameterError(f"the numpy backend runs on the CPU only, got device={device!r}")

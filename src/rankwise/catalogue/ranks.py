@@ -24,7 +24,9 @@ Both default to the convention's policies (``candidate_ties``, ``other_relevant`
   with several test items); its candidate count is n_items - |train_u| - |heldout_u| + 1. With
   one held-out item per user the two agree.
 
-Backends: ``numpy`` always; ``torch`` when installed (CUDA if available). For dense and callable
+Backends: ``numpy`` always; ``torch`` when installed (``backend='auto'`` picks it only on a GPU), with the
+arrays resident on the device (``resident.py``) or, for factors on CUDA with Triton, one fused kernel that
+never writes the scores (``fused.py``; ``kernel=``). For dense and callable
 scores both backends compare identical values and return identical ranks. For factors each
 backend computes the products with its own matrix multiply, whose summation order may differ
 in the last bit; ranks are then identical whenever the products are exact (e.g. integer-valued
@@ -32,6 +34,7 @@ factors) and may otherwise differ only for items whose scores agree to within ro
 """
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
@@ -39,6 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from rankwise.catalogue.backends import check_dtype, make_backend
+from rankwise.catalogue.blocks import check_block_size, default_block_size, device_block_size
 from rankwise.catalogue.interactions import as_interaction_csr, block_entries, check_disjoint
 from rankwise.catalogue.scorers import CallableScorer, DenseScorer, FactorScorer
 from rankwise.catalogue.sources import source_of
@@ -49,9 +53,7 @@ from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import DataError, InvalidParameterError
 
 OtherRelevant = Literal["compete", "exclude"]
-# About 64 MiB of float32 scores per block: large enough for full-speed matrix products, small
-# enough that the comparison passes run while the block is still warm in cache levels that matter
-DEFAULT_BLOCK_ELEMENTS = 1 << 24
+KERNELS = ("auto", "blocks", "fused", "fused-dot")
 
 
 @dataclass(frozen=True)
@@ -70,18 +72,6 @@ class ItemRanks:
         # n_candidates differs per item only under "exclude"; RelevantRanks takes one n per query:
         # the candidate set of the query's items (equal within a user under both conventions)
         return RelevantRanks(offsets, self.ranks, self.n_candidates[starts], query_ids=qids)
-
-
-def default_block_size(n_items: int) -> int:
-    return int(max(1, min(65536, DEFAULT_BLOCK_ELEMENTS // max(1, n_items))))
-
-
-def _check_block_size(block_size, n_items):
-    if block_size is None:
-        return default_block_size(n_items)
-    if int(block_size) != block_size or block_size < 1:
-        raise InvalidParameterError(f"block_size must be a positive integer (users per block), got {block_size!r}")
-    return int(block_size)
 
 
 def _runs(users: np.ndarray, values: np.ndarray):
@@ -105,12 +95,18 @@ def _runs(users: np.ndarray, values: np.ndarray):
     return order, user_end, run_start, run_end
 
 
-def prepare(scorer, train, dtype, block_size, backend, device):
-    """What ranking and top-K share: checked dtype, sizes, block size, backend and the train mask."""
+def prepare(scorer, train, dtype, block_size, backend, device, bytes_per_score: int = 1):
+    """What ranking and top-K share: checked dtype, sizes, block size, backend and the train mask.
+
+    ``bytes_per_score``: what a block holds per score beyond the score itself (its comparison masks),
+    for blocks sized from an accelerator's free memory."""
     dtype = check_dtype(dtype)
     n_users, n_items = scorer.n_users, scorer.n_items
-    block_size = _check_block_size(block_size, n_items)
+    block_size = check_block_size(block_size, n_items)
     be = make_backend(backend, dtype, device)
+    if block_size is None:
+        block_size = (device_block_size(be.torch, be.device, n_items, np.dtype(dtype).itemsize + bytes_per_score)
+                      if be.name == "torch" else default_block_size(n_items))
     if train is None:
         train = sp.csr_matrix((n_users, n_items), dtype=bool)
     train = as_interaction_csr(train, n_users, n_items, "train")
@@ -120,7 +116,8 @@ def prepare(scorer, train, dtype, block_size, backend, device):
 def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevant: OtherRelevant | None = None,
                backend: str = "auto", dtype="float32", device=None, block_size: int | None = None,
                seed=None, progress: Callable[[int, int], None] | None = None,
-               convention: str | Convention = DEFAULT, user_ids: Any = None, item_ids: Any = None) -> ItemRanks:
+               convention: str | Convention = DEFAULT, user_ids: Any = None, item_ids: Any = None,
+               kernel: str = "auto") -> ItemRanks:
     """Ranks of held-out items for any scorer (``DenseScorer``, ``FactorScorer``, ``CallableScorer``,
     ``PairCallableScorer`` with sizes), a dense score matrix or a (user_factors, item_factors) pair.
 
@@ -132,6 +129,13 @@ def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevan
     ``item_ids`` give the id of each score row and column (default: the index), so a user's ranks are the
     same whichever rows, blocks, partitions or column order it is ranked with. ``seed``: an int (or a
     SeedSequence; a Generator gives its next draw).
+
+    ``kernel``: how the counts are made. ``'blocks'``: a block of users' scores at a time, compared with
+    the targets (numpy; with torch, every array resident on the device, see ``resident.py``).
+    ``'fused'``: factors only, float32, torch tensors with Triton installed: one kernel computes and
+    compares tiles of scores without writing them (``fused.py``; ``'fused-dot'``: the same with
+    ``tl.dot`` tiles). ``'auto'``: ``'fused'`` for factors on a CUDA device with Triton installed,
+    else ``'blocks'``.
     """
     conv = get_convention(convention)
     ties = resolve_ties(conv, ties, seed)
@@ -146,34 +150,22 @@ def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevan
     n_held = held.nnz
     need_gt = ties != "pessimistic"
     need_ge = ties != "optimistic"
-    greater = np.zeros(n_held, dtype=np.int64)  # competitors strictly above the target
-    at_least = np.zeros(n_held, dtype=np.int64)  # competitors at or above it, the target itself not counted
-    target = np.zeros(n_held, dtype=np.float64)
+    kernel = choose_kernel(kernel, scorer, be, dtype)
+    if kernel.startswith("fused"):
+        from rankwise.catalogue.fused import fused_counts
 
-    score_block = scorer.bind(be)
-    done = 0
-    for a in range(0, eval_users.size, block_size):
-        users = eval_users[a:a + block_size]
-        s = score_block(users)
-        t_rows, t_cols = block_entries(train, users)
-        be.fill(s, t_rows, t_cols, float("nan"))  # NaN compares false: training items never count
-        lo, hi = held.indptr[users[0]], held.indptr[users[-1] + 1]
-        h_rows = np.repeat(np.arange(users.size), per_user[users])
-        h_cols = held.indices[lo:hi].astype(np.int64)
-        t = be.take(s, h_rows, h_cols)
-        target[lo:hi] = t
-        # one held-out item per user (leave-one-out) compares the block in place; otherwise rows
-        # are gathered per held-out item, at most block_size rows at a time to bound memory
-        chunks = [(None, 0, users.size)] if h_rows.size == users.size else \
-            [(h_rows[c:c + block_size], c, min(c + block_size, h_rows.size)) for c in range(0, h_rows.size, block_size)]
-        for rows, c0, c1 in chunks:
-            if need_gt:
-                greater[lo + c0:lo + c1] = be.count(s, rows, t[c0:c1], "gt")
-            if need_ge:
-                at_least[lo + c0:lo + c1] = be.count(s, rows, t[c0:c1], "ge") - 1
-        done += users.size
+        u, v = be.from_numpy(scorer.user_factors), be.from_numpy(scorer.item_factors)
+        greater, at_least, target = fused_counts(be.torch, be.device, u, v, train, held, dot=kernel == "fused-dot")
         if progress is not None:
-            progress(done, eval_users.size)
+            progress(eval_users.size, eval_users.size)
+    elif be.name == "torch":
+        from rankwise.catalogue.resident import resident_counts
+
+        greater, at_least, target = resident_counts(be, scorer.bind(be), isinstance(scorer, FactorScorer), train,
+                                                    held, eval_users, block_size, need_gt, need_ge, progress)
+    else:
+        greater, at_least, target = _block_counts(be, scorer.bind(be), train, held, eval_users, block_size,
+                                                  need_gt, need_ge, progress)
 
     users_of = np.repeat(np.arange(n_users, dtype=np.int64), per_user)
     n_train = np.diff(train.indptr)
@@ -201,6 +193,59 @@ def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevan
     return ItemRanks(users_of, held.indices.astype(np.int64), ranks, n_candidates.astype(np.int64))
 
 
+def _block_counts(be, score_block, train, held, eval_users, block_size, need_gt, need_ge, progress):
+    """(greater, at_least, target) per held-out pair in CSR order, one block of users' scores at a time."""
+    per_user = np.diff(held.indptr)
+    n_held = held.nnz
+    greater = np.zeros(n_held, dtype=np.int64)  # competitors strictly above the target
+    at_least = np.zeros(n_held, dtype=np.int64)  # competitors at or above it, the target itself not counted
+    target = np.zeros(n_held, dtype=np.float64)
+
+    done = 0
+    for a in range(0, eval_users.size, block_size):
+        users = eval_users[a:a + block_size]
+        s = score_block(users)
+        t_rows, t_cols = block_entries(train, users)
+        be.fill(s, t_rows, t_cols, float("nan"))  # NaN compares false: training items never count
+        lo, hi = held.indptr[users[0]], held.indptr[users[-1] + 1]
+        h_rows = np.repeat(np.arange(users.size), per_user[users])
+        h_cols = held.indices[lo:hi].astype(np.int64)
+        t = be.take(s, h_rows, h_cols)
+        target[lo:hi] = t
+        # one held-out item per user (leave-one-out) compares the block in place; otherwise rows
+        # are gathered per held-out item, at most block_size rows at a time to bound memory
+        chunks = [(None, 0, users.size)] if h_rows.size == users.size else \
+            [(h_rows[c:c + block_size], c, min(c + block_size, h_rows.size)) for c in range(0, h_rows.size, block_size)]
+        for rows, c0, c1 in chunks:
+            if need_gt:
+                greater[lo + c0:lo + c1] = be.count(s, rows, t[c0:c1], "gt")
+            if need_ge:
+                at_least[lo + c0:lo + c1] = be.count(s, rows, t[c0:c1], "ge") - 1
+        done += users.size
+        if progress is not None:
+            progress(done, eval_users.size)
+
+    return greater, at_least, target
+
+
+def choose_kernel(kernel: str, scorer, be, dtype: str) -> str:
+    """The kernel a call runs (see ``item_ranks``); a named fused kernel is checked to apply."""
+    if kernel not in KERNELS:
+        raise InvalidParameterError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    if kernel == "auto":
+        fits = (isinstance(scorer, FactorScorer) and dtype == "float32" and be.name == "torch"
+                and be.device.type == "cuda" and importlib.util.find_spec("triton") is not None)
+        return "fused" if fits else "blocks"
+    if kernel != "blocks":
+        from rankwise.catalogue.fused import check_fused
+
+        check_fused(scorer, dtype)
+        if be.name != "torch":
+            raise InvalidParameterError(f"kernel={kernel!r} runs on torch tensors; got backend={be.name!r} (use "
+                                        "backend='torch', or kernel='blocks')")
+    return kernel
+
+
 def _draw_keys(ids: Any, n: int, what: str, of: str) -> np.ndarray:
     keys = draw_keys(np.arange(n) if ids is None else ids)
     if keys.size != n:
@@ -213,7 +258,7 @@ _COMMON = """
     pairs (``train`` may be None). ``ties``: 'optimistic' | 'pessimistic' | 'average' | 'random'
     (needs ``seed``). ``other_relevant``: 'compete' | 'exclude'. Both default to ``convention``'s
     ``candidate_ties`` and ``other_relevant`` (trec_eval, the default: pessimistic, compete).
-    ``backend``: 'auto' (torch if installed) | 'numpy' | 'torch'; ``dtype``: scores are compared in this
+    ``backend``: 'auto' (torch on a GPU, else numpy) | 'numpy' | 'torch'; ``dtype``: scores are compared in this
     dtype. ``block_size``: users per block (memory ~ block_size x n_items x itemsize). Returns
     ``RelevantRanks`` with one query per user that has held-out items (``query_ids`` = user indices).
 """

@@ -58,7 +58,10 @@ def top_k(scorer, train, k: int, *, users=None, backend: str = "auto", dtype="fl
     if isinstance(k, bool) or int(k) != k or k < 1:
         raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
     k = int(k)
-    dtype, n_users, n_items, block_size, be, train = prepare(scorer, train, dtype, block_size, backend, device)
+    # a block holds, per score, boolean masks, an int64 running count and an int64 key (top_k_select and the
+    # resident path)
+    dtype, n_users, n_items, block_size, be, train = prepare(scorer, train, dtype, block_size, backend, device,
+                                                             bytes_per_score=20)
     if users is None:
         users = np.arange(n_users, dtype=np.int64)
     else:
@@ -67,6 +70,13 @@ def top_k(scorer, train, k: int, *, users=None, backend: str = "auto", dtype="fl
             raise InvalidParameterError(f"users must be indices in 0..{n_users - 1}")
     k_eff = min(k, n_items)
     score_block = scorer.bind(be)
+    if be.name == "torch":
+        from rankwise.catalogue.resident_topk import resident_top_k
+        from rankwise.catalogue.scorers import FactorScorer
+
+        u, i, v = resident_top_k(be, score_block, isinstance(scorer, FactorScorer), train, users, block_size, k_eff,
+                                 progress)
+        return TopK(u, i, v)
     out_u, out_i, out_s = [], [], []
     for a in range(0, users.size, block_size):
         block = users[a:a + block_size]

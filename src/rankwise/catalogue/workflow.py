@@ -37,7 +37,8 @@ def evaluate_catalogue(train: Any, test: Any, scores: Any, metrics: str | Iterab
                        columns: Sequence[str] | None = None, ties: str | None = None,
                        other_relevant: str | None = None, seed: Any = None, backend: str = "auto",
                        dtype: Any = "float32", device: Any = None, block_size: int | None = None,
-                       progress: Callable[[int, int], None] | None = None, **overrides: Any) -> Results:
+                       progress: Callable[[int, int], None] | None = None, kernel: str = "auto",
+                       **overrides: Any) -> Results:
     """Evaluate a recommender on the full catalogue: held-out items ranked among all items but the user's
     training items, the metrics computed from those ranks; the same ``Results`` as :func:`rankwise.evaluate`.
 
@@ -61,7 +62,7 @@ def evaluate_catalogue(train: Any, test: Any, scores: Any, metrics: str | Iterab
     ``n_users``/``n_items``, when given, are checked against the scores' shape. ``ties`` and
     ``other_relevant`` change the convention's ``candidate_ties`` and ``other_relevant`` (random
     ties need ``seed``); ``overrides`` change any other choice, as in ``evaluate``. ``backend``,
-    ``dtype``, ``device``, ``block_size`` and ``progress(done, total)`` are those of
+    ``dtype``, ``device``, ``block_size``, ``kernel`` and ``progress(done, total)`` are those of
     :func:`rankwise.catalogue.item_ranks`.
 
     Returns one query per user with test items, keyed by the user's raw id (``user_ids[row]``, or the
@@ -94,7 +95,7 @@ def evaluate_catalogue(train: Any, test: Any, scores: Any, metrics: str | Iterab
     train_m = None if train is None else _interactions(train, "train", users, items, nu, ni, columns)
     test_m = _interactions(test, "test", users, items, nu, ni, columns)
     ranked = item_ranks(source, train_m, test_m, convention=conv, seed=seed, backend=backend, dtype=dtype,
-                        device=device, block_size=block_size, progress=progress,
+                        device=device, block_size=block_size, progress=progress, kernel=kernel,
                         user_ids=None if users is None else users.ids, item_ids=None if items is None else items.ids)
     if ranked.users.size == 0:
         raise DataError("test has no (user, item) interactions: nothing to evaluate")

@@ -46,7 +46,7 @@ def register(sub) -> None:
                    help="a user's other test items: ranked like any item, or left out of each one's ranking "
                         "(default: the convention's other_relevant)")
     p.add_argument("--backend", choices=["auto", "numpy", "torch"], default="auto",
-                   help="ranking backend (auto: torch when installed)")
+                   help="ranking backend (auto: torch on a GPU when installed, else numpy)")
     p.add_argument("--per-query", "-q", action="store_true", help="also print one value per user")
     p.add_argument("--format", "-f", default="table", choices=["table", "json", "csv", "tsv"])
     p.add_argument("--output", "-o", metavar="FILE", help="write the result here instead of stdout")

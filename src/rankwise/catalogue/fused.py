@@ -1,0 +1,120 @@
+"""Competitor counts from factors by one fused Triton kernel: the scores are never written.
+
+The blocks path (``resident.py``) writes every score to memory and reads it back for each
+comparison; at 10^6 x 10^6 that traffic, not the arithmetic, is its cost (issue #27). Here a kernel
+(``fused_kernel.py``) computes a tile of scores, compares it with each held-out row's target score
+in registers and accumulates the counts of ``>`` and ``>=`` in one pass, for every tie policy at
+once. Memory beyond the factors: the held-out pairs, their users' training items (as a list per
+block of rows) and two int32 counts per row and catalogue slice.
+
+Exactness: with ``dot=False`` (the default) every score is the same chain of float32
+multiply-adds in every tile, so the target, its competitors and the excluded training items are
+compared as the same numbers, and the ranks are those of the blocks path whenever both compute
+the same products (integer-valued factors: bit for bit). Against numpy's BLAS product with
+general float factors, scores may differ in the last bit (another order of summation), so ranks
+may differ for items whose scores agree to within rounding, as between the numpy and torch paths.
+
+On a CPU the kernel runs in Triton's interpreter (``TRITON_INTERPRET=1`` before triton is first
+imported), which is how the tests exercise it; it is meant for CUDA devices.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from rankwise.errors import InvalidParameterError, require
+
+# (held-out rows per program, catalogue items per tile, factor columns per dot (dot=True), warps);
+# BLOCK_N >= BLOCK_M: the targets' tile has the catalogue tiles' shape. Not tuned on a GPU yet:
+# benchmarks/bench_gpu.py times other tiles beside these
+TILES = (64, 128, 16, 8)
+
+
+def fused_counts(torch: Any, device: Any, user_factors: Any, item_factors: Any, train: sp.csr_matrix,
+                 held: sp.csr_matrix, *, dot: bool = False, splits: int | None = None,
+                 tiles: tuple[int, int, int, int] = TILES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(greater, at_least, target) per held-out pair in CSR order, like ``resident_counts``.
+
+    ``user_factors``/``item_factors``: float32 tensors on ``device``. ``splits``: slices of the
+    catalogue run by separate programs (default: enough programs to fill the device). ``tiles``:
+    (rows per program, items per tile, factor columns per dot, warps), powers of two, the first two
+    at least 16 and BLOCK_N >= BLOCK_M.
+    """
+    block_m, block_n, block_k, warps = tiles
+    if not (16 <= block_m <= block_n and block_k >= 16 and all(x > 0 and x & (x - 1) == 0 for x in tiles)):
+        raise InvalidParameterError(f"tiles must be powers of two with 16 <= BLOCK_M <= BLOCK_N and BLOCK_K >= 16, "
+                                    f"got {tiles!r}")
+    require("triton", "triton", "The fused full-catalogue kernel (kernel='fused')")
+    from rankwise.catalogue.fused_kernel import count_kernel
+
+    n_items, d = int(item_factors.shape[0]), int(item_factors.shape[1])
+    n_held = held.nnz
+    if n_held == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty.copy(), np.zeros(0, dtype=np.float64)
+    held_user = np.repeat(np.arange(held.shape[0], dtype=np.int64), np.diff(held.indptr))
+    ex_ptr, ex_col, ex_row = _training_lists(train, held_user, block_m)
+    n_blocks = -(-n_held // block_m)
+    if splits is None:
+        splits = _default_splits(torch, device, n_blocks, n_items, block_n)
+    n_tiles = -(-n_items // block_n)
+    per_split = -(-n_tiles // splits) * block_n  # whole tiles per slice
+    splits = -(-n_items // per_split)
+
+    def on_device(a: np.ndarray, dtype: Any) -> Any:
+        return torch.as_tensor(np.ascontiguousarray(a), device=device).to(dtype)
+
+    gt = torch.empty((splits, n_held), dtype=torch.int32, device=device)
+    ge = torch.empty((splits, n_held), dtype=torch.int32, device=device)
+    target = torch.empty(n_held, dtype=torch.float32, device=device)
+    count_kernel[(n_blocks, splits)](
+        user_factors.contiguous(), item_factors.T.contiguous(), on_device(held_user, torch.int64),
+        on_device(held.indices, torch.int64), on_device(ex_ptr, torch.int64), on_device(ex_col, torch.int64),
+        on_device(ex_row, torch.int32), gt, ge, target, n_held, n_items, per_split,
+        D=d, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, DOT=bool(dot), num_warps=warps)
+    greater = gt.sum(dim=0, dtype=torch.int64).cpu().numpy()
+    at_least = ge.sum(dim=0, dtype=torch.int64).cpu().numpy() - 1  # the target ties itself
+    if (at_least < greater).any():
+        # a target not tied with itself means its score was not reproduced by its tile
+        raise RuntimeError("the fused kernel scored a held-out item differently in two tiles (its own tile and "
+                           "the catalogue's), so its ranks are not exact; use kernel='blocks' (or dot=False)")
+    return greater, at_least, target.cpu().numpy().astype(np.float64)
+
+
+def _training_lists(train: sp.csr_matrix, held_user: np.ndarray, block_m: int,
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per block of ``block_m`` held-out rows: the training items of each row's user, concatenated, with
+    the row (0..block_m-1) each belongs to; block b owns entries ex_ptr[b]:ex_ptr[b + 1]."""
+    n_train = np.diff(train.indptr)[held_user]
+    starts = np.zeros(held_user.size + 1, dtype=np.int64)
+    np.cumsum(n_train, out=starts[1:])
+    total = int(starts[-1])
+    src = np.repeat(train.indptr[held_user].astype(np.int64) - starts[:-1], n_train) + np.arange(total)
+    ex_col = train.indices[src].astype(np.int64)
+    ex_row = np.repeat(np.arange(held_user.size, dtype=np.int64) % block_m, n_train).astype(np.int32)
+    n_blocks = -(-held_user.size // block_m)
+    ex_ptr = starts[np.minimum(np.arange(n_blocks + 1) * block_m, held_user.size)]
+    return ex_ptr, ex_col, ex_row
+
+
+def _default_splits(torch: Any, device: Any, n_blocks: int, n_items: int, block_n: int) -> int:
+    """Catalogue slices so that about four programs run per multiprocessor (one slice on a CPU)."""
+    if getattr(device, "type", None) != "cuda":
+        return 1
+    sms = int(torch.cuda.get_device_properties(device).multi_processor_count)
+    want = -(-4 * sms // n_blocks)
+    return int(max(1, min(want, -(-n_items // block_n))))
+
+
+def check_fused(scorer: Any, dtype: str) -> None:
+    """Fail clearly where the fused kernel does not apply."""
+    from rankwise.catalogue.scorers import FactorScorer
+
+    if not isinstance(scorer, FactorScorer):
+        raise InvalidParameterError(f"kernel='fused' computes scores from factors; got a {type(scorer).__name__} "
+                                    "(use kernel='blocks' for dense or callable scores)")
+    if dtype != "float32":
+        raise InvalidParameterError(f"kernel='fused' compares float32 scores; got dtype={dtype!r} (use "
+                                    "dtype='float32' or kernel='blocks')")

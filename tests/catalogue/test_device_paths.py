@@ -1,0 +1,229 @@
+"""The GPU paths of full-catalogue ranks, run on the CPU: torch's device-resident blocks and the fused
+Triton kernel (in Triton's interpreter), against the brute-force oracle."""
+import importlib.util
+import os
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankwise.catalogue import DenseScorer, FactorScorer, item_ranks, top_k
+from rankwise.catalogue.backends import make_backend
+from rankwise.catalogue.blocks import DEVICE_BLOCK_BYTES, default_block_size, device_block_size
+from rankwise.errors import InvalidParameterError
+
+from .oracle import brute_counts, brute_rank, random_problem
+
+# the kernel runs on CPU tensors in Triton's interpreter; read when the kernel module is first imported
+os.environ.setdefault("TRITON_INTERPRET", "1")
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+HAS_TRITON = importlib.util.find_spec("triton") is not None
+needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed")
+needs_triton = pytest.mark.skipif(not (HAS_TORCH and HAS_TRITON), reason="torch and triton are needed")
+TIES = ["optimistic", "pessimistic", "average"]
+
+
+def _check(got, scores, train, held, other, ties):
+    want = brute_counts(scores, train, held, other)
+    assert list(zip(got.users.tolist(), got.items.tolist())) == [(u, i) for u, i, *_ in want]
+    np.testing.assert_array_equal(got.ranks, [brute_rank(g, e, ties) for _, _, g, e, _ in want])
+
+
+@pytest.mark.slow  # torch's import and the interpreter: seconds
+@needs_triton
+@pytest.mark.parametrize("kernel", ["fused", "fused-dot"])
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**16), ties=st.sampled_from(TIES), other=st.sampled_from(["compete", "exclude"]),
+       max_held=st.sampled_from([1, 3]), n_items=st.integers(2, 150))
+def test_fused_kernel_equals_brute_force_on_integer_factors(kernel, seed, ties, other, max_held, n_items):
+    # ragged: 0..max_held held-out items and any number of training items per user, ties everywhere;
+    # up to 150 items: several catalogue tiles (64 items) and several row blocks (32 held-out rows)
+    scores, uf, vf, train, held = random_problem(seed, n_users=40, n_items=n_items, max_held=min(max_held, n_items - 1))
+    got = item_ranks(FactorScorer(uf, vf), train, held, ties=ties, other_relevant=other, backend="torch",
+                     kernel=kernel)
+    _check(got, scores, train, held, other, ties)
+
+
+@pytest.mark.slow
+@needs_triton
+@pytest.mark.parametrize("splits, dot", [(1, False), (3, False), (3, True)])
+def test_fused_catalogue_slices_and_small_tiles_add_up(splits, dot):
+    import torch
+
+    from rankwise.catalogue.fused import fused_counts
+    from rankwise.catalogue.interactions import as_interaction_csr
+
+    scores, uf, vf, train, held = random_problem(3, n_users=20, n_items=160)
+    held_m = as_interaction_csr(held, 20, 160, "heldout")
+    u, v = (torch.as_tensor(a, dtype=torch.float32) for a in (uf, vf))
+    # 16-row, 32-item tiles: many row blocks and tiles, slices of several tiles each
+    greater, at_least, target = fused_counts(torch, torch.device("cpu"), u, v, train, held_m, splits=splits,
+                                             dot=dot, tiles=(16, 32, 16, 4))
+    want = brute_counts(scores, train, held, "compete")
+    np.testing.assert_array_equal(greater, [g for _, _, g, _, _ in want])
+    np.testing.assert_array_equal(at_least, [g + e for _, _, g, e, _ in want])
+    np.testing.assert_array_equal(target, [scores[u_, i] for u_, i, *_ in want])
+
+
+def _sequential_scores(uf, vf):
+    """float32 scores summed k = 0, 1, ... one rounded product and one rounded addition at a time: the
+    kernel's arithmetic (dot=False) as the interpreter runs it."""
+    s = np.zeros((uf.shape[0], vf.shape[0]), dtype=np.float32)
+    for k in range(uf.shape[1]):
+        s = s + uf[:, k:k + 1] * vf[None, :, k]
+    return s
+
+
+@pytest.mark.slow
+@needs_triton
+@pytest.mark.parametrize("ties", TIES)
+def test_fused_kernel_exact_on_float_factors(ties):
+    # float factors, with duplicated items so that exact ties exist whatever the arithmetic: the target,
+    # its competitors and the excluded training items are the same numbers in every tile
+    rng = np.random.default_rng(7)
+    uf = rng.standard_normal((30, 13)).astype(np.float32)
+    base = rng.standard_normal((40, 13)).astype(np.float32)
+    vf = base[rng.integers(0, 40, 130)]
+    _, _, _, train, held = random_problem(11, n_users=30, n_items=130)
+    got = item_ranks(FactorScorer(uf, vf), train, held, ties=ties, backend="torch", kernel="fused")
+    _check(got, _sequential_scores(uf, vf), train, held, "compete", ties)
+
+
+@pytest.mark.slow
+@needs_torch
+def test_resident_path_copies_to_the_host_once_not_per_block(monkeypatch):
+    # every array stays on the device until the end: three copies back (counts, counts, targets) for
+    # any number of blocks; main's torch path copied targets and counts back once per block
+    import torch
+
+    copies = []
+    real_cpu = torch.Tensor.cpu
+    monkeypatch.setattr(torch.Tensor, "cpu", lambda self, *a, **k: copies.append(1) or real_cpu(self, *a, **k))
+    scores, uf, vf, train, held = random_problem(5, n_users=30, n_items=20)
+    got = item_ranks(FactorScorer(uf, vf), train, held, ties="average", backend="torch", block_size=2)
+    assert len(copies) == 3
+    _check(got, scores, train, held, "compete", "average")
+
+
+@pytest.mark.slow
+@needs_torch
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**16), ties=st.sampled_from(TIES), block=st.integers(1, 9),
+       dense=st.booleans(), other=st.sampled_from(["compete", "exclude"]))
+def test_resident_path_equals_brute_force(seed, ties, block, dense, other):
+    scores, uf, vf, train, held = random_problem(seed, n_users=25, n_items=17)
+    scorer = DenseScorer(scores) if dense else FactorScorer(uf, vf)
+    got = item_ranks(scorer, train, held, ties=ties, other_relevant=other, backend="torch", block_size=block)
+    _check(got, scores, train, held, other, ties)
+
+
+def test_fused_tiles_checked():
+    from rankwise.catalogue.fused import fused_counts
+
+    with pytest.raises(InvalidParameterError, match=r"16 <= BLOCK_M <= BLOCK_N .*got \(64, 32, 16, 4\)"):
+        fused_counts(None, None, None, None, None, None, tiles=(64, 32, 16, 4))
+    with pytest.raises(InvalidParameterError, match="powers of two"):
+        fused_counts(None, None, None, None, None, None, tiles=(16, 48, 16, 4))
+
+
+def test_device_blocks_sized_from_free_memory():
+    gib = 1 << 30
+    fake = SimpleNamespace(cuda=SimpleNamespace(mem_get_info=lambda device: (12 * gib, 80 * gib)))
+    cuda = SimpleNamespace(type="cuda")
+    # a quarter of 12 GiB free: 3 GiB of float32 scores plus their boolean masks, 5 bytes per score
+    assert device_block_size(fake, cuda, 50_000, 5) == 3 * gib // (50_000 * 5)
+    # never more than DEVICE_BLOCK_BYTES, whatever is free
+    fake.cuda.mem_get_info = lambda device: (120 * gib, 140 * gib)
+    assert device_block_size(fake, cuda, 1_000_000, 5) == DEVICE_BLOCK_BYTES // 5_000_000
+    # a CPU keeps the cache-sized default
+    assert device_block_size(fake, SimpleNamespace(type="cpu"), 50_000, 5) == default_block_size(50_000)
+
+
+def test_auto_backend_is_numpy_without_an_accelerator(monkeypatch):
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else object())
+    assert make_backend("auto", "float32").name == "numpy"
+    assert make_backend("auto", "float32", "cpu").name == "numpy"
+
+
+@pytest.mark.slow
+@needs_torch
+def test_auto_backend_is_torch_only_on_an_accelerator(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert make_backend("auto", "float32").name == "numpy"  # main chose torch whenever it was installed
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert make_backend("auto", "float32", "cpu").name == "numpy"
+    assert make_backend("auto", "float32").name == "torch"
+    assert make_backend("auto", "float32", "cuda:0").name == "torch"  # a named accelerator
+
+
+def test_kernel_errors():
+    scores, uf, vf, train, held = random_problem(1)
+    with pytest.raises(InvalidParameterError, match=r"kernel must be one of .*got 'fast'"):
+        item_ranks(FactorScorer(uf, vf), train, held, kernel="fast", backend="numpy")
+    with pytest.raises(InvalidParameterError, match="computes scores from factors; got a DenseScorer"):
+        item_ranks(DenseScorer(scores), train, held, kernel="fused", backend="numpy")
+    with pytest.raises(InvalidParameterError, match="float32 scores; got dtype='float64'"):
+        item_ranks(FactorScorer(uf, vf), train, held, kernel="fused", backend="numpy", dtype="float64")
+    with pytest.raises(InvalidParameterError, match="runs on torch tensors; got backend='numpy'"):
+        item_ranks(FactorScorer(uf, vf), train, held, kernel="fused", backend="numpy")
+    # auto on the CPU: the blocks kernel, the same ranks as before
+    a = item_ranks(FactorScorer(uf, vf), train, held, backend="numpy")
+    b = item_ranks(FactorScorer(uf, vf), train, held, backend="numpy", kernel="blocks")
+    np.testing.assert_array_equal(a.ranks, b.ranks)
+
+
+@pytest.mark.slow
+@needs_torch
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**16), k=st.integers(1, 14), block=st.integers(1, 9), dense=st.booleans())
+def test_resident_top_k_equals_numpy(seed, k, block, dense):
+    # integer scores: many ties, also at the K-th place (lowest columns kept); users with fewer than K
+    # non-training items get all of them
+    scores, uf, vf, train, _ = random_problem(seed, n_users=15, n_items=12)
+    scorer = DenseScorer(scores) if dense else FactorScorer(uf, vf)
+    want = top_k(scorer, train, k, backend="numpy")
+    got = top_k(scorer, train, k, backend="torch", block_size=block)
+    for name in ("users", "items", "scores"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+    assert got.scores.dtype == want.scores.dtype
+
+
+@pytest.mark.slow
+@needs_torch
+def test_resident_top_k_copies_to_the_host_once(monkeypatch):
+    import torch
+
+    copies = []
+    real_cpu = torch.Tensor.cpu
+    monkeypatch.setattr(torch.Tensor, "cpu", lambda self, *a, **k: copies.append(1) or real_cpu(self, *a, **k))
+    _, uf, vf, train, _ = random_problem(2, n_users=30, n_items=20)
+    top_k(FactorScorer(uf, vf), train, 5, backend="torch", block_size=2)
+    assert len(copies) == 3  # users, items, scores: once at the end, not once per block
+
+
+def test_evaluate_catalogue_passes_the_kernel_on():
+    from rankwise.catalogue import evaluate_catalogue
+
+    _, uf, vf, train, held = random_problem(4)
+    with pytest.raises(InvalidParameterError, match="kernel must be one of"):
+        evaluate_catalogue(train, held, (uf, vf), ["Recall@5"], backend="numpy", kernel="fast")
+    a = evaluate_catalogue(train, held, (uf, vf), ["Recall@5"], backend="numpy", kernel="blocks")
+    b = evaluate_catalogue(train, held, (uf, vf), ["Recall@5"], backend="numpy")
+    assert a.means == b.means
+
+
+@pytest.mark.slow
+@needs_triton
+@pytest.mark.parametrize("other", ["compete", "exclude"])
+def test_fused_random_ties_equal_numpy(other):
+    # random ties read the counts and the held-out items' scores: with exact products both agree with numpy
+    _, uf, vf, train, held = random_problem(9, n_users=30, n_items=90)
+    want = item_ranks(FactorScorer(uf, vf), train, held, ties="random", seed=3, other_relevant=other, backend="numpy")
+    got = item_ranks(FactorScorer(uf, vf), train, held, ties="random", seed=3, other_relevant=other, backend="torch",
+                     kernel="fused")
+    np.testing.assert_array_equal(got.ranks, want.ranks)
+    np.testing.assert_array_equal(got.n_candidates, want.n_candidates)
