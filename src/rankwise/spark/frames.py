@@ -111,3 +111,20 @@ def tagged_rows(qrels: Any, run: Any, columns: Mapping[str, Any] | None = None, 
     # numbers on both sides key the results by integers, as locally (a decimal with a fraction is refused
     # by the partition that holds it)
     return rows, "string" if query_kind == "string" else "long", str(qc["query"])
+
+
+RUN_ONLY_RELEVANCE = "__rankwise_no_relevance"  # (a name no run holds: the column of the empty test frame)
+
+
+def run_only_qrels(run: Any, columns: Mapping[str, Any] | None) -> tuple[Any, dict[str, dict[str, Any]]]:
+    """(an empty test DataFrame, the columns of both sides) for an evaluation of the run alone: no row to shuffle
+    (each partition builds its users' test rows from their lists, ``spark.partition.run_as_qrels``), and the
+    run's own query and doc columns, so that ids meet as they do with test interactions."""
+    import pyspark.sql.functions as F
+
+    rc = side_columns(run, "score", columns, "run")
+    query, doc = str(rc["query"]), str(rc["doc"])
+    empty = run.select(F.col(query), F.col(doc), F.lit(0.0).alias(RUN_ONLY_RELEVANCE)).filter(F.lit(False))
+    named = {"qrels": {"query": query, "doc": doc, "relevance": RUN_ONLY_RELEVANCE},
+             "run": {k: v for k, v in rc.items() if v is not None}}
+    return empty, named

@@ -23,7 +23,6 @@ import numpy as np
 from rankwise import errors
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
-from rankwise.data.item_side import ItemSide
 from rankwise.errors import DataError, ParseError, RankwiseError
 from rankwise.evaluation.combine import input_counts, plan_of
 from rankwise.evaluation.item_counts import item_row_counts
@@ -37,7 +36,9 @@ from rankwise.evaluation.partial import (
     observe,
 )
 from rankwise.evaluation.plan import Facts, Plan, make_plan
+from rankwise.spark.side_broadcast import ShippedSide
 from rankwise.spark.tallies import encoded_tallies
+from rankwise.spark.user_weights import encoded_weights
 
 SIDE_QRELS, SIDE_RUN = 0, 1
 VALUE, SET_ASIDE, INFO, ERROR, FACTS = "value", "set_aside", "info", "error", "facts"
@@ -55,8 +56,14 @@ class PartitionTask:
     # partitions when a metric reads them: a partition knows only its own rows
     facts: Facts = field(default_factory=Facts)
     facts_only: bool = False  # the first pass: each partition's observed facts, no evaluation
-    # the items the beyond-accuracy metrics read, built on the driver (``spark.items.driver_side``); None: none
-    side: ItemSide | None = None
+    # the items the beyond-accuracy metrics read, built on the driver (``spark.items.driver_side``) and sent as a
+    # broadcast variable where the session has one (``spark.side_broadcast``); empty: none
+    side: ShippedSide = field(default_factory=ShippedSide)
+    # answer each user's shares of the whole-run figures too, for their bootstrap intervals (spark.user_weights)
+    shares: bool = False
+    # no test interactions (rankwise.spark.evaluate(None, run, ...)): every user of the run is evaluated and
+    # nothing is relevant, as locally (execution.item_lists)
+    run_only: bool = False
 
     def plan(self, check_ids: bool) -> Plan:
         return make_plan(self.metrics, self.convention, check_ids=check_ids)
@@ -153,6 +160,8 @@ def evaluate_partition(task: PartitionTask, batches: Iterable[Any]) -> Iterator[
 def _answer(task: PartitionTask, table: Any) -> list[Any]:
     """The output batches of one partition (a list: a RankwiseError is raised before any is yielded)."""
     qrels, run = sides(table, task.duplicates)
+    if task.run_only:
+        qrels = run_as_qrels(run)
     shared = np.intersect1d(qrels.query_ids, run.query_ids).size
     # the whole inputs' ids are checked on the driver (share no query?); here, the docs of the queries
     # both sides hold (the format check of evaluate(), on this partition's sample of them)
@@ -163,8 +172,9 @@ def _answer(task: PartitionTask, table: Any) -> list[Any]:
         answer = {"grades": [[list(k), g] for k, g in seen.grades.items()],
                   "numeric": [[list(k), b] for k, b in seen.numeric_doc_ids.items()]}
         return [_rows_of(task, 1, FACTS, [None], [json.dumps(answer)])]
+    side = task.side.value()  # (a broadcast: fetched once per executor, unpickled once per reused worker)
     # (one thread: a task has one core)
-    partial = evaluate_part(plan, qrels, run, queries.query_ids, task.facts, task.side)
+    partial = evaluate_part(plan, qrels, run, queries.query_ids, task.facts, side)
     ids = queries.query_ids
     n = ids.size
     out = [_batch(task, ids, [VALUE] * n, [None] * n, [partial.values[m] for m in task.metrics],
@@ -186,12 +196,24 @@ def _answer(task: PartitionTask, table: Any) -> list[Any]:
             "scored_empty": [] if queries.scored_empty is None else [str(q) for q in queries.scored_empty],
             "n_judged": qrels.n_queries, "n_ranked": run.n_queries, "n_shared": int(shared),
             "qrels_sample": [str(x) for x in qrels.query_ids[:5]], "run_sample": [str(x) for x in run.query_ids[:5]]}
-    if task.side is not None:  # the whole-run tallies and item row counts, added up on the driver (spark.items)
+    if side is not None:  # the whole-run tallies and item row counts, added up on the driver (spark.items)
         first = str(queries.query_ids[0]) if n else ""  # (the driver adds the partitions' tallies in this order)
-        info[LISTS] = {"first": first, "tallies": encoded_tallies(partial, task.metrics)}
-        info["items"] = item_row_counts(task.side, run, queries.query_ids)
+        lists: dict[str, Any] = {"first": first, "tallies": encoded_tallies(partial, task.metrics)}
+        if task.shares:  # (each user's shares of the whole-run figures: their bootstrap intervals, spark.user_weights)
+            lists["shares"] = encoded_weights(plan, qrels, run, queries.query_ids, side)
+        info[LISTS] = lists
+        info["items"] = item_row_counts(side, run, queries.query_ids)
     out.append(_rows_of(task, 1, INFO, [None], [json.dumps(_jsonable(info))]))
     return out
+
+
+def run_as_qrels(run: Run) -> Qrels:
+    """Test interactions that hold every recommended row, none relevant: every user of the run is evaluated (the
+    metrics that need relevance are refused on the driver), on the run's own ids and keys, as
+    ``execution.item_lists.evaluate_lists`` builds them."""
+    zeros = np.zeros(len(run))
+    zeros.setflags(write=False)
+    return Qrels(run.query_vocab, run.doc_keys, run.doc_vocab, run.offsets, zeros, query_id_type=run.query_id_type)
 
 
 def raise_error(payload: str) -> None:
