@@ -36,7 +36,7 @@ from rankwise.evaluation.plan import Observed, Plan, make_plan
 from rankwise.evaluation.results import Results
 from rankwise.spark import partition as part
 from rankwise.spark.frames import columns_found, run_only_qrels, tagged_rows
-from rankwise.spark.items import driver_side, to_arrow
+from rankwise.spark.items import driver_side, is_spark_frame, to_arrow
 from rankwise.spark.list_options import NO_OPTIONS, Listed, refuse_accuracy_without_test
 from rankwise.spark.session import unbounded_arrow_bytes
 from rankwise.spark.shuffle import by_query, coalescing_caches
@@ -114,7 +114,11 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     features or catalogue ids is collected on the driver). The items are built once on the driver from the run's
     distinct items and shipped to every partition; the partitions' whole-run tallies are added up on the driver
     (``spark.items``), so every per-user value and whole-run figure, and ``info["items"]``, are the local
-    engine's. ``reference`` is a local run (a dict, a pandas frame, a Run), shipped whole to every partition.
+    engine's. ``reference`` (RecTools' Intersection) is read with the run's columns and duplicates policy: a Spark
+    DataFrame is shuffled by user with the run (never collected), a local run (a dict, a pandas frame, a Run)
+    travels with the items. ``intervals``: bootstrap samples of the users for each whole-run figure's interval,
+    as locally (the partitions answer each user's share of the figure: k numbers a user). ``qrels`` None: the
+    run alone, every user of it evaluated, as ``rankwise.evaluate(None, run, ...)``.
     """
     require("pyspark.sql", "spark", "rankwise.spark.evaluate")
     conv = get_convention(convention)
@@ -136,13 +140,15 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
             qrels, columns = run_only_qrels(run, columns)
         check_item_inputs(plan, {"train": train, "items": items, "features": item_features, "reference": reference,
                                  "test": None if run_only else qrels})
-        side = driver_side(tagged_rows(qrels, run, columns, ordered=False)[0], train=train, items=items,
-                           item_features=item_features, reference=reference, columns=columns, duplicates=duplicates)
+        on_cluster = reference if is_spark_frame(reference) else None  # (a DataFrame: joined on Spark, by user)
+        side = driver_side(tagged_rows(qrels, run, columns, ordered=False, reference=on_cluster)[0], train=train,
+                           items=items, item_features=item_features, reference=reference, columns=columns,
+                           duplicates=duplicates)
         with shipped_side(run.sparkSession, side) as shipped:  # (sent once per executor; unpersisted after)
             wide = [] if run_only else wide_metrics(plan)  # (run only: every user of the run is evaluated already)
             found_in = functools.partial(_evaluate, qrels, run, columns=columns, partitions=partitions,
                                          duplicates=duplicates, side=side, shipped=shipped,
-                                         listed=Listed(int(intervals), run_only))
+                                         listed=Listed(int(intervals), run_only), reference=on_cluster)
             if not wide:
                 found, n_judged = found_in(written, conv)
                 warn_about(found.results, found.results.query_ids.size if run_only else n_judged)
@@ -187,7 +193,8 @@ def _joined(parts: list[tuple[SparkResults, int]], written: list[str], conv: Con
 
 def _evaluate(qrels: Any, run: Any, written: list[str], conv: Convention, columns: Mapping[str, Any] | None,
               partitions: int | None, duplicates: str, side: ItemSide | None = None,
-              shipped: ShippedSide | None = None, listed: Listed = NO_OPTIONS) -> tuple[SparkResults, int]:
+              shipped: ShippedSide | None = None, listed: Listed = NO_OPTIONS,
+              reference: Any = None) -> tuple[SparkResults, int]:
     """The evaluation of ``written`` under ``conv`` on Spark, without its warnings, and the judged queries."""
     plan = make_plan(written, conv, check_ids=False)
     resolved = plan.resolved
@@ -197,14 +204,15 @@ def _evaluate(qrels: Any, run: Any, written: list[str], conv: Convention, column
     ordered = duplicates in ("first", "last") or any(rm.params["ties"] == "input" or
                                                      rm.params.get("relevance_at") == "last_given"
                                                      for rm in resolved.values())
-    rows, query_type, query_name = tagged_rows(qrels, run, columns, ordered=ordered)
+    rows, query_type, query_name = tagged_rows(qrels, run, columns, ordered=ordered, reference=reference)
     session = rows.sparkSession
     check_workers(session)  # once per session: a worker without rankwise is said here, not in a Java log
     # query policies that raise are decided on the driver, over every partition's queries (the counts of
     # the message are the whole input's)
     lenient = conv.derive(**{p: "skip" for p in ("missing_in_run", "missing_in_qrels") if getattr(conv, p) == "error"})
     task = part.PartitionTask(tuple(written), lenient, duplicates, query_type, side=shipped or ShippedSide(),
-                              shares=listed.intervals > 0, run_only=listed.run_only)
+                              shares=listed.intervals > 0, run_only=listed.run_only,
+                              reference_rows=reference is not None)
     # (the hand-off to Python, 4x faster: see spark.session; the shuffle's size: see spark.shuffle)
     with unbounded_arrow_bytes(session), coalescing_caches(session) as coalesced, explained(session):
         rows = by_query(rows, partitions, coalesced)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
@@ -40,7 +40,7 @@ from rankwise.spark.side_broadcast import ShippedSide
 from rankwise.spark.tallies import encoded_tallies
 from rankwise.spark.user_weights import encoded_weights
 
-SIDE_QRELS, SIDE_RUN = 0, 1
+SIDE_QRELS, SIDE_RUN, SIDE_REFERENCE = 0, 1, 2  # (the reference run: RecTools' Intersection)
 VALUE, SET_ASIDE, INFO, ERROR, FACTS = "value", "set_aside", "info", "error", "facts"
 LISTS = "lists"  # a partition's info: its whole-run tallies (spark.items), kept apart from the summed counts
 
@@ -64,6 +64,8 @@ class PartitionTask:
     # no test interactions (rankwise.spark.evaluate(None, run, ...)): every user of the run is evaluated and
     # nothing is relevant, as locally (execution.item_lists)
     run_only: bool = False
+    # the reference run came as a DataFrame: its rows are a third side of the partition, not in the item side
+    reference_rows: bool = False
 
     def plan(self, check_ids: bool) -> Plan:
         return make_plan(self.metrics, self.convention, check_ids=check_ids)
@@ -82,28 +84,43 @@ def schema_ddl(task: PartitionTask) -> str:
 
 def sides(table: Any, duplicates: str) -> tuple[Qrels, Run]:
     """The partition's Qrels and Run, each side's rows in its input order (``o``)."""
+    qrels = _collection(table, SIDE_QRELS, duplicates)
+    run = _collection(table, SIDE_RUN, duplicates)
+    if not (isinstance(qrels, Qrels) and isinstance(run, Run)):  # (a caller's bug)
+        raise RuntimeError("the qrels and run sides of a partition")
+    return qrels, run
+
+
+def reference_of(table: Any, duplicates: str) -> Run:
+    """The partition's rows of the reference run (``SIDE_REFERENCE``; none: an empty run, which lists nothing for
+    its users, as a reference without them does locally)."""
+    reference = _collection(table, SIDE_REFERENCE, duplicates)
+    if not isinstance(reference, Run):  # (a caller's bug)
+        raise RuntimeError("the reference side of a partition")
+    return reference
+
+
+_NAMES = {SIDE_QRELS: "qrels", SIDE_RUN: "run", SIDE_REFERENCE: "reference"}
+
+
+def _collection(table: Any, which: int, duplicates: str) -> Qrels | Run:
+    """One side's rows as a Qrels (the qrels) or a Run (the run, the reference), in their input order (``o``)."""
     side = table.column("s").to_numpy()
-    order = table.column("o").to_numpy() if "o" in table.column_names else None  # (absent: no order needed)
-
-    def rows(which: int) -> Any:
-        idx = np.flatnonzero(side == which)
-        return idx if order is None else idx[np.argsort(order[idx], kind="stable")]
-
-    out: list[Any] = []
-    for which, cls in ((SIDE_QRELS, Qrels), (SIDE_RUN, Run)):
-        idx = rows(which)
-        more = {}
-        if which == SIDE_RUN and "r" in table.column_names:  # a rank column beside the scores
-            more["ranks"] = table.column("r").take(idx).to_numpy(zero_copy_only=False)
-        try:
-            out.append(cls.from_arrays(table.column("q").take(idx), table.column("d").take(idx),
-                                       table.column("v").take(idx).to_numpy(), duplicates=duplicates, **more))
-        except ParseError as exc:  # a repeated (query, doc): lines and counts of one partition mean nothing
-            first = str(exc).split("\n")[0].split(": ", 1)[-1]
-            first = re.sub(r" already appeared on line \d+; \d+ duplicate row\(s\) in total", " appears more than once",
-                           first)
-            raise DataError(f"the {'qrels' if which == SIDE_QRELS else 'run'} DataFrame: {first}") from None
-    return out[0], out[1]
+    idx = np.flatnonzero(side == which)
+    if "o" in table.column_names:  # (absent: no order needed)
+        idx = idx[np.argsort(table.column("o").to_numpy()[idx], kind="stable")]
+    more = {}
+    if which == SIDE_RUN and "r" in table.column_names:  # a rank column beside the scores
+        more["ranks"] = table.column("r").take(idx).to_numpy(zero_copy_only=False)
+    cls = Qrels if which == SIDE_QRELS else Run
+    try:
+        return cls.from_arrays(table.column("q").take(idx), table.column("d").take(idx),
+                               table.column("v").take(idx).to_numpy(), duplicates=duplicates, **more)
+    except ParseError as exc:  # a repeated (query, doc): lines and counts of one partition mean nothing
+        first = str(exc).split("\n")[0].split(": ", 1)[-1]
+        first = re.sub(r" already appeared on line \d+; \d+ duplicate row\(s\) in total", " appears more than once",
+                       first)
+        raise DataError(f"the {_NAMES[which]} DataFrame: {first}") from None
 
 
 def _jsonable(x: Any) -> Any:
@@ -173,6 +190,8 @@ def _answer(task: PartitionTask, table: Any) -> list[Any]:
                   "numeric": [[list(k), b] for k, b in seen.numeric_doc_ids.items()]}
         return [_rows_of(task, 1, FACTS, [None], [json.dumps(answer)])]
     side = task.side.value()  # (a broadcast: fetched once per executor, unpickled once per reused worker)
+    if side is not None and task.reference_rows:  # (its users' reference lists, shuffled here with their rows)
+        side = replace(side, reference=reference_of(table, task.duplicates))
     # (one thread: a task has one core)
     partial = evaluate_part(plan, qrels, run, queries.query_ids, task.facts, side)
     ids = queries.query_ids
