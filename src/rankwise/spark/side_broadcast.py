@@ -1,17 +1,17 @@
 """The item side of a beyond-accuracy evaluation sent once per executor (a Spark broadcast variable), not once per
 task.
 
-Why: the side (the catalogue, the training interactions, the item features: 50k items × 32 floats is 13 MB, and
-the training rows of a million users far more) was pickled into the partitions' function, so Spark serialised
-it into every task of every stage. A broadcast variable is written once on the driver, fetched once by each
-executor (BitTorrent-like, ``spark.broadcast.blockSize``) and read by its Python workers from a local file; a
-reused worker (``spark.python.worker.reuse``, Spark's default) unpickles it once for all its tasks. The task
-then carries only the variable's id, a few bytes, whatever the side's size.
+Why: the side (the catalogue, the training interactions, the item features) was pickled into the partitions'
+function, so Spark serialised it into every task of every stage: 29 MB a task for 50k items × 32 floats and 1M
+training rows (measured with cloudpickle, against 3.8 KB for the task without it). A broadcast variable is written
+once on the driver, fetched once by each executor (BitTorrent-like, ``spark.broadcast.blockSize``) and read by its
+Python workers from a local file; a reused worker (``spark.python.worker.reuse``, Spark's default) unpickles it once
+for all its tasks. The task then carries only the variable's id, a few bytes, whatever the side's size.
 
-Spark Connect has no SparkContext and so no broadcast variables: there the side travels in the task, as
-before, and the evaluation is the same (only slower to ship). The variable is unpersisted when the evaluation
-ends (the executors drop their copies; the driver keeps the value, so that a later recomputation of the
-persisted per-user values, should Spark evict them, fetches it again rather than failing).
+Spark Connect has no SparkContext and so no broadcast variables: there the side travels in the task, as before, and
+the evaluation is the same (only slower to ship). The variable is unpersisted when the evaluation ends (the
+executors drop their copies; the driver keeps the value, so that a later recomputation of the persisted per-user
+values, should Spark evict them, fetches it again rather than failing).
 """
 from __future__ import annotations
 
