@@ -35,7 +35,9 @@ def test_spark_says_what_the_metrics_need_before_reading_a_frame():
     any DataFrame is read or any session started."""
     pytest.importorskip("pyspark")
     from rankwise.spark import evaluate as spark_evaluate
-    with pytest.raises(rw.InvalidParameterError, match="needs the test interactions"):
+    # (without test interactions the run alone is evaluated, as rankwise.evaluate(None, run) does: the accuracy
+    # metrics are refused, in the local words)
+    with pytest.raises(rw.InvalidParameterError, match="P@10 compare the recommendations with test interactions"):
         spark_evaluate(None, None, ["P@10", "Coverage@10"])
     with pytest.raises(rw.InvalidParameterError, match=r"reads train: pass train="):
         spark_evaluate(object(), object(), ["Novelty@10"])

@@ -94,9 +94,6 @@ def test_spark_frames_as_inputs_and_refusals(spark):
     local = rw.evaluate(test, run, metrics, "lenskit", **local_inputs)
     remote = rs.evaluate(spark.createDataFrame(test), spark.createDataFrame(run), metrics, "lenskit", **frames)
     assert_results_identical(local, remote.results)
-    with pytest.raises(rw.InvalidParameterError, match="reference= on Spark"):
-        rs.evaluate(spark.createDataFrame(test), spark.createDataFrame(run), ["Intersection@5"], "rectools",
-                    reference=spark.createDataFrame(run))
     with pytest.raises(rw.InvalidParameterError, match="train="):
         rs.evaluate(spark.createDataFrame(test), spark.createDataFrame(run), ["Novelty@10"], "rectools")
 

@@ -24,6 +24,7 @@ from rankwise.data.item_side import ItemSide
 from rankwise.data.run_filters import first_of
 from rankwise.errors import InvalidParameterError, require
 from rankwise.evaluation.aggregate import plan_queries
+from rankwise.evaluation.bootstrap_interval import check_draws
 from rankwise.evaluation.combine import InputCounts, QueryPlan, combine, every_row_relevant_rel
 from rankwise.evaluation.item_counts import ITEM_ROWS, joined_items
 from rankwise.evaluation.joined import join_results
@@ -34,10 +35,12 @@ from rankwise.evaluation.partial import TIES, UNJUDGED_RANKINGS, UNJUDGED_REMOVE
 from rankwise.evaluation.plan import Observed, Plan, make_plan
 from rankwise.evaluation.results import Results
 from rankwise.spark import partition as part
-from rankwise.spark.frames import columns_found, tagged_rows
-from rankwise.spark.items import driver_side, to_arrow
+from rankwise.spark.frames import columns_found, run_only_qrels, tagged_rows
+from rankwise.spark.items import driver_side, is_spark_frame, to_arrow
+from rankwise.spark.list_options import NO_OPTIONS, Listed, refuse_accuracy_without_test
 from rankwise.spark.session import unbounded_arrow_bytes
 from rankwise.spark.shuffle import by_query, coalescing_caches
+from rankwise.spark.side_broadcast import ShippedSide, shipped_side
 from rankwise.spark.tallies import merged_tallies
 from rankwise.spark.workers import check_workers, explained
 
@@ -66,13 +69,19 @@ class SparkResults:
                 cached.unpersist()
 
 
+def partition_function(task: part.PartitionTask) -> Any:
+    """What mapInArrow runs on each partition: ``evaluate_partition`` with the task, pickled into every task (the
+    item side goes apart, as a broadcast variable: ``spark.side_broadcast``)."""
+    return functools.partial(part.evaluate_partition, task)
+
+
 def _first_pass(rows: Any, task: part.PartitionTask) -> part.PartitionTask:
     """What a partition cannot know from its own rows, from an extra pass over the shuffled rows (made only
     when a metric asks for it): the whole evaluation's facts (``evaluation.plan.Facts``), each partition's
     observed facts merged (the highest grade over every evaluated query; whether every doc id of the run is
     a number, from the partitions that rank any document)."""
     probe = replace(task, facts_only=True)
-    table = to_arrow(rows.mapInArrow(functools.partial(part.evaluate_partition, probe), part.schema_ddl(probe)))
+    table = to_arrow(rows.mapInArrow(partition_function(probe), part.schema_ddl(probe)))
     seen = Observed()
     for kind, info in zip(table.column("kind").to_pylist(), table.column("info").to_pylist()):
         if kind == part.ERROR:
@@ -86,7 +95,7 @@ def _first_pass(rows: Any, task: part.PartitionTask) -> part.PartitionTask:
 def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str | Convention = DEFAULT, *,
              columns: Mapping[str, Any] | None = None, partitions: int | None = None, duplicates: str = "error",
              train: Any = None, items: Any = None, item_features: Any = None, reference: Any = None,
-             **overrides: Any) -> SparkResults:
+             intervals: int = 0, **overrides: Any) -> SparkResults:
     """Evaluate a run DataFrame against a qrels DataFrame on Spark, as ``rankwise.evaluate`` does locally.
 
     Columns are found by name, or named with ``columns`` (as in ``rankwise.evaluate``); ids may be
@@ -105,7 +114,11 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     features or catalogue ids is collected on the driver). The items are built once on the driver from the run's
     distinct items and shipped to every partition; the partitions' whole-run tallies are added up on the driver
     (``spark.items``), so every per-user value and whole-run figure, and ``info["items"]``, are the local
-    engine's. ``reference`` is a local run (a dict, a pandas frame, a Run), shipped whole to every partition.
+    engine's. ``reference`` (RecTools' Intersection) is read with the run's columns and duplicates policy: a Spark
+    DataFrame is shuffled by user with the run (never collected), a local run (a dict, a pandas frame, a Run)
+    travels with the items. ``intervals``: bootstrap samples of the users for each whole-run figure's interval,
+    as locally (the partitions answer each user's share of the figure: k numbers a user). ``qrels`` None: the
+    run alone, every user of it evaluated, as ``rankwise.evaluate(None, run, ...)``.
     """
     require("pyspark.sql", "spark", "rankwise.spark.evaluate")
     conv = get_convention(convention)
@@ -119,29 +132,45 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     if partitions is not None and int(partitions) < 1:
         raise InvalidParameterError(f"partitions must be a positive number; got {partitions}")
     side = None
-    if plan.list_metrics or any(x is not None for x in (train, items, item_features, reference)):
-        if qrels is None:
-            raise InvalidParameterError("rankwise.spark.evaluate needs the test interactions (the qrels DataFrame); "
-                                        "without them, evaluate the lists with rankwise.evaluate(None, run, ...)")
+    if intervals:
+        check_draws(int(intervals))
+    if plan.list_metrics or intervals or any(x is not None for x in (train, items, item_features, reference)):
+        run_only = qrels is None
+        if run_only:  # (every user of the run evaluated, nothing relevant: as rankwise.evaluate(None, run, ...))
+            refuse_accuracy_without_test(plan)
+            qrels, columns = run_only_qrels(run, columns)
         check_item_inputs(plan, {"train": train, "items": items, "features": item_features, "reference": reference,
-                                 "test": qrels})
-        side = driver_side(tagged_rows(qrels, run, columns, ordered=False)[0], train=train, items=items,
-                           item_features=item_features, reference=reference, columns=columns, duplicates=duplicates)
-        wide = wide_metrics(plan)
-        if wide:  # (the metrics of every recommended user: an evaluation of their own, joined, as locally)
+                                 "test": None if run_only else qrels})
+        on_cluster = reference if is_spark_frame(reference) else None  # (a DataFrame: joined on Spark, by user)
+        side = driver_side(tagged_rows(qrels, run, columns, ordered=False, reference=on_cluster)[0], train=train,
+                           items=items, item_features=item_features, reference=reference, columns=columns,
+                           duplicates=duplicates)
+        with shipped_side(run.sparkSession, side) as shipped:  # (sent once per executor; unpersisted after)
+            wide = [] if run_only else wide_metrics(plan)  # (run only: every user of the run is evaluated already)
+            found_in = functools.partial(_evaluate, qrels, run, columns=columns, partitions=partitions,
+                                         duplicates=duplicates, side=side, shipped=shipped,
+                                         listed=Listed(int(intervals), run_only), reference=on_cluster)
+            if not wide:
+                found, n_judged = found_in(written, conv)
+                warn_about(found.results, found.results.query_ids.size if run_only else n_judged)
+                return found
+            # (the metrics of every recommended user: an evaluation of their own, joined, as locally)
             narrow = [m for m in written if m not in wide]
             parts: list[tuple[SparkResults, int]] = []
             try:
                 if narrow:
-                    parts.append(_evaluate(qrels, run, narrow, conv, columns, partitions, duplicates, side))
-                parts.append(_evaluate(qrels, run, wide, every_recommended(conv), columns, partitions, duplicates,
-                                       side))
+                    parts.append(found_in(narrow, conv))
+                parts.append(found_in(wide, every_recommended(conv)))
             except BaseException:  # a refused input: nothing stays cached on the cluster
                 for done, _ in parts:
                     done.unpersist()
                 raise
             return _joined(parts, written, conv)
-    found, n_judged = _evaluate(qrels, run, written, conv, columns, partitions, duplicates, side)
+    if qrels is None:
+        raise InvalidParameterError("rankwise.spark.evaluate without test interactions (qrels None) evaluates "
+                                    "beyond-accuracy metrics of the lists alone (coverage, novelty...); "
+                                    f"{', '.join(written)} compare the lists with test interactions: pass the qrels")
+    found, n_judged = _evaluate(qrels, run, written, conv, columns, partitions, duplicates)
     warn_about(found.results, n_judged)
     return found
 
@@ -151,6 +180,8 @@ def _joined(parts: list[tuple[SparkResults, int]], written: list[str], conv: Con
     the local engine joins them); the per-query DataFrame joins theirs on the query column."""
     results = [p.results for p, _ in parts]
     res = joined_items(join_results(results, written, conv), results)
+    intervals = {m: r.intervals[m] for m in written for r in results if m in r.intervals}  # (each from its users)
+    res = replace(res, intervals=intervals) if intervals else res
     warn_about(res, parts[0][1])
     frames = [p.per_query for p, _ in parts]
     query = frames[0].columns[0]
@@ -162,7 +193,9 @@ def _joined(parts: list[tuple[SparkResults, int]], written: list[str], conv: Con
 
 
 def _evaluate(qrels: Any, run: Any, written: list[str], conv: Convention, columns: Mapping[str, Any] | None,
-              partitions: int | None, duplicates: str, side: ItemSide | None) -> tuple[SparkResults, int]:
+              partitions: int | None, duplicates: str, side: ItemSide | None = None,
+              shipped: ShippedSide | None = None, listed: Listed = NO_OPTIONS,
+              reference: Any = None) -> tuple[SparkResults, int]:
     """The evaluation of ``written`` under ``conv`` on Spark, without its warnings, and the judged queries."""
     plan = make_plan(written, conv, check_ids=False)
     resolved = plan.resolved
@@ -172,21 +205,23 @@ def _evaluate(qrels: Any, run: Any, written: list[str], conv: Convention, column
     ordered = duplicates in ("first", "last") or any(rm.params["ties"] == "input" or
                                                      rm.params.get("relevance_at") == "last_given"
                                                      for rm in resolved.values())
-    rows, query_type, query_name = tagged_rows(qrels, run, columns, ordered=ordered)
+    rows, query_type, query_name = tagged_rows(qrels, run, columns, ordered=ordered, reference=reference)
     session = rows.sparkSession
     check_workers(session)  # once per session: a worker without rankwise is said here, not in a Java log
     # query policies that raise are decided on the driver, over every partition's queries (the counts of
     # the message are the whole input's)
     lenient = conv.derive(**{p: "skip" for p in ("missing_in_run", "missing_in_qrels") if getattr(conv, p) == "error"})
-    task = part.PartitionTask(tuple(written), lenient, duplicates, query_type, side=side)
+    task = part.PartitionTask(tuple(written), lenient, duplicates, query_type, side=shipped or ShippedSide(),
+                              shares=listed.intervals > 0, run_only=listed.run_only,
+                              reference_rows=reference is not None)
     # (the hand-off to Python, 4x faster: see spark.session; the shuffle's size: see spark.shuffle)
     with unbounded_arrow_bytes(session), coalescing_caches(session) as coalesced, explained(session):
         rows = by_query(rows, partitions, coalesced)
         if plan.needs_facts:
             task = _first_pass(rows, task)
-        out = rows.mapInArrow(functools.partial(part.evaluate_partition, task), part.schema_ddl(task)).persist()
+        out = rows.mapInArrow(partition_function(task), part.schema_ddl(task)).persist()
         try:
-            res, n_judged = _gather(to_arrow(out), task, plan, columns_found(qrels, run, columns))
+            res, n_judged = _gather(to_arrow(out), task, plan, columns_found(qrels, run, columns), side, listed)
         except BaseException:  # a refused input: nothing stays cached on the cluster
             out.unpersist(blocking=True)
             raise
@@ -195,8 +230,8 @@ def _evaluate(qrels: Any, run: Any, written: list[str], conv: Convention, column
     return SparkResults(res, per_query, out), n_judged
 
 
-def _gather(table: Any, task: part.PartitionTask, plan: Plan,
-            columns: Mapping[str, Mapping[str, str]] | None = None) -> tuple[Results, int]:
+def _gather(table: Any, task: part.PartitionTask, plan: Plan, columns: Mapping[str, Mapping[str, str]] | None = None,
+            side: ItemSide | None = None, listed: Listed = NO_OPTIONS) -> tuple[Results, int]:
     """The partitions' rows as one evaluation's Results (``combine``, as the local engine builds them), and the
     judged queries (for its warnings)."""
     import pyarrow.compute as pc
@@ -239,8 +274,8 @@ def _gather(table: Any, task: part.PartitionTask, plan: Plan,
                          qrels_columns=read.get("qrels"), run_columns=read.get("run"),
                          first_fractional=_first_fractional(counts.get("first_fractional", ()), task))
     tallies.update(merged_tallies(x["tallies"] for x in lists))  # (the partitions in the order of their users)
-    res = combine(plan, [Partial(ids, values, weights, tallies)], queries, inputs, task.side)
-    return res, int(counts.get("n_judged", 0))
+    res = combine(plan, [Partial(ids, values, weights, tallies)], queries, inputs, side)
+    return listed.finished(res, plan, side, lists), int(counts.get("n_judged", 0))
 
 
 def _first_fractional(candidates: Any, task: part.PartitionTask) -> dict[str, object] | None:

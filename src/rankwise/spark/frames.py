@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from rankwise.data.frames import resolve_columns
 from rankwise.errors import InvalidParameterError
-from rankwise.spark.partition import SIDE_QRELS, SIDE_RUN
+from rankwise.spark.partition import SIDE_QRELS, SIDE_REFERENCE, SIDE_RUN
 
 _INTEGRAL = ("tinyint", "smallint", "int", "bigint")
 _DECIMAL = ("float", "double")
@@ -72,8 +72,11 @@ def side_columns(df: Any, role: str, columns: Mapping[str, Any] | None, side: st
 
 
 def tagged_rows(qrels: Any, run: Any, columns: Mapping[str, Any] | None = None, *,
-                ordered: bool = True) -> tuple[Any, str, str]:
+                ordered: bool = True, reference: Any = None) -> tuple[Any, str, str]:
     """(rows ``q, d, v, s[, o][, r]`` of both sides, the query ids' type, the qrels' query column name).
+    ``reference``: a reference run DataFrame (RecTools' Intersection), read with the run's columns, whose rows
+    are added as a third side (``SIDE_REFERENCE``), shuffled with its users' rows; its ids meet the others' as
+    they are (their type is the qrels' and run's: a reference cannot turn integer ids into text).
     ``r``: a run's rank column beside its scores (null on the qrels' rows), read to say when the scores
     rise with it (``rankwise.data.rank_column``), as locally.
 
@@ -108,6 +111,37 @@ def tagged_rows(qrels: Any, run: Any, columns: Mapping[str, Any] | None = None, 
                          value.alias("v"), F.lit(side).cast("tinyint").alias("s"), *position)
 
     rows = tag(qrels, qc, qt, relevance, SIDE_QRELS).unionByName(tag(run, rc, rt, score, SIDE_RUN))
+    if reference is not None:
+        fc, ft = side_columns(reference, "score", columns, "run"), _types(reference)
+        for role, kind in (("query", query_kind), ("doc", doc_kind)):
+            own = id_kind(ft[str(fc[role])])
+            if not (kind == "string" or (kind == "double" and own != "str") or own == "int"):
+                raise InvalidParameterError(
+                    f"reference= DataFrame: its {role} ids (column {fc[role]!r}, {ft[str(fc[role])]}) cannot meet the "
+                    f"run's, read as {kind}: cast the column to the run's type (F.col({str(fc[role])!r}).cast("
+                    f"{'string' if kind == 'string' else kind!r}))")
+        ref_score = (F.col(str(fc["score"])).cast("double") if fc["score"] is not None
+                     else -F.col(str(fc["rank"])).cast("double"))
+        rows = rows.unionByName(tag(reference, fc, ft, ref_score, SIDE_REFERENCE))  # (its r, if any: null)
     # numbers on both sides key the results by integers, as locally (a decimal with a fraction is refused
     # by the partition that holds it)
     return rows, "string" if query_kind == "string" else "long", str(qc["query"])
+
+
+RUN_ONLY_RELEVANCE = "__rankwise_no_relevance"  # (a name no run holds: the column of the empty test frame)
+
+
+def run_only_qrels(run: Any, columns: Mapping[str, Any] | None) -> tuple[Any, dict[str, dict[str, Any]]]:
+    """(an empty test DataFrame, the columns of both sides) for an evaluation of the run alone: no row to shuffle
+    (each partition builds its users' test rows from their lists, ``spark.partition.run_as_qrels``), and the
+    run's own query and doc columns, so that ids meet as they do with test interactions."""
+    import pyspark.sql.functions as F
+
+    from rankwise.api import side_columns as of_side
+
+    rc = side_columns(run, "score", columns, "run")
+    query, doc = str(rc["query"]), str(rc["doc"])
+    empty = run.select(F.col(query), F.col(doc), F.lit(0.0).alias(RUN_ONLY_RELEVANCE)).filter(F.lit(False))
+    named = {"qrels": {"query": query, "doc": doc, "relevance": RUN_ONLY_RELEVANCE},
+             "run": of_side(columns, "run")}  # (as given: a reference run DataFrame is read with them too)
+    return empty, named

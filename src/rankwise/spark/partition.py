@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
@@ -23,7 +23,6 @@ import numpy as np
 from rankwise import errors
 from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
-from rankwise.data.item_side import ItemSide
 from rankwise.errors import DataError, ParseError, RankwiseError
 from rankwise.evaluation.combine import input_counts, plan_of
 from rankwise.evaluation.item_counts import ITEM_ROWS
@@ -37,9 +36,11 @@ from rankwise.evaluation.partial import (
     observe,
 )
 from rankwise.evaluation.plan import Facts, Plan, make_plan
+from rankwise.spark.side_broadcast import ShippedSide
 from rankwise.spark.tallies import encoded_tallies
+from rankwise.spark.user_weights import encoded_weights
 
-SIDE_QRELS, SIDE_RUN = 0, 1
+SIDE_QRELS, SIDE_RUN, SIDE_REFERENCE = 0, 1, 2  # (the reference run: RecTools' Intersection)
 VALUE, SET_ASIDE, INFO, ERROR, FACTS = "value", "set_aside", "info", "error", "facts"
 LISTS = "lists"  # a partition's info: its whole-run tallies (spark.items), kept apart from the summed counts
 
@@ -55,8 +56,16 @@ class PartitionTask:
     # partitions when a metric reads them: a partition knows only its own rows
     facts: Facts = field(default_factory=Facts)
     facts_only: bool = False  # the first pass: each partition's observed facts, no evaluation
-    # the items the beyond-accuracy metrics read, built on the driver (``spark.items.driver_side``); None: none
-    side: ItemSide | None = None
+    # the items the beyond-accuracy metrics read, built on the driver (``spark.items.driver_side``) and sent as a
+    # broadcast variable where the session has one (``spark.side_broadcast``); empty: none
+    side: ShippedSide = field(default_factory=ShippedSide)
+    # answer each user's shares of the whole-run figures too, for their bootstrap intervals (spark.user_weights)
+    shares: bool = False
+    # no test interactions (rankwise.spark.evaluate(None, run, ...)): every user of the run is evaluated and
+    # nothing is relevant, as locally (execution.item_lists)
+    run_only: bool = False
+    # the reference run came as a DataFrame: its rows are a third side of the partition, not in the item side
+    reference_rows: bool = False
 
     def plan(self, check_ids: bool) -> Plan:
         return make_plan(self.metrics, self.convention, check_ids=check_ids)
@@ -75,28 +84,43 @@ def schema_ddl(task: PartitionTask) -> str:
 
 def sides(table: Any, duplicates: str) -> tuple[Qrels, Run]:
     """The partition's Qrels and Run, each side's rows in its input order (``o``)."""
+    qrels = _collection(table, SIDE_QRELS, duplicates)
+    run = _collection(table, SIDE_RUN, duplicates)
+    if not (isinstance(qrels, Qrels) and isinstance(run, Run)):  # (a caller's bug)
+        raise RuntimeError("the qrels and run sides of a partition")
+    return qrels, run
+
+
+def reference_of(table: Any, duplicates: str) -> Run:
+    """The partition's rows of the reference run (``SIDE_REFERENCE``; none: an empty run, which lists nothing for
+    its users, as a reference without them does locally)."""
+    reference = _collection(table, SIDE_REFERENCE, duplicates)
+    if not isinstance(reference, Run):  # (a caller's bug)
+        raise RuntimeError("the reference side of a partition")
+    return reference
+
+
+_NAMES = {SIDE_QRELS: "qrels", SIDE_RUN: "run", SIDE_REFERENCE: "reference"}
+
+
+def _collection(table: Any, which: int, duplicates: str) -> Qrels | Run:
+    """One side's rows as a Qrels (the qrels) or a Run (the run, the reference), in their input order (``o``)."""
     side = table.column("s").to_numpy()
-    order = table.column("o").to_numpy() if "o" in table.column_names else None  # (absent: no order needed)
-
-    def rows(which: int) -> Any:
-        idx = np.flatnonzero(side == which)
-        return idx if order is None else idx[np.argsort(order[idx], kind="stable")]
-
-    out: list[Any] = []
-    for which, cls in ((SIDE_QRELS, Qrels), (SIDE_RUN, Run)):
-        idx = rows(which)
-        more = {}
-        if which == SIDE_RUN and "r" in table.column_names:  # a rank column beside the scores
-            more["ranks"] = table.column("r").take(idx).to_numpy(zero_copy_only=False)
-        try:
-            out.append(cls.from_arrays(table.column("q").take(idx), table.column("d").take(idx),
-                                       table.column("v").take(idx).to_numpy(), duplicates=duplicates, **more))
-        except ParseError as exc:  # a repeated (query, doc): lines and counts of one partition mean nothing
-            first = str(exc).split("\n")[0].split(": ", 1)[-1]
-            first = re.sub(r" already appeared on line \d+; \d+ duplicate row\(s\) in total", " appears more than once",
-                           first)
-            raise DataError(f"the {'qrels' if which == SIDE_QRELS else 'run'} DataFrame: {first}") from None
-    return out[0], out[1]
+    idx = np.flatnonzero(side == which)
+    if "o" in table.column_names:  # (absent: no order needed)
+        idx = idx[np.argsort(table.column("o").to_numpy()[idx], kind="stable")]
+    more = {}
+    if which == SIDE_RUN and "r" in table.column_names:  # a rank column beside the scores
+        more["ranks"] = table.column("r").take(idx).to_numpy(zero_copy_only=False)
+    cls = Qrels if which == SIDE_QRELS else Run
+    try:
+        return cls.from_arrays(table.column("q").take(idx), table.column("d").take(idx),
+                               table.column("v").take(idx).to_numpy(), duplicates=duplicates, **more)
+    except ParseError as exc:  # a repeated (query, doc): lines and counts of one partition mean nothing
+        first = str(exc).split("\n")[0].split(": ", 1)[-1]
+        first = re.sub(r" already appeared on line \d+; \d+ duplicate row\(s\) in total", " appears more than once",
+                       first)
+        raise DataError(f"the {_NAMES[which]} DataFrame: {first}") from None
 
 
 def _jsonable(x: Any) -> Any:
@@ -153,6 +177,8 @@ def evaluate_partition(task: PartitionTask, batches: Iterable[Any]) -> Iterator[
 def _answer(task: PartitionTask, table: Any) -> list[Any]:
     """The output batches of one partition (a list: a RankwiseError is raised before any is yielded)."""
     qrels, run = sides(table, task.duplicates)
+    if task.run_only:
+        qrels = run_as_qrels(run)
     shared = np.intersect1d(qrels.query_ids, run.query_ids).size
     # the whole inputs' ids are checked on the driver (share no query?); here, the docs of the queries
     # both sides hold (the format check of evaluate(), on this partition's sample of them)
@@ -163,8 +189,11 @@ def _answer(task: PartitionTask, table: Any) -> list[Any]:
         answer = {"grades": [[list(k), g] for k, g in seen.grades.items()],
                   "numeric": [[list(k), b] for k, b in seen.numeric_doc_ids.items()]}
         return [_rows_of(task, 1, FACTS, [None], [json.dumps(answer)])]
+    side = task.side.value()  # (a broadcast: fetched once per executor, unpickled once per reused worker)
+    if side is not None and task.reference_rows:  # (its users' reference lists, shuffled here with their rows)
+        side = replace(side, reference=reference_of(table, task.duplicates))
     # (one thread: a task has one core)
-    partial = evaluate_part(plan, qrels, run, queries.query_ids, task.facts, task.side)
+    partial = evaluate_part(plan, qrels, run, queries.query_ids, task.facts, side)
     ids = queries.query_ids
     n = ids.size
     out = [_batch(task, ids, [VALUE] * n, [None] * n, [partial.values[m] for m in task.metrics],
@@ -186,12 +215,24 @@ def _answer(task: PartitionTask, table: Any) -> list[Any]:
             "scored_empty": [] if queries.scored_empty is None else [str(q) for q in queries.scored_empty],
             "n_judged": qrels.n_queries, "n_ranked": run.n_queries, "n_shared": int(shared),
             "qrels_sample": [str(x) for x in qrels.query_ids[:5]], "run_sample": [str(x) for x in run.query_ids[:5]]}
-    if task.side is not None:  # the whole-run tallies and item row counts, added up on the driver (spark.items)
+    if side is not None:  # the whole-run tallies and item row counts, added up on the driver (spark.items)
         first = str(queries.query_ids[0]) if n else ""  # (the driver adds the partitions' tallies in this order)
-        info[LISTS] = {"first": first, "tallies": encoded_tallies(partial, task.metrics)}
+        lists: dict[str, Any] = {"first": first, "tallies": encoded_tallies(partial, task.metrics)}
+        if task.shares:  # (each user's shares of the whole-run figures: their bootstrap intervals, spark.user_weights)
+            lists["shares"] = encoded_weights(plan, qrels, run, queries.query_ids, side)
+        info[LISTS] = lists
         info["items"] = dict(partial.tally(ITEM_ROWS, Counts()).by)  # (summed by merge_info, as "ties")
     out.append(_rows_of(task, 1, INFO, [None], [json.dumps(_jsonable(info))]))
     return out
+
+
+def run_as_qrels(run: Run) -> Qrels:
+    """Test interactions that hold every recommended row, none relevant: every user of the run is evaluated (the
+    metrics that need relevance are refused on the driver), on the run's own ids and keys, as
+    ``execution.item_lists.evaluate_lists`` builds them."""
+    zeros = np.zeros(len(run))
+    zeros.setflags(write=False)
+    return Qrels(run.query_vocab, run.doc_keys, run.doc_vocab, run.offsets, zeros, query_id_type=run.query_id_type)
 
 
 def raise_error(payload: str) -> None:
