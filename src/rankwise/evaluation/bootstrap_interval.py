@@ -2,9 +2,9 @@
 
 The figure ± 1.96 standard errors, the standard error that of ``draws`` bootstrap samples of the users (seed 0:
 the same samples every time, ``evaluation.lists.draw_blocks``). Normal, not percentile: a figure of distinct
-items is biased on a sample of users drawn with repeats (``comparison.whole_run``). The same arithmetic as the
-in-memory engine's (``execution.item_lists._intervals``), so that an evaluation on Spark, whose users' shares
-come from its partitions, gives the same interval to the bit.
+items is biased on a sample of users drawn with repeats (``comparison.whole_run``). The one definition: the
+in-memory engine (``execution.item_lists``) and Spark, whose users' shares come from its partitions, both call
+it, so they give the same interval to the bit.
 """
 from __future__ import annotations
 

@@ -17,10 +17,11 @@ from rankwise.conventions.convention import Convention
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.item_side import ItemSide
 from rankwise.errors import InvalidParameterError
+from rankwise.evaluation.bootstrap_interval import check_draws, normal_interval
 from rankwise.evaluation.item_counts import joined_items
 from rankwise.evaluation.joined import join_results
 from rankwise.evaluation.list_plan import check_item_inputs, every_recommended, wide_metrics
-from rankwise.evaluation.lists import draw_blocks, resampled_values, user_weights
+from rankwise.evaluation.lists import resampled_values, user_weights
 from rankwise.evaluation.notices import BELOW_REL_KEY
 from rankwise.evaluation.plan import Plan, make_plan
 from rankwise.evaluation.results import Results
@@ -67,22 +68,14 @@ def _intervals(plan: Plan, qrels: Qrels, run: Run, side: ItemSide, users_of: Map
     ``draws`` bootstrap samples of the users (their figures from the users' weights:
     ``evaluation.lists.resampled_values``). Normal, not percentile: a figure of distinct items is biased on a
     sample of users drawn with repeats (``comparison.whole_run``)."""
-    if draws < 2:
-        raise InvalidParameterError(f"intervals must be a number of bootstrap samples, at least 2 (e.g. 1000); "
-                                    f"got {draws}")
+    check_draws(draws)
     out = {}
     for m in plan.metrics:
         form = plan.resolved[m].definition.lists
         if form is None or not form.whole_run:
             continue
         users = np.asarray(users_of[m]).astype(str)
-        weights = user_weights(plan, qrels, run, users, side)[m]
-        reps = np.concatenate([resampled_values(plan, m, weights, side, d)
-                               for d in draw_blocks(users.size, draws, 0)]) if users.size else np.zeros(0)
-        ok = reps[~np.isnan(reps)]
-        half = 1.959963984540054 * float(ok.std(ddof=1)) if ok.size > 1 else np.nan  # (z of 0.975)
-        value = float(resampled_values(plan, m, weights, side, np.ones((1, users.size)))[0])
-        out[m] = (value - half, value + half)
+        out[m] = normal_interval(plan, m, user_weights(plan, qrels, run, users, side)[m], side, draws)
     return out
 
 
