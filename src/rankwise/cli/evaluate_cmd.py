@@ -248,7 +248,7 @@ def _evaluate(args, items: dict, progress) -> dict:
                 qrels, path, args.metric, args.convention, columns=columns,
                 formats={"qrels": args.qrels_format, "run": args.run_format}, duplicates=args.duplicates,
                 workers=args.jobs, stream=args.stream, progress=progress.counter("run", scale=1e6, unit="MB evaluated"),
-                stages=progress.stage, trim_memory=getattr(args, "owns_process", False), **items,
+                stages=progress.stage, **items,
                 **overrides_from(args))
     return results
 
