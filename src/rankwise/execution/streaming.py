@@ -125,7 +125,7 @@ def run_file_results(qrels: Any, run_path: Any, metrics: str | Iterable[str], co
             check_query_overlap(np.asarray(judged.query_ids), np.concatenate([p.run_ids for p in parts]), shared)
             sample = np.concatenate([p.doc_sample for p in parts])[:ID_SAMPLE]
             check_doc_overlap(judged, sample, lambda: _distinct_docs(job, file_blocks(), n_workers, pool))
-        queries = query_plan(plan, judged.query_ids, np.sort(run_ids))
+        queries = query_plan(plan, judged.query_ids, run_ids)  # (sorted: np.unique)
         facts = job.guess(lambda: guessed_facts(block_plan, judged))  # (what the blocks were given)
         partials = _with_scored_empty(plan, judged, parts, queries, facts, side)
         if plan.needs_facts:
