@@ -41,8 +41,10 @@ from rankwise.io.trec_blocks import _byte_blocks, block_spans, is_gzip, text_byt
 
 # Measured on the 1M-query benchmark (3.46 GB run) with two workers: 256 MB blocks 24.3 s and 3.65 GB peak,
 # 128 MB blocks 20.2 s and 2.87 GB (blocks in flight hold their parsed rows; a block costs no per-query work
-# beyond its own queries, so more, smaller blocks cost nothing extra)
-DEFAULT_BLOCK_BYTES = 128 << 20
+# beyond its own queries, so more, smaller blocks cost nothing extra). Once the command kept freed memory for
+# reuse (cli/process.py), 64 MB blocks took the CPU time of 128 MB ones and peaked 0.3-0.5 GB lower (2.5-2.6
+# against 2.9-3.2 GB; 32 MB blocks no lower still): benchmarks/README.md
+DEFAULT_BLOCK_BYTES = 64 << 20
 
 
 class NotContiguousError(DataError):
