@@ -92,3 +92,15 @@ def test_the_command_does_not_trim_after_each_block(tmp_path, monkeypatch, capsy
     assert main(["evaluate", str(qp), str(rp), "-m", "AP", "--stream", "yes", "--format", "json"],
                 owns_process=True) == 0
     assert '"blocks"' in capsys.readouterr().out
+
+
+def test_the_command_gives_freed_memory_back_once_the_evaluation_is_over(tmp_path, monkeypatch, capsys):
+    """Kept for the next block while blocks run, handed back before the output is built (once)."""
+    qp, rp = _files(tmp_path, seed=9)
+    trims: list[int] = []
+    monkeypatch.setattr(process, "_libc", lambda: type("Libc", (), {"malloc_trim": staticmethod(trims.append)}))
+    assert main(["evaluate", str(qp), str(rp), "-m", "AP", "--format", "json"], owns_process=True) == 0
+    assert trims == [0]
+    assert main(["evaluate", str(qp), str(rp), "-m", "AP", "--format", "json"]) == 0
+    assert trims == [0]  # (a command run inside another program's process leaves its memory alone)
+    assert not process.give_back_freed_memory(object())

@@ -177,6 +177,9 @@ def run(args) -> int:
     progress = Progress.auto(args.progress, size > PROGRESS_BYTES)
     results = _evaluate(args, items, progress)
     progress.stage("done")
+    if getattr(args, "owns_process", False):
+        from rankwise.cli.process import give_back_freed_memory
+        give_back_freed_memory()  # (once: what the blocks freed and kept for each other, before the output)
     return _print(args, results)
 
 
