@@ -192,7 +192,8 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
     ``intervals`` (a first pass gathers the file's items: docs/beyond-accuracy.md). ``trim_memory``: each
     finished block of a file evaluated in blocks gives the memory it freed back to the system (glibc's
     ``malloc_trim``), which bounds the resident memory of a long stream but acts on the whole process: only a
-    caller that owns its process should ask for it (``rankwise evaluate`` does).
+    caller that owns its process should ask for it (``rankwise evaluate`` does not: it keeps freed memory for
+    the next block instead, cli/process.py).
 
     A wrong convention or override is said after the input files' own errors (they are read first), except for a
     run file streamed because it may not fit in memory, where it is said at once.

@@ -35,7 +35,7 @@ def test_evaluate_hands_the_files_and_every_option_to_the_api(tmp_path, calls, c
     assert args[:2] == (str(qp), str(rp)) and list(args[2]) == ["AP", "P@5"]
     assert kw["workers"] == 2 and kw["stream"] == "no" and kw["duplicates"] == "first"
     assert kw["ties"] == "pessimistic" and kw["columns"]["run"] == {"header": False}
-    assert kw["formats"] == {"qrels": None, "run": None} and kw["trim_memory"] is False
+    assert kw["formats"] == {"qrels": None, "run": None} and "trim_memory" not in kw
     assert callable(kw["progress"]) and callable(kw["stages"])
     api = rw.evaluate(qp, rp, ["AP", "P@5"], duplicates="first", ties="pessimistic")
     assert got["metrics"] == {m: float(v) for m, v in api.means.items()} and got["info"] == dict(api.info)

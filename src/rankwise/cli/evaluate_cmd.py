@@ -177,6 +177,9 @@ def run(args) -> int:
     progress = Progress.auto(args.progress, size > PROGRESS_BYTES)
     results = _evaluate(args, items, progress)
     progress.stage("done")
+    if getattr(args, "owns_process", False):
+        from rankwise.cli.process import give_back_freed_memory
+        give_back_freed_memory()  # (once: what the blocks freed and kept for each other, before the output)
     return _print(args, results)
 
 
@@ -248,7 +251,7 @@ def _evaluate(args, items: dict, progress) -> dict:
                 qrels, path, args.metric, args.convention, columns=columns,
                 formats={"qrels": args.qrels_format, "run": args.run_format}, duplicates=args.duplicates,
                 workers=args.jobs, stream=args.stream, progress=progress.counter("run", scale=1e6, unit="MB evaluated"),
-                stages=progress.stage, trim_memory=getattr(args, "owns_process", False), **items,
+                stages=progress.stage, **items,
                 **overrides_from(args))
     return results
 

@@ -38,8 +38,10 @@ from rankwise.io.trec_blocks import _byte_blocks, block_spans, is_gzip, text_byt
 
 # Measured on the 1M-query benchmark (3.46 GB run) with two workers: 256 MB blocks 24.3 s and 3.65 GB peak,
 # 128 MB blocks 20.2 s and 2.87 GB (blocks in flight hold their parsed rows; a block costs no per-query work
-# beyond its own queries, so more, smaller blocks cost nothing extra)
-DEFAULT_BLOCK_BYTES = 128 << 20
+# beyond its own queries, so more, smaller blocks cost nothing extra). Once the command kept freed memory for
+# reuse (cli/process.py), 64 MB blocks took the CPU time of 128 MB ones and peaked 0.3-0.5 GB lower (2.5-2.6
+# against 2.9-3.2 GB; 32 MB blocks no lower still): benchmarks/README.md
+DEFAULT_BLOCK_BYTES = 64 << 20
 
 
 class NotContiguousError(DataError):
@@ -111,7 +113,7 @@ def run_file_results(qrels: Any, run_path: Any, metrics: str | Iterable[str], co
             check_query_overlap(np.asarray(judged.query_ids), np.concatenate([p.run_ids for p in parts]), shared)
             sample = np.concatenate([p.doc_sample for p in parts])[:ID_SAMPLE]
             check_doc_overlap(judged, sample, lambda: _distinct_docs(job, file_blocks(), n_workers, pool))
-        queries = query_plan(plan, judged.query_ids, np.sort(run_ids))
+        queries = query_plan(plan, judged.query_ids, run_ids)  # (sorted: np.unique)
         facts = job.guess(lambda: guessed_facts(block_plan, judged))  # (what the blocks were given)
         partials = _with_scored_empty(plan, judged, parts, queries, facts, side)
         if plan.needs_facts:
