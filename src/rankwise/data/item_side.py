@@ -17,6 +17,7 @@ import numpy as np
 
 from rankwise.data import idkeys
 from rankwise.data.collections import Run
+from rankwise.data.cooccurrence_index import CooccurrenceIndex
 from rankwise.data.vocabulary import Vocabulary, intern
 from rankwise.errors import DataError
 
@@ -80,6 +81,11 @@ class Training:
         x.sum_duplicates()
         d = sparse.diags(1.0 / np.sqrt(np.where(self.rows > 0, self.rows, 1).astype(np.float64)))
         return (d @ (x.T @ x) @ d).tocsr()
+
+    @cached_property
+    def cooccurrence_index(self) -> CooccurrenceIndex:
+        """``cooccurrence`` indexed for reading many pairs at once (``data.cooccurrence_index``). Built once."""
+        return CooccurrenceIndex.build(self.cooccurrence, self.in_train)
 
 
 @dataclass(frozen=True)

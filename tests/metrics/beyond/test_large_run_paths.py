@@ -9,6 +9,7 @@ import pytest
 
 import rankwise as rw
 from rankwise.data import top_lists as tl
+from rankwise.data.cooccurrence_index import CooccurrenceIndex
 from rankwise.data.top_lists import item_codes
 from rankwise.evaluation.plan import make_plan
 from rankwise.io.item_inputs import build_item_side
@@ -99,9 +100,9 @@ def test_cooccurrence_history_sums_read_a_block_of_pairs_at_a_time(monkeypatch):
             for t in train.items[train.offsets[h]:train.offsets[h + 1]]:
                 want[r] += s[cut.items[r], t]
     sizes: list[int] = []
-    read = similarity._read
+    nonzero = CooccurrenceIndex.nonzero
     monkeypatch.setattr(similarity, "PAIRS_AT_ONCE", 64)
-    monkeypatch.setattr(similarity, "_read", lambda m, a, b: sizes.append(a.size) or read(m, a, b))
+    monkeypatch.setattr(CooccurrenceIndex, "nonzero", lambda self, a, b: sizes.append(a.size) or nonzero(self, a, b))
     got = similarity.history_sums(side, cut.items, cut.seg, history, "cooccurrence", "Serendipity")
     np.testing.assert_array_equal(got, want)
     longest = int(np.diff(train.offsets).max())
@@ -115,13 +116,13 @@ def test_cosine_pair_sums_gather_a_block_of_lists_at_a_time(monkeypatch):
     lengths = rng.integers(0, 12, 40)
     offsets = np.r_[0, np.cumsum(lengths)]
     items = rng.integers(0, 50, int(offsets[-1]))
-    whole = similarity.cosine_pair_sums(unit, items, offsets)  # (one block: ROWS_AT_ONCE is far above)
+    whole = similarity.cosine_pair_sums(unit, items, offsets)  # (one block: VECTOR_BYTES_AT_ONCE is far above)
     want = np.array([sum(float(unit[items[a + i]] @ unit[items[a + j]]) for i in range(b - a) for j in range(i))
                      for a, b in zip(offsets[:-1], offsets[1:])])
     np.testing.assert_allclose(whole, want, rtol=1e-12, atol=1e-12)
     gathered: list[int] = []
     group_sums = similarity.group_sums
-    monkeypatch.setattr(similarity, "ROWS_AT_ONCE", 16)
+    monkeypatch.setattr(similarity, "VECTOR_BYTES_AT_ONCE", 16 * 8 * unit.shape[1])  # (16 rows of 4 features)
     monkeypatch.setattr(similarity, "group_sums", lambda rows, off: gathered.append(len(rows)) or group_sums(rows, off))
     np.testing.assert_array_equal(similarity.cosine_pair_sums(unit, items, offsets), whole)
     assert len(gathered) > 1 and max(gathered) <= 16 + int(lengths.max())

@@ -4,7 +4,8 @@ user's training rows, without a Python loop over users.
 
 A feature cosine is summed in closed form: Σ_{i<j in L} cos(i, j) = (|Σ_i e_i|² - Σ_i |e_i|²) / 2 with the
 features scaled to unit length (an item whose vector is 0 has cosine 0 with every item). The co-occurrence
-similarity is a sparse matrix, read at the pairs themselves, a bounded number of pairs at a time.
+similarity is read at the pairs themselves (``data.cooccurrence_index``: only the pairs that co-occur are summed,
+in the pairs' order, which leaves each sum's bits as they were when every pair was read).
 """
 from __future__ import annotations
 
@@ -17,8 +18,12 @@ from rankwise.errors import DataError
 from rankwise.kernels.segments import expand_ranges, segment_ids
 from rankwise.metrics.beyond.item_facts import features, training
 
-PAIRS_AT_ONCE = 1 << 22  # pairs read from the sparse matrix at a time (bounded memory on long lists)
-ROWS_AT_ONCE = 1 << 20  # recommended rows whose feature vectors are gathered at a time
+# pairs probed at a time: the probes of a block (a few arrays of 8 bytes a pair) stay in the caches; a larger block
+# was slower on benchmarks/bench_beyond.py (200 top-100 lists at a time read faster than 1,000)
+PAIRS_AT_ONCE = 1 << 20
+# bytes of feature vectors gathered at a time: a block that stays in the caches is summed about 5x faster than
+# the 256 MB of 1M rows (fresh pages, then read back from memory)
+VECTOR_BYTES_AT_ONCE = 1 << 22
 
 
 def unit_features(side: ItemSide, metric: str) -> np.ndarray:
@@ -46,31 +51,32 @@ def group_sums(rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 def cosine_pair_sums(unit: np.ndarray, items: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Per list (CSR ``offsets`` over ``items``), Σ over its unordered pairs of the cosine of their features. A
-    block of whole lists at a time (about ROWS_AT_ONCE rows): the rows' vectors of every list at once are 25 GB at
-    1M users × top-100 with 32 features. A list's sums do not depend on the others, so they are the same to the
-    bit."""
+    block of whole lists at a time (about VECTOR_BYTES_AT_ONCE of vectors, gathered into one buffer): the rows'
+    vectors of every list at once are 25 GB at 1M users × top-100 with 32 features. A list's sums do not depend on
+    the others, so they are the same to the bit whatever the blocks; each row's |e|² is its item's (the same
+    product of the same numbers), computed once per item."""
     n = offsets.size - 1
-    out = np.zeros(n)
-    for lo, hi in list_blocks(np.diff(offsets), ROWS_AT_ONCE):
+    dim = unit.shape[1]
+    squares = np.einsum("ij,ij->i", unit, unit)
+    totals = np.zeros((n, dim))
+    own = np.zeros(n)
+    buffer = np.empty((0, dim))
+    for lo, hi in list_blocks(np.diff(offsets), max(1, VECTOR_BYTES_AT_ONCE // (8 * max(dim, 1)))):
         sub = offsets[lo:hi + 1]
-        e = unit[items[sub[0]:sub[-1]]]
+        block = items[sub[0]:sub[-1]]
+        if buffer.shape[0] < block.size:
+            buffer = np.empty((block.size, dim))
+        e = buffer[:block.size]
+        np.take(unit, block, axis=0, out=e)
         local = sub - sub[0]
-        s = group_sums(e, local)
-        own = np.bincount(segment_ids(local), weights=np.einsum("ij,ij->i", e, e), minlength=hi - lo)
-        out[lo:hi] = (np.einsum("ij,ij->i", s, s) - own[:hi - lo]) / 2.0
+        totals[lo:hi] = group_sums(e, local)
+        own[lo:hi] = np.bincount(segment_ids(local), weights=squares[block], minlength=hi - lo)[:hi - lo]
+    out: np.ndarray = (np.einsum("ij,ij->i", totals, totals) - own) / 2.0
     return out
 
 
 def cooccurrence(side: ItemSide) -> Any:
     return training(side).cooccurrence
-
-
-def _read(s: Any, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    out = np.empty(a.size)
-    for lo in range(0, a.size, PAIRS_AT_ONCE):
-        hi = min(lo + PAIRS_AT_ONCE, a.size)
-        out[lo:hi] = np.asarray(s[a[lo:hi], b[lo:hi]]).ravel()
-    return out
 
 
 def list_pairs(offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -95,20 +101,26 @@ def list_blocks(weights: np.ndarray, limit: int) -> Iterator[tuple[int, int]]:
 
 
 def cooccurrence_pair_sums(side: ItemSide, items: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Per list, Σ over its unordered pairs of the co-occurrence similarity. The pairs are built a block of whole
-    lists at a time (about PAIRS_AT_ONCE pairs): 100-item lists hold 4,950 pairs each, so building every list's
-    pairs at once took 40 bytes a pair (about 40 GB at 200k users). A list's pairs keep their order, so its sum is
-    the same to the bit."""
-    s = cooccurrence(side)
+    """Per list, Σ over its unordered pairs of the co-occurrence similarity, the pairs in the order ``list_pairs``
+    gives them. The lists of one length at a time (a loop over lengths, never over users), as a grid of lists ×
+    positions whose pairs are the same upper triangle for every list; a block of about PAIRS_AT_ONCE pairs at a
+    time."""
+    index = training(side).cooccurrence_index
     n = offsets.size - 1
     out = np.zeros(n)
     sizes = np.diff(offsets)
-    for lo, hi in list_blocks(sizes * (sizes - 1) // 2, PAIRS_AT_ONCE):
-        sub = offsets[lo:hi + 1]
-        block = items[sub[0]:sub[-1]]
-        first, second, seg = list_pairs(sub - sub[0])
-        sims = _read(s, block[first], block[second])
-        out[lo:hi] = np.bincount(seg, weights=sims, minlength=hi - lo)[:hi - lo]
+    by_length = np.argsort(sizes, kind="stable")
+    lengths, starts = np.unique(sizes[by_length], return_index=True)
+    for length, lists in zip(lengths.tolist(), np.split(by_length, starts[1:])):
+        if length < 2:
+            continue
+        first, second = np.triu_indices(length, 1)  # row-major: the first row, then each later row in order
+        step = max(1, PAIRS_AT_ONCE // first.size)
+        for lo in range(0, lists.size, step):
+            chosen = lists[lo:lo + step]
+            grid = index.codes(items[offsets[chosen][:, None] + np.arange(length)])
+            where, sims = index.nonzero(grid[:, first], grid[:, second])
+            out[chosen] = np.bincount(where // first.size, weights=sims, minlength=chosen.size)[:chosen.size]
     return out
 
 
@@ -127,12 +139,13 @@ def history_sums(side: ItemSide, items: np.ndarray, seg: np.ndarray, history: np
         return out
     rows = np.flatnonzero(has)
     starts, sizes = train.offsets[h[rows]], np.diff(train.offsets)[h[rows]]
-    s = cooccurrence(side)
+    index = train.cooccurrence_index
+    listed, trained = index.codes(items[rows]), index.codes(train.items)
     # a block of recommended rows at a time (about PAIRS_AT_ONCE (row, training row) pairs): every pair at once is
     # 2 billion at 1M users × top-100 with 20 training rows each. A row's pairs stay in order: the same sums.
     for lo, hi in list_blocks(sizes, PAIRS_AT_ONCE):
         hist_rows, off = expand_ranges(starts[lo:hi], sizes[lo:hi])
         owner = segment_ids(off)
-        sims = _read(s, items[rows[lo:hi]][owner], train.items[hist_rows])
-        out[rows[lo:hi]] = np.bincount(owner, weights=sims, minlength=hi - lo)[:hi - lo]
+        where, sims = index.nonzero(listed[lo:hi][owner], trained[hist_rows])
+        out[rows[lo:hi]] = np.bincount(owner[where], weights=sims, minlength=hi - lo)[:hi - lo]
     return out
