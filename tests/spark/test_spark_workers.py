@@ -170,3 +170,37 @@ def test_the_cli_s_own_interpreter_needs_no_probe(monkeypatch, tmp_path):
     monkeypatch.chdir(Path(rankwise.__file__).resolve().parents[1])  # found as if through the directory only
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p and Path(p).resolve() != Path.cwd()] + [""])
     assert not workers.trust_own_interpreter(session(sys.executable))
+
+
+def test_the_probe_is_one_task_of_no_query(spark):
+    """The probe on a classic session is one job of one task, and no SQL query (nothing to plan or compile
+    cold): the DataFrame probe before ran ``range(1)`` with a UDF, two tasks on local[2] and a query's
+    planning and code generation, most of the first ``rs.compare`` call's cold cost besides the JVM's."""
+    from rankwise.spark.workers import _run_probe
+
+    context = spark.sparkContext
+    tracker = context.statusTracker()
+    context.setJobGroup("rankwise-probe-test", "the worker probe")
+    try:
+        answer = json.loads(_run_probe(spark))
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)
+    assert answer["error"] is None and answer["executable"]
+    jobs = tracker.getJobIdsForGroup("rankwise-probe-test")
+    assert len(jobs) == 1
+    stages = tracker.getJobInfo(jobs[0]).stageIds
+    assert [tracker.getStageInfo(s).numTasks for s in stages] == [1]
+
+
+def test_the_probe_runs_over_spark_connect_as_a_udf(spark):
+    """A session without a SparkContext (Spark Connect) is probed with a one-row DataFrame job."""
+    from rankwise.spark.workers import _run_probe
+
+    class Connect:
+        sparkContext = property(lambda self: (_ for _ in ()).throw(RuntimeError("no SparkContext on Connect")))
+
+        def range(self, n):
+            return spark.range(n)
+
+    answer = json.loads(_run_probe(Connect()))
+    assert answer["error"] is None and answer["executable"]

@@ -5,8 +5,8 @@ row of its queries; ``mapInArrow`` hands each partition to ``spark.partition.eva
 which runs the local ``evaluate()`` on it (same conventions, same alignment and kernels, no Python call
 per query). The driver gathers the per-query values (8 bytes a query and metric, never the runs) and
 aggregates them with the local ``summarize`` in the local query order, so the means are the local
-engine's to the bit. Only the DataFrame API is used (no RDD, no SparkContext): it runs over Spark
-Connect too.
+engine's to the bit. Only the DataFrame API is used (no RDD, no SparkContext; the one-task probe of
+``spark.workers`` uses an RDD where the session has one): it runs over Spark Connect too.
 """
 from __future__ import annotations
 

@@ -6,9 +6,10 @@ run with a virtual environment's interpreter without activating it (``.venv/bin/
 workers of the system's ``python3``, which has no rankwise; Spark then fails the job with a 400-line
 Java log around ``ModuleNotFoundError`` (issue #28).
 
-How: at the first evaluation of a session, a one-row job (a plain Python UDF: no Arrow, so that a worker
-without pyarrow can still answer) imports what the partitions import and returns the worker's
-``sys.executable`` and the import error, if any. It costs a job of one task; the worker it starts is
+How: at the first evaluation of a session, a one-task job (an RDD of one element, or over Spark Connect a
+plain Python UDF on one row: no Arrow either way, so that a worker without pyarrow can still answer)
+imports what the partitions import and returns the worker's ``sys.executable`` and the import error, if
+any. It costs a job of one task; the worker it starts is
 reused by the evaluation's tasks (``spark.python.worker.reuse``, Spark's default). The probe checks one
 executor: a failure on another one (a cluster whose machines differ) is caught when the job fails, and
 said with the same advice (``explained``).
@@ -76,6 +77,30 @@ def advice(worker_python: str, problem: str) -> str:
             "master when it is unset.")
 
 
+def _run_probe(session: Any) -> str:
+    """The probe's answer from one Python worker: a one-element RDD job on a classic session, a one-row
+    DataFrame job (a plain Python UDF) over Spark Connect, which has no RDDs.
+
+    Why an RDD where there is one: the job is one task with no query to plan or compile, and its worker is
+    the one the evaluation's first task reuses. The DataFrame probe (``range(1)`` and a UDF: the analyser,
+    whole-stage code generation and the UDF's operators, used by nothing else of rankwise, all compiled cold,
+    and two tasks on ``local[2]``) made the first ``rs.compare`` on MovieLens in a fresh session 76 s against
+    56 s with the RDD probe and 48 s without any (one run each under a load of 12-15; benchmarks/README.md)."""
+    try:
+        context = session.sparkContext
+    except Exception:  # noqa: BLE001 - Spark Connect: no SparkContext, so no RDD
+        context = None
+    if context is not None:
+        return str(context.parallelize([0], 1).map(probe_function()).collect()[0])
+    import pyspark.sql.functions as F
+
+    try:
+        probe = F.udf(probe_function(), "string", useArrow=False)
+    except TypeError:  # pyspark 3.4: no useArrow, and Python UDFs are not Arrow ones by default
+        probe = F.udf(probe_function(), "string")
+    return str(session.range(1).select(probe("id")).collect()[0][0])
+
+
 def check_workers(session: Any) -> None:
     """Once per session: raise WorkerPythonError when a Python worker cannot import rankwise's partition
     code. A probe that cannot run at all (a session refusing Python UDFs) is left to the real job."""
@@ -84,14 +109,8 @@ def check_workers(session: Any) -> None:
             return
     except TypeError:  # not weakly referable: probed every time (one small job)
         pass
-    import pyspark.sql.functions as F
-
     try:
-        probe = F.udf(probe_function(), "string", useArrow=False)
-    except TypeError:  # pyspark 3.4: no useArrow, and Python UDFs are not Arrow ones by default
-        probe = F.udf(probe_function(), "string")
-    try:
-        answer = json.loads(session.range(1).select(probe("id")).collect()[0][0])
+        answer = json.loads(_run_probe(session))
     except Exception as exc:  # noqa: BLE001 - the job failed: explained if a module was missing, else the real job says why
         missing = _MISSING.search(str(exc))
         if missing:
