@@ -26,7 +26,7 @@ __all__ = [
     "evaluate", "evaluate_tensors", "evaluate_ranks", "compare", "Results", "Qrels", "Run", "RelevantRanks",
     "read_qrels", "read_run", "as_qrels", "as_run",
     "compare_matrix", "power", "PerQueryMatrix", "Comparison", "evaluate_catalogue",  # lazy: see _LAZY
-    "correlate", "discriminative_power", "swap_rate",  # lazy: system orderings (agreement/)
+    "correlate", "discriminative_power", "swap_rate", "bootstrap_sensitivity",  # lazy: system orderings (agreement/)
     "repro",  # lazy: agreement/reproduction (scipy.stats)
     "similarity", "Similarity",  # lazy
     "Convention", "PRESETS", "get_convention", "parse_metric", "MetricSpec", "ResolvedMetric", "explain",
@@ -46,6 +46,7 @@ _LAZY = {
     "correlate": ("rankwise.agreement.orderings", "correlate"),
     "discriminative_power": ("rankwise.agreement.discriminative", "discriminative_power"),
     "swap_rate": ("rankwise.agreement.swap_rate", "swap_rate"),
+    "bootstrap_sensitivity": ("rankwise.agreement.bootstrap_sensitivity", "bootstrap_sensitivity"),
     "repro": ("rankwise.agreement.reproduction", "repro"),
     "similarity": ("rankwise.agreement.similarity", "similarity"),
     "Similarity": ("rankwise.agreement.similarity", "Similarity"),

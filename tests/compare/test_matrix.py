@@ -397,3 +397,18 @@ def test_a_comparison_prints_as_a_table():
     assert lines[-1] == "* p < 0.05 against base after correction"
     assert repr(cmp) == ("Comparison(systems=['base', 'better'], baseline='base', metrics=['AP'], n_queries=30, "
                          "test='t', correction='holm')")
+
+
+def test_figures_that_are_not_means_of_per_query_values_are_left_out_and_said(run_dict):
+    """trec_eval's set ``official`` brings num_q, gm_map and the counts; a comparison tests means of per-query
+    values, so under the name gm_map it showed the arithmetic mean of AP (= map), and num_q as 1.0. They are left
+    out with one warning naming each; alone, they are refused."""
+    runs = {"a": run_dict, "b": run_dict}
+    with pytest.warns(rw.RankwiseWarning, match=r"num_q \(a count of queries\), gm_map \(a geometric mean\), "
+                                                r"num_rel \(a sum over queries\) left out of the comparison"):
+        got = compare(QRELS, runs, ["num_q", "gm_map", "num_rel", "map"])
+    assert got.metrics == ("map",)
+    with pytest.warns(rw.RankwiseWarning, match="gm_map"):
+        assert "gm_map" not in compare(QRELS, runs, "official").metrics
+    with pytest.raises(InvalidParameterError, match=r"nothing to compare: gm_map \(a geometric mean\)"):
+        compare(QRELS, runs, ["gm_map"])

@@ -7,6 +7,7 @@ with the same replicates given to both.
 """
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -34,7 +35,10 @@ def oracle(values: np.ndarray, replicates: np.ndarray, alpha: float) -> tuple[li
                 wb = w[replicates[r]]
                 mean_b.append(wb.mean())
                 sd = wb.std(ddof=1)
-                t_b.append(abs(wb.mean() / (sd / math.sqrt(n))) if sd > 0 else math.nan)
+                if sd > 0:
+                    t_b.append(abs(wb.mean() / (sd / math.sqrt(n))))
+                else:  # (no spread: t is infinite when the mean is not 0, undefined when it is)
+                    t_b.append(math.inf if wb.mean() != 0 else math.nan)
             asl.append(sum(1 for t in t_b if not math.isnan(t) and t >= t_z) / b)
             kth = sorted((t for t in t_b if not math.isnan(t)), reverse=True)[math.ceil(alpha * b) - 1]
             required.append(abs(mean_b[next(r for r in range(b) if t_b[r] == kth)]))
@@ -65,6 +69,20 @@ def test_the_observed_t_is_the_paired_t_statistic_and_delta_the_difference_of_me
     assert got.t[0] == pytest.approx(2.116, abs=5e-4)  # Sakai (2018) Table 5.1's X - Y, as published
 
 
+def test_an_infinite_t_is_a_t_and_gives_its_difference():
+    """Four topics of a discrete metric: many replicates draw only the three equal differences, whose shifted
+    values have no spread and a mean of -0.05 (t = inf). The ceil(B alpha)-th largest t is then inf, and the
+    difference required is that replicate's |mean|, 0.05, as Sakai's code gives; it used to be NaN and fall out of
+    the estimated difference."""
+    values = np.array([[0.5, 0.25, 0.25, 0.25], [0.2, 0.15, 0.15, 0.15]])
+    replicates = np.random.default_rng(1).integers(0, 4, size=(400, 4))
+    got = bootstrap_sensitivity(matrix({"AP": values}), replicates=replicates)
+    asl, required, power, estimated = oracle(values, replicates, 0.05)
+    np.testing.assert_array_equal(got.asl, asl)
+    assert got.required[0] == pytest.approx(0.05, abs=1e-12) and required[0] == pytest.approx(0.05, abs=1e-12)
+    assert got.estimated_difference == pytest.approx(estimated, abs=1e-12)
+
+
 def test_seeded_replicates_are_the_same_anywhere_and_sakais_default_is_1000():
     values = np.random.default_rng(3).random((4, 25))
     one = bootstrap_sensitivity(matrix({"AP": values}), seed=5)
@@ -84,6 +102,7 @@ def test_a_pair_without_spread():
     got = bootstrap_sensitivity(matrix({"AP": values}), replicates=100)
     assert math.isnan(got.asl[0]) and got.asl[1] == 0.0 and got.asl[2] == 0.0
     assert got.significant == 2
+    assert json.loads(json.dumps(got.to_dict(), allow_nan=False))["asl"][0]["asl"] is None  # (valid JSON)
 
 
 def test_bad_input_is_said():

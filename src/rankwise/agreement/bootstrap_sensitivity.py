@@ -13,8 +13,12 @@ replicates b draws n topics with replacement, w*b, with t(w*b) the same statisti
   largest (the first such replicate when several tie), and the estimated difference required is its maximum
   over the pairs: a difference of means the metric needs, on these topics, to be called significant.
 
-The same B replicates are used for every pair, as in Sakai's code. A replicate whose w*b has no spread has
-no t (0/0): it never counts as at least as extreme.
+The same B replicates are used for every pair, as in Sakai's code. A replicate whose w*b has no spread and a
+mean of 0 has no t (0/0): it never counts as at least as extreme; one with no spread and another mean has
+t = inf, which is a t like any other. Where MATTERS differs (its choices kept out on purpose): MATLAB sorts the
+0/0 replicates first, so it takes the (ceil(B alpha) - #undefined)-th largest t where rankwise takes the
+ceil(B alpha)-th of the defined ones; identical systems (z = 0 everywhere) get ASL 0 there, significant, and no
+ASL here, never significant.
 
 Verified against MATTERS (Ferro & Silvello's Matlab toolkit, written from Sakai's own C/shell code, which its
 acknowledgements credit): ``matters/analysis/discriminativePower.m``, ``computePairedBootstrapTest`` ("See Figures
@@ -78,7 +82,7 @@ class BootstrapSensitivity:
                 "replicates": self.replicates, "seed": self.seed, "pairs": len(self.pairs),
                 "significant": self.significant, "power": self.power,
                 "estimated_difference": _or_none(self.estimated_difference),
-                "asl": [{"a": a, "b": b, "delta": float(d), "t": _or_none(float(t)), "asl": float(s),
+                "asl": [{"a": a, "b": b, "delta": float(d), "t": _or_none(float(t)), "asl": _or_none(float(s)),
                          "required": _or_none(float(r))}
                         for (a, b), d, t, s, r in zip(self.pairs, self.delta, self.t, self.asl, self.required)]}
 
@@ -111,7 +115,8 @@ def bootstrap_sensitivity(matrix: PerQueryMatrix, metric: str | None = None, *, 
 
     ``replicates``: the number B of bootstrap replicates (default 1,000, Sakai's), drawn from ``seed`` (the same
     numbers on any machine), or the replicates themselves, a (B, n) array of topic positions from 0 (each row
-    one replicate: n topics drawn with replacement), as MATTERS' ``Replicates`` takes them. Only the topics where
+    one replicate: n topics drawn with replacement; MATTERS' ``Replicates`` is the transpose, (n, B), counted
+    from 1). Only the topics where
     every system has a value take part."""
     if metric is None:
         if len(matrix.metrics) != 1:
@@ -185,7 +190,8 @@ def _paired_bootstrap(z: np.ndarray, counts: np.ndarray, alpha: float) -> tuple[
     with np.errstate(divide="ignore", invalid="ignore"):
         var = np.maximum(s2 - s1 * s1 / n, 0.0) / (n - 1)
         t_star = np.abs(w_mean / np.sqrt(var / n))  # NaN where a replicate has no spread: never counted
-    # (as Sakai's code compares: a resampled t within rounding of the observed one is a tie, counted)
+    # (a resampled t within rounding of the observed one is a tie, counted: the replicates' sums run in another
+    # order than the observed t's, so an exact comparison, as MATTERS makes, could miss the replicate equal to it)
     tol = 1e-9 * (1 + np.where(np.isfinite(t_obs), t_obs, 0.0))
     hits = (t_star >= t_obs - tol).sum(axis=0)
     asl = np.where(np.isnan(t_obs), np.nan, hits / b)
@@ -193,5 +199,6 @@ def _paired_bootstrap(z: np.ndarray, counts: np.ndarray, alpha: float) -> tuple[
     ranked = np.where(np.isnan(t_star), -np.inf, t_star)
     kth = -np.sort(-ranked, axis=0)[rank - 1]  # (P,)
     first = np.argmax(ranked == kth, axis=0)  # the first replicate holding it
-    required = np.where(np.isfinite(kth), np.abs(w_mean[first, np.arange(p)]), np.nan)
+    # (+inf is a real t: a replicate without spread whose mean is not 0; -inf marks "no replicate has a t")
+    required = np.where(kth > -np.inf, np.abs(w_mean[first, np.arange(p)]), np.nan)
     return t_obs, asl, required

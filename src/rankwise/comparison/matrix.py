@@ -85,20 +85,21 @@ class PerQueryMatrix:
             if r.convention.name != first.convention.name:
                 raise InvalidParameterError(f"run {n!r} was evaluated under convention {r.convention.name!r}, "
                                             f"run {names[0]!r} under {first.convention.name!r}")
+        tested = _tested_metrics(first)
         # the ids keep their type: integer ids stay integers in numeric order (1, 2, 10), not '1', '10', '2'
         kinds = {np.asarray(results[n].query_ids).dtype.kind in "iu" for n in names}
         as_ids = (lambda q: np.asarray(q, dtype=np.int64)) if kinds == {True} else (lambda q: np.asarray(q).astype(str))
         per_run = {n: (as_ids(results[n].query_ids),
-                       np.stack([np.asarray(results[n].values[m], dtype=np.float64) for m in first.metrics],
-                                axis=-1) if first.metrics else np.zeros((results[n].query_ids.size, 0)))
+                       np.stack([np.asarray(results[n].values[m], dtype=np.float64) for m in tested],
+                                axis=-1) if tested else np.zeros((results[n].query_ids.size, 0)))
                    for n in names}
         set_aside: dict[str, set[str]] = {}
         for n in names:
             for reason, ids in results[n].set_aside.items():
                 set_aside.setdefault(reason, set()).update(map(str, ids))
-        return cls._assemble(per_run, tuple(first.metrics), set_aside, MISSING_IN_RUN,
+        return cls._assemble(per_run, tested, set_aside, MISSING_IN_RUN,
                              convention=first.convention.name,
-                             resolved={m: str(first.resolved[m]) for m in first.metrics},
+                             resolved={m: str(first.resolved[m]) for m in tested},
                              group_tags=group_tags, groups=groups)
 
     @classmethod
@@ -207,3 +208,37 @@ def group_runs(names: Sequence[str], *, group_tags: bool = True,
         system = r.rsplit("@", 1)[0] if group_tags and "@" in r[1:] else r
         out.setdefault(system, []).append(r)
     return out
+
+
+# (the reported number of these is not the mean of the per-query values that a paired test compares)
+_NOT_MEANS = {"gmean": "a geometric mean", "sum": "a sum over queries", "micro": "a ratio of sums over queries",
+              "relevant_weighted": "a mean weighted by each query's relevant documents"}
+
+
+def _tested_metrics(first: "Results") -> tuple[str, ...]:
+    """The metrics of ``first`` but those whose reported figure is not the mean of its per-query values (trec_eval's
+    ``num_q``, ``gm_map``, the sums and micro averages): a comparison tests and shows means of per-query values,
+    so under those names it would print a figure ``evaluate`` never reports (``gm_map`` as the arithmetic mean of
+    AP). They are left out with a warning, whether named or brought in by a set such as ``official``."""
+    from rankwise.conventions.measure_sets import SUMMARY_ONLY
+
+    why = {m: "a count of queries" if m.lower() == "num_q"
+           else _NOT_MEANS.get(str(first.resolved[m].params.get("aggregate", "mean")), "")
+           for m in first.metrics}
+    why = {m: w or "a summary of the run" for m, w in why.items() if w or m.lower() in SUMMARY_ONLY}
+    if not why:
+        return tuple(first.metrics)
+    kept = [m for m in first.metrics if m not in why]
+    if not kept:
+        raise InvalidParameterError(
+            f"nothing to compare: {', '.join(f'{m} ({w})' for m, w in why.items())} "
+            "report no mean of per-query values, which is what a comparison tests; compare a per-query metric "
+            "(map rather than gm_map, num_rel_ret per query as P or recall)")
+    import warnings
+
+    from rankwise.errors import RankwiseWarning, user_stacklevel
+
+    warnings.warn(f"{', '.join(f'{m} ({w})' for m, w in why.items())} left out of the comparison: a paired test "
+                  f"compares means of per-query values, and these report another figure", RankwiseWarning,
+                  stacklevel=user_stacklevel())
+    return tuple(kept)
