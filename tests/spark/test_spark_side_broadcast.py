@@ -1,9 +1,11 @@
 """The item side of a beyond-accuracy evaluation on Spark goes to the executors once, as a broadcast variable
 (spark/side_broadcast.py): the function pickled into every task stays a few kilobytes however large the side,
-the variable is unpersisted when the evaluation ends, and the values are the local engine's to the bit.
+the variable is unpersisted when the evaluation ends and destroyed with its results, and the values are the
+local engine's to the bit.
 """
 from __future__ import annotations
 
+import gc
 import pickle
 
 import numpy as np
@@ -61,7 +63,23 @@ def test_item_side_travels_as_a_broadcast_not_in_every_task(spark, monkeypatch):
     assert side_bytes > 1_000_000 and task_bytes  # (32 floats × 4000 items alone: 1 MB)
     assert max(task_bytes) < 50_000, (task_bytes, side_bytes)
     assert len(unpersisted) == 1  # one variable for the evaluation, let go when it ends
-    remote.unpersist()
+    destroyed: list[int] = []
+    destroy = Broadcast.destroy
+
+    def destroy_recorded(self, blocking=False):
+        destroyed.append(id(self))
+        return destroy(self, blocking)
+
+    monkeypatch.setattr(Broadcast, "destroy", destroy_recorded)
+    remote.unpersist()  # the results' release: the driver's copy too (a loop of evaluations leaks nothing)
+    assert destroyed == unpersisted
+    remote.unpersist()  # (twice: nothing more)
+    assert destroyed == unpersisted
+    again = rs.evaluate(spark.createDataFrame(test), spark.createDataFrame(run), metrics, "rectools", partitions=3,
+                        **given)
+    del again  # results dropped without unpersist(): their variable goes with them
+    gc.collect()
+    assert len(destroyed) == 2 and destroyed[1] == unpersisted[1]
 
 
 def test_spark_connect_without_a_context_keeps_the_side_in_the_task():

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -40,7 +40,7 @@ from rankwise.spark.items import driver_side, is_spark_frame, to_arrow
 from rankwise.spark.list_options import NO_OPTIONS, Listed, refuse_accuracy_without_test
 from rankwise.spark.session import unbounded_arrow_bytes
 from rankwise.spark.shuffle import by_query, coalescing_caches
-from rankwise.spark.side_broadcast import ShippedSide, shipped_side
+from rankwise.spark.side_broadcast import ShippedSide, owned_by, shipped_side
 from rankwise.spark.tallies import merged_tallies
 from rankwise.spark.workers import check_workers, explained
 
@@ -53,6 +53,7 @@ class SparkResults:
     results: Results
     per_query: Any  # pyspark.sql.DataFrame
     cached: Any = None  # the persisted output of the partitions, which per_query reads (a tuple: several)
+    releases: list[Any] = field(default_factory=list, compare=False, repr=False)  # (the item side's broadcast)
 
 
     @property
@@ -63,10 +64,13 @@ class SparkResults:
         return self.results.means[metric]
 
     def unpersist(self) -> None:
-        """Free the cached per-query values on the cluster (``per_query`` is then computed anew if used)."""
+        """Free the cached per-query values on the cluster (``per_query`` is then computed anew if used), and the
+        item side's broadcast variable of beyond-accuracy metrics (``per_query`` can then no longer be computed)."""
         for cached in self.cached if isinstance(self.cached, tuple) else (self.cached,):
             if cached is not None:
                 cached.unpersist()
+        for release in self.releases:
+            release()
 
 
 def partition_function(task: part.PartitionTask) -> Any:
@@ -153,7 +157,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
             if not wide:
                 found, n_judged = found_in(written, conv)
                 warn_about(found.results, found.results.query_ids.size if run_only else n_judged)
-                return found
+                return owned_by(found, shipped)
             # (the metrics of every recommended user: an evaluation of their own, joined, as locally)
             narrow = [m for m in written if m not in wide]
             parts: list[tuple[SparkResults, int]] = []
@@ -165,7 +169,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
                 for done, _ in parts:
                     done.unpersist()
                 raise
-            return _joined(parts, written, conv)
+            return owned_by(_joined(parts, written, conv), shipped)
     if qrels is None:
         raise InvalidParameterError("rankwise.spark.evaluate without test interactions (qrels None) evaluates "
                                     "beyond-accuracy metrics of the lists alone (coverage, novelty...); "

@@ -11,11 +11,14 @@ for all its tasks. The task then carries only the variable's id, a few bytes, wh
 Spark Connect has no SparkContext and so no broadcast variables: there the side travels in the task, as before, and
 the evaluation is the same (only slower to ship). The variable is unpersisted when the evaluation ends (the
 executors drop their copies; the driver keeps the value, so that a later recomputation of the persisted per-user
-values, should Spark evict them, fetches it again rather than failing).
+values, should Spark evict them, fetches it again rather than failing), and destroyed (the driver's copy and
+file too) by the results' ``unpersist()`` or when the results are garbage-collected (``owned_by``): a loop of
+evaluations in one session does not accumulate sides on the driver.
 """
 from __future__ import annotations
 
 import contextlib
+import weakref
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -56,5 +59,24 @@ def shipped_side(session: Any, side: ItemSide | None) -> Iterator[ShippedSide]:
     handle = context.broadcast(side)
     try:
         yield ShippedSide(broadcast=handle)
-    finally:
-        handle.unpersist(blocking=False)
+    except BaseException:  # (no results will own it)
+        _destroy(handle)
+        raise
+    handle.unpersist(blocking=False)
+
+
+def owned_by(owner: Any, shipped: ShippedSide) -> Any:
+    """``owner`` (the evaluation's results) made the owner of the broadcast variable, if any: it is destroyed
+    when ``owner`` is garbage-collected, or earlier by ``owner.unpersist()`` (which calls ``owner.releases``)."""
+    if shipped.broadcast is not None:
+        finalizer = weakref.finalize(owner, _destroy, shipped.broadcast)
+        finalizer.atexit = False  # (at exit the SparkContext may be gone: nothing left to free)
+        owner.releases.append(finalizer)
+    return owner
+
+
+def _destroy(handle: Any) -> None:
+    try:
+        handle.destroy(blocking=False)
+    except Exception:  # noqa: BLE001 - a stopped SparkContext has freed it already
+        pass
