@@ -227,3 +227,15 @@ def test_fused_random_ties_equal_numpy(other):
                      kernel="fused")
     np.testing.assert_array_equal(got.ranks, want.ranks)
     np.testing.assert_array_equal(got.n_candidates, want.n_candidates)
+
+
+@needs_torch
+def test_a_fused_kernel_off_cuda_is_refused_without_the_interpreter(monkeypatch):
+    """On a CPU device Triton has no driver: a fused kernel there ran into Triton's own "0 active drivers" error;
+    it is refused with what to do, unless the interpreter (how the tests run it) is on."""
+    uf, vf = np.ones((3, 2), dtype=np.float32), np.ones((5, 2), dtype=np.float32)
+    held = (np.array([0, 1, 2]), np.array([0, 1, 2]))
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    with pytest.raises(InvalidParameterError, match=r"kernel='fused' is a Triton kernel for CUDA devices; got "
+                                                    r"device 'cpu' .*TRITON_INTERPRET=1"):
+        item_ranks(FactorScorer(uf, vf), None, held, backend="torch", kernel="fused")

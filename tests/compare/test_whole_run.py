@@ -142,3 +142,5 @@ def test_evaluate_gives_a_whole_run_figure_its_bootstrap_interval():
     assert rw.evaluate(None, a, ["Gini@5"], train=train, items=items, intervals=40).intervals == res.intervals
     with pytest.raises(InvalidParameterError, match="at least 2"):
         rw.evaluate(None, a, ["Gini@5"], train=train, items=items, intervals=1)
+    with pytest.raises(InvalidParameterError, match="got 2.7"):  # (not truncated to 2 samples)
+        rw.evaluate(None, a, ["Gini@5"], train=train, items=items, intervals=2.7)

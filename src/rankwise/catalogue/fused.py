@@ -76,10 +76,13 @@ def fused_counts(torch: Any, device: Any, user_factors: Any, item_factors: Any, 
         D=d, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, DOT=bool(dot), num_warps=warps)
     greater = gt.sum(dim=0, dtype=torch.int64).cpu().numpy()
     at_least = ge.sum(dim=0, dtype=torch.int64).cpu().numpy() - 1  # the target ties itself
-    if (at_least < greater).any():
-        # a target not tied with itself means its score was not reproduced by its tile
-        raise RuntimeError("the fused kernel scored a held-out item differently in two tiles (its own tile and "
-                           "the catalogue's), so its ranks are not exact; use kernel='blocks' (or dot=False)")
+    if (at_least < greater).any() or (greater < 0).any() or (at_least > n_items - 1).any():
+        # a target not tied with itself means its score was not reproduced by its tile; a negative count (or more
+        # competitors than items) that an excluded training item was scored differently in the exclusion pass
+        raise RuntimeError("the fused kernel scored an item differently in two tiles (a held-out item in its own "
+                           "tile and the catalogue's, or a training item in the catalogue and the exclusion pass), "
+                           "so its ranks are not exact; use kernel='fused' rather than 'fused-dot', or "
+                           "kernel='blocks'")
     return greater, at_least, target.cpu().numpy().astype(np.float64)
 
 

@@ -34,6 +34,7 @@ factors) and may otherwise differ only for items whose scores agree to within ro
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
@@ -242,6 +243,11 @@ def choose_kernel(kernel: str, scorer, be, dtype: str) -> str:
         if be.name != "torch":
             raise InvalidParameterError(f"kernel={kernel!r} runs on torch tensors; got backend={be.name!r} (use "
                                         "backend='torch', or kernel='blocks')")
+        if be.device.type != "cuda" and os.environ.get("TRITON_INTERPRET") != "1":
+            raise InvalidParameterError(f"kernel={kernel!r} is a Triton kernel for CUDA devices; got device "
+                                        f"{str(be.device)!r} (use a CUDA device, or kernel='blocks'; tests run it on "
+                                        "the CPU in Triton's interpreter, with TRITON_INTERPRET=1 set before "
+                                        "Triton is imported)")
     return kernel
 
 

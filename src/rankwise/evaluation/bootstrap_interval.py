@@ -21,7 +21,7 @@ Z_975 = 1.959963984540054  # (the standard normal's 0.975 quantile)
 
 def check_draws(draws: int) -> None:
     """``intervals=``: a number of bootstrap samples, at least 2 (0: no intervals, checked by the caller)."""
-    if draws < 2:
+    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 2:
         raise InvalidParameterError(f"intervals must be a number of bootstrap samples, at least 2 (e.g. 1000); "
                                     f"got {draws}")
 

@@ -34,8 +34,8 @@ def evaluate_lists(qrels: Qrels | None, run: Run, metrics: str | Iterable[str], 
                    reference: Run | None = None, intervals: int = 0) -> Results:
     """``rankwise.evaluate`` of metrics that read the items (any accuracy metrics alongside). ``qrels`` None: every
     user of the run is evaluated and nothing is relevant (for metrics that need no test interactions).
-    ``intervals``: bootstrap samples of the users for each whole-run figure's 95% percentile interval (seed 0:
-    the same interval every time); 0, none."""
+    ``intervals``: bootstrap samples of the users for each whole-run figure's 95% normal interval (± 1.96
+    bootstrap standard errors; seed 0: the same interval every time); 0, none."""
     plan = make_plan(metrics, conv)
     check_item_inputs(plan, {"train": train, "items": items, "features": item_features, "reference": reference,
                              "test": qrels})

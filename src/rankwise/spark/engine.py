@@ -137,7 +137,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
         raise InvalidParameterError(f"partitions must be a positive number; got {partitions}")
     side = None
     if intervals:
-        check_draws(int(intervals))
+        check_draws(intervals)
     if plan.list_metrics or intervals or any(x is not None for x in (train, items, item_features, reference)):
         run_only = qrels is None
         if run_only:  # (every user of the run evaluated, nothing relevant: as rankwise.evaluate(None, run, ...))
