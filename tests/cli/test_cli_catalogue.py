@@ -79,3 +79,17 @@ def test_table_and_errors(files, capsys):
     # --scores and --factors are exclusive, one is required
     with pytest.raises(SystemExit):
         main(_args(files, "-m", "AP"))
+
+
+def test_kernel_option_reaches_the_api(files, capsys):
+    """--kernel is item_ranks' kernel=: blocks gives the default's values; a fused kernel needs factors, said."""
+    rng = np.random.default_rng(4)
+    np.save(files / "U.npy", rng.normal(size=(3, 2)))
+    np.save(files / "V.npy", rng.normal(size=(5, 2)))
+    factors = ["--factors", str(files / "U.npy"), str(files / "V.npy"), "-m", "AP", "-f", "csv"]
+    assert main(_args(files, *factors)) == 0
+    default = capsys.readouterr().out
+    assert main(_args(files, *factors, "--kernel", "blocks")) == 0
+    assert capsys.readouterr().out == default
+    assert main(_args(files, "--scores", str(files / "S.npy"), "-m", "AP", "--kernel", "fused")) == 2
+    assert "kernel='fused' computes scores from factors" in capsys.readouterr().err

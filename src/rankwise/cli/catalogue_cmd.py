@@ -47,6 +47,9 @@ def register(sub) -> None:
                         "(default: the convention's other_relevant)")
     p.add_argument("--backend", choices=["auto", "numpy", "torch"], default="auto",
                    help="ranking backend (auto: torch on a GPU when installed, else numpy)")
+    p.add_argument("--kernel", choices=["auto", "blocks", "fused", "fused-dot"], default="auto",
+                   help="how the ranks are counted: blocks of scores (auto), or, with factors on a CUDA device "
+                        "and Triton installed, one kernel that never writes the scores (fused; docs/catalogue.md)")
     p.add_argument("--per-query", "-q", action="store_true", help="also print one value per user")
     p.add_argument("--format", "-f", default="table", choices=["table", "json", "csv", "tsv"])
     p.add_argument("--output", "-o", metavar="FILE", help="write the result here instead of stdout")
@@ -93,8 +96,8 @@ def run(args) -> int:
 
     res = evaluate_catalogue(train, test, scores, args.metric, args.convention, user_ids=user_ids,
                              item_ids=item_ids, ties=args.candidate_ties, other_relevant=args.other_relevant,
-                             seed=args.tie_seed, backend=args.backend, progress=report if args.progress else None,
-                             **overrides_from(args))
+                             seed=args.tie_seed, backend=args.backend, kernel=args.kernel,
+                             progress=report if args.progress else None, **overrides_from(args))
     stage("done")
     text = render(res, args.format, args.per_query)
     write_report(text, args.output)
