@@ -116,15 +116,8 @@ def bootstrap_sensitivity(matrix: PerQueryMatrix, metric: str | None = None, *, 
     ``replicates``: the number B of bootstrap replicates (default 1,000, Sakai's), drawn from ``seed`` (the same
     numbers on any machine), or the replicates themselves, a (B, n) array of topic positions from 0 (each row
     one replicate: n topics drawn with replacement; MATTERS' ``Replicates`` is the transpose, (n, B), counted
-    from 1). Only the topics where
-    every system has a value take part."""
-    if metric is None:
-        if len(matrix.metrics) != 1:
-            raise InvalidParameterError(f"name the metric whose bootstrap sensitivity to compute; the matrix has "
-                                        f"{list(matrix.metrics)}")
-        metric = matrix.metrics[0]
-    if metric not in matrix.metrics:
-        raise InvalidParameterError(f"unknown metric {metric!r}; the matrix has {list(matrix.metrics)}")
+    from 1). Only the topics where every system has a value take part."""
+    metric = matrix.metric_named(metric, "bootstrap sensitivity")
     if not (isinstance(alpha, (int, float)) and not isinstance(alpha, bool) and 0 < alpha < 1):
         raise InvalidParameterError(f"alpha must be between 0 and 1 (e.g. 0.05); got {alpha!r}")
     if len(matrix.systems) < 2:

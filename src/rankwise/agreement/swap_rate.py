@@ -178,13 +178,7 @@ def swap_rate(matrix: PerQueryMatrix, metric: str | None = None, *, method: str 
     if method not in METHODS:
         raise InvalidParameterError(f"swap_rate(method={method!r}): expected one of "
                                     + "; ".join(f"{k!r} ({v})" for k, v in METHODS.items()))
-    if metric is None:
-        if len(matrix.metrics) != 1:
-            raise InvalidParameterError(f"name the metric whose swap rate to compute; the matrix has "
-                                        f"{list(matrix.metrics)}")
-        metric = matrix.metrics[0]
-    if metric not in matrix.metrics:
-        raise InvalidParameterError(f"unknown metric {metric!r}; the matrix has {list(matrix.metrics)}")
+    metric = matrix.metric_named(metric, "swap rate")
     splits = check_permutations(splits)
     seed = check_seed(seed)
     if not (isinstance(bin_width, (int, float)) and math.isfinite(bin_width) and bin_width > 0):

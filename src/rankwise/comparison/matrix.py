@@ -58,6 +58,18 @@ class PerQueryMatrix:
         v.setflags(write=False)
         object.__setattr__(self, "values", v)
 
+    def metric_named(self, metric: str | None, purpose: str) -> str:
+        """``metric``, checked to be one of the matrix's; None: the matrix's only metric (``purpose`` says what the
+        caller computes from it, for the error when it holds several)."""
+        if metric is None:
+            if len(self.metrics) != 1:
+                raise InvalidParameterError(f"name the metric whose {purpose} to compute; the matrix has "
+                                            f"{list(self.metrics)}")
+            return self.metrics[0]
+        if metric not in self.metrics:
+            raise InvalidParameterError(f"unknown metric {metric!r}; the matrix has {list(self.metrics)}")
+        return metric
+
     def metric_values(self, metric: str) -> np.ndarray:
         """(S, Q) values of one metric."""
         return self.values[:, :, self.metrics.index(metric)]
