@@ -236,3 +236,15 @@ def test_a_bad_run_file_is_said_before_a_bad_override(runs, tmp_path):
     assert r.returncode == 2 and "bad.run:1" in r.stderr and "not a number" in r.stderr, r.stderr
     r = rankwise("compare", QRELS, runs[0], runs[1], "-m", "P@2", "--rel", "abc")
     assert r.returncode == 2 and "rel" in r.stderr, r.stderr
+
+
+def test_compare_values_reads_trec_eval_s_list_of_cutoffs(tmp_path, capsys):
+    """-m P.5,10 names trec_eval's P_5 and P_10 in values another tool wrote, as `rankwise evaluate` reads it."""
+    from rankwise.cli.main import main
+
+    path = tmp_path / "v.csv"
+    rows = [f"{s},q{i},{m},{v}" for s, base in (("a", 0.2), ("b", 0.4)) for i in range(1, 6)
+            for m, v in (("P_5", base + i / 50), ("P_10", base / 2 + i / 100), ("map", 0.3))]
+    path.write_text("system,query,metric,value\n" + "\n".join(rows) + "\n")
+    assert main(["compare", "--values", str(path), "-m", "P.5,10", "-f", "json"]) == 0
+    assert {c["metric"] for c in json.loads(capsys.readouterr().out)["comparisons"]} == {"P_5", "P_10"}

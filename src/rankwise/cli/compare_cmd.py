@@ -144,7 +144,10 @@ def load_inputs(args):
         if any(v is not None for v in item_inputs(args).values()):
             raise InvalidParameterError("--train, --items and --item-features apply when rankwise evaluates runs; "
                                         "--values are compared as they are")
-        return read_values(args.values, group_tags=group, metrics=args.metric,
+        from rankwise.conventions.measure_sets import expand
+
+        # (trec_eval's spellings name the values as trec_eval prints them: -m P.5,10 keeps P_5 and P_10)
+        return read_values(args.values, group_tags=group, metrics=None if args.metric is None else expand(args.metric),
                            mixed_conventions=args.mixed_conventions), ()
     if args.mixed_conventions:
         raise InvalidParameterError("--mixed-conventions applies to --values files; runs given here are all "
