@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from rankwise.agreement.frames import frame
+from rankwise.agreement.pair_decisions import PairDecisions
 from rankwise.comparison import resampling
 from rankwise.comparison.matrix import PerQueryMatrix
 from rankwise.comparison.options import check_permutations, check_seed
@@ -46,7 +47,7 @@ DEFAULT_ALPHA = 0.05
 
 
 @dataclass(frozen=True)
-class BootstrapSensitivity:
+class BootstrapSensitivity(PairDecisions):
     metric: str
     alpha: float
     pairs: tuple[tuple[str, str], ...]
@@ -59,23 +60,12 @@ class BootstrapSensitivity:
     seed: int | None  # None: the replicates were given
     set_aside: int = 0  # topics left out because some system has no value there
 
-    @property
-    def significant(self) -> int:
-        return int((self.asl < self.alpha).sum())
-
-    @property
-    def power(self) -> float:
-        """The discriminative power: the share of system pairs with ASL < alpha."""
-        return self.significant / len(self.pairs)
 
     @property
     def estimated_difference(self) -> float:
         """The largest difference required over the pairs (Sakai's estimated difference required)."""
         return float(np.nanmax(self.required)) if np.isfinite(self.required).any() else math.nan
 
-    def curve(self) -> np.ndarray:
-        """The ASL curve: every pair's ASL, smallest first."""
-        return np.sort(self.asl)
 
     def to_dict(self) -> dict[str, Any]:
         return {"metric": self.metric, "alpha": self.alpha, "n_queries": self.n_queries, "set_aside": self.set_aside,

@@ -19,13 +19,14 @@ from typing import Any, Sequence
 import numpy as np
 
 from rankwise.agreement.frames import frame
+from rankwise.agreement.pair_decisions import PairDecisions
 from rankwise.comparison.matrix import PerQueryMatrix
 from rankwise.comparison.systems import compare_matrix
 from rankwise.errors import InvalidParameterError
 
 
 @dataclass(frozen=True)
-class DiscriminativePower:
+class DiscriminativePower(PairDecisions):
     metric: str
     test: str
     correction: str  # "none" for the Tukey tests, whose p-values control the family-wise error already
@@ -38,18 +39,7 @@ class DiscriminativePower:
     seed: int | None
     permutations: int | None
 
-    @property
-    def significant(self) -> int:
-        return int((self.asl < self.alpha).sum())
 
-    @property
-    def power(self) -> float:
-        """The share of system pairs significant at alpha."""
-        return self.significant / len(self.pairs)
-
-    def curve(self) -> np.ndarray:
-        """The ASL curve: every pair's ASL, smallest first."""
-        return np.sort(self.asl)
 
     def power_at(self, alpha: float) -> float:
         """The discriminative power at another alpha, from the same ASLs (a correction's adjusted p-values do
