@@ -91,16 +91,22 @@ def test_fused_kernel_exact_on_float_factors(ties):
     _check(got, _sequential_scores(uf, vf), train, held, "compete", ties)
 
 
+def _host_copies(monkeypatch) -> list[int]:
+    """A list that grows by one at each copy of a tensor to the host (``Tensor.cpu``) from now on."""
+    import torch
+
+    copies: list[int] = []
+    real_cpu = torch.Tensor.cpu
+    monkeypatch.setattr(torch.Tensor, "cpu", lambda self, *a, **k: copies.append(1) or real_cpu(self, *a, **k))
+    return copies
+
+
 @pytest.mark.slow
 @needs_torch
 def test_resident_path_copies_to_the_host_once_not_per_block(monkeypatch):
     # every array stays on the device until the end: three copies back (counts, counts, targets) for
     # any number of blocks; main's torch path copied targets and counts back once per block
-    import torch
-
-    copies = []
-    real_cpu = torch.Tensor.cpu
-    monkeypatch.setattr(torch.Tensor, "cpu", lambda self, *a, **k: copies.append(1) or real_cpu(self, *a, **k))
+    copies = _host_copies(monkeypatch)
     scores, uf, vf, train, held = random_problem(5, n_users=30, n_items=20)
     got = item_ranks(FactorScorer(uf, vf), train, held, ties="average", backend="torch", block_size=2)
     assert len(copies) == 3
@@ -195,11 +201,7 @@ def test_resident_top_k_equals_numpy(seed, k, block, dense):
 @pytest.mark.slow
 @needs_torch
 def test_resident_top_k_copies_to_the_host_once(monkeypatch):
-    import torch
-
-    copies = []
-    real_cpu = torch.Tensor.cpu
-    monkeypatch.setattr(torch.Tensor, "cpu", lambda self, *a, **k: copies.append(1) or real_cpu(self, *a, **k))
+    copies = _host_copies(monkeypatch)
     _, uf, vf, train, _ = random_problem(2, n_users=30, n_items=20)
     top_k(FactorScorer(uf, vf), train, 5, backend="torch", block_size=2)
     assert len(copies) == 3  # users, items, scores: once at the end, not once per block

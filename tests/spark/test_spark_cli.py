@@ -38,6 +38,11 @@ def files(tmp_path_factory):
     ["-m", "nDCG@10", "-m", "ERR@10", "--convention", "ranx", "--format", "csv", "-q"],
 ], ids=["trec-default", "trec-q-c", "json", "ranx-csv"])
 def test_spark_engine_prints_the_local_output(spark, files, capsys, options):
+    _same_output_on_spark(files, capsys, options)
+
+
+def _same_output_on_spark(files, capsys, options):
+    """`rankwise evaluate` of the TREC files with ``options`` prints the same stdout and stderr on Spark."""
     paths = [str(files / "qrels.txt"), str(files / "run.txt")]
     assert main(["evaluate", *paths, *options]) == 0
     local = capsys.readouterr()
@@ -75,13 +80,7 @@ def test_spark_engine_prints_the_local_output_of_the_item_metrics(spark, files, 
     pd.DataFrame({"item": [f"D{j}" for j in range(0, 40, 2)], "genre": rng.choice(["a", "b", "c"], 20)}).to_csv(
         files / "features.csv", index=False)
     # (TREC files: Spark renames a CSV file's columns, so info["columns"] of a CSV differs from the local one's)
-    paths = [str(files / "qrels.txt"), str(files / "run.txt")]
     options = ["-c", "rectools", "-m", "Coverage@10", "-m", "Novelty@10", "-m", "ILD(distance=hamming)@5",
                "-m", "Gini(over=recommended)@10", "-m", "nDCG@10", "--train", str(files / "train.csv"), "--items",
                str(files / "items.txt"), "--item-features", str(files / "features.csv"), "--format", "json", "-q"]
-    assert main(["evaluate", *paths, *options]) == 0
-    local = capsys.readouterr()
-    assert main(["evaluate", *paths, *options, "--engine", "spark", "--partitions", "3"]) == 0
-    remote = capsys.readouterr()
-    assert remote.out == local.out
-    assert remote.err == local.err
+    _same_output_on_spark(files, capsys, options)
