@@ -26,54 +26,62 @@ import scipy.sparse as sp
 
 from rankwise.errors import InvalidParameterError, require
 
-# (held-out rows per program, catalogue items per tile, factor columns per dot (dot=True), warps);
-# BLOCK_N >= BLOCK_M: the targets' tile has the catalogue tiles' shape. Not tuned on a GPU yet:
-# benchmarks/bench_gpu.py times other tiles beside these
-TILES = (64, 128, 16, 8)
+# (held-out rows per program, catalogue items per tile, factor columns per dot (0: all of them, the rows'
+# factors then loaded once per program), warps, pipeline stages); BLOCK_N >= BLOCK_M: the targets' tile has
+# the catalogue tiles' shape. Not tuned on a GPU yet: benchmarks/bench_gpu.py times other tiles beside these
+TILES = (64, 128, 0, 8, 3)
+# the rows' factors stay in registers (BLOCK_K = all of D) up to this many floats per program
+HOISTED_FLOATS = 128 * 128
+# a tile element's two counts share one int32, 16 bits each: a program scores fewer tiles than this per slice
+MAX_TILES_PER_SLICE = (1 << 16) - 1
 
 
 def fused_counts(torch: Any, device: Any, user_factors: Any, item_factors: Any, train: sp.csr_matrix,
-                 held: sp.csr_matrix, *, dot: bool = False, splits: int | None = None,
-                 tiles: tuple[int, int, int, int] = TILES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 held: sp.csr_matrix, *, dot: bool = True, splits: int | None = None,
+                 tiles: tuple[int, ...] = TILES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(greater, at_least, target) per held-out pair in CSR order, like ``resident_counts``.
 
-    ``user_factors``/``item_factors``: float32 tensors on ``device``. ``splits``: slices of the
-    catalogue run by separate programs (default: enough programs to fill the device). ``tiles``:
-    (rows per program, items per tile, factor columns per dot, warps), powers of two, the first two
-    at least 16 and BLOCK_N >= BLOCK_M.
+    ``user_factors``/``item_factors``: float32 tensors on ``device``. ``dot``: tiles by ``tl.dot`` in
+    float32 (``kernel="fused"``), else by an explicit loop of float32 multiply-adds (exact in Triton's
+    interpreter too; see ``fused_kernel.py``). ``splits``: slices of the catalogue run by separate programs
+    (default: enough programs to fill the device). ``tiles``: (rows per program, items per tile,
+    factor columns per dot or 0 for all, warps[, pipeline stages]), powers of two, the first two at
+    least 16 and BLOCK_N >= BLOCK_M.
     """
-    block_m, block_n, block_k, warps = tiles
-    if not (16 <= block_m <= block_n and block_k >= 16 and all(x > 0 and x & (x - 1) == 0 for x in tiles)):
-        raise InvalidParameterError(f"tiles must be powers of two with 16 <= BLOCK_M <= BLOCK_N and BLOCK_K >= 16, "
-                                    f"got {tiles!r}")
+    block_m, block_n, block_k, warps = tiles[:4]
+    stages = tiles[4] if len(tiles) > 4 else TILES[4]
+    if not (len(tiles) in (4, 5) and 16 <= block_m <= block_n and (block_k == 0 or block_k >= 16)
+            and all(x > 0 and x & (x - 1) == 0 for x in (block_m, block_n, block_k or 16, warps)) and stages >= 1):
+        raise InvalidParameterError(f"tiles must be powers of two with 16 <= BLOCK_M <= BLOCK_N and BLOCK_K 0 or "
+                                    f">= 16 (and stages >= 1), got {tiles!r}")
     require("triton", "triton", "The fused full-catalogue kernel (kernel='fused')")
     from rankwise.catalogue.fused_kernel import count_kernel
 
     n_items, d = int(item_factors.shape[0]), int(item_factors.shape[1])
+    if block_k == 0:  # all of K in one dot when the rows' factors fit in registers, else chunks of 32
+        whole = max(16, 1 << (d - 1).bit_length())
+        block_k = whole if block_m * whole <= HOISTED_FLOATS else 32
     n_held = held.nnz
     if n_held == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy(), np.zeros(0, dtype=np.float64)
-    held_user = np.repeat(np.arange(held.shape[0], dtype=np.int64), np.diff(held.indptr))
-    ex_ptr, ex_col, ex_row = _training_lists(train, held_user, block_m)
     n_blocks = -(-n_held // block_m)
+    held_user, ex_ptr, ex_col, ex_row = _training_lists(torch, device, train, held, block_m)
+    n_tiles = -(-n_items // block_n)
     if splits is None:
         splits = _default_splits(torch, device, n_blocks, n_items, block_n)
-    n_tiles = -(-n_items // block_n)
+    splits = max(splits, -(-n_tiles // MAX_TILES_PER_SLICE))
     per_split = -(-n_tiles // splits) * block_n  # whole tiles per slice
     splits = -(-n_items // per_split)
-
-    def on_device(a: np.ndarray, dtype: Any) -> Any:
-        return torch.as_tensor(np.ascontiguousarray(a), device=device).to(dtype)
 
     gt = torch.empty((splits, n_held), dtype=torch.int32, device=device)
     ge = torch.empty((splits, n_held), dtype=torch.int32, device=device)
     target = torch.empty(n_held, dtype=torch.float32, device=device)
+    held_item = torch.as_tensor(held.indices.astype(np.int32, copy=False), device=device)
     count_kernel[(n_blocks, splits)](
-        user_factors.contiguous(), item_factors.T.contiguous(), on_device(held_user, torch.int64),
-        on_device(held.indices, torch.int64), on_device(ex_ptr, torch.int64), on_device(ex_col, torch.int64),
-        on_device(ex_row, torch.int32), gt, ge, target, n_held, n_items, per_split,
-        D=d, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, DOT=bool(dot), num_warps=warps)
+        user_factors.contiguous(), item_factors.T.contiguous(), held_user, held_item, ex_ptr, ex_col, ex_row, gt, ge,
+        target, n_held, n_items, per_split, D=d, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, DOT=bool(dot),
+        num_warps=warps, num_stages=stages)
     greater = gt.sum(dim=0, dtype=torch.int64).cpu().numpy()
     at_least = ge.sum(dim=0, dtype=torch.int64).cpu().numpy() - 1  # the target ties itself
     if (at_least < greater).any() or (greater < 0).any() or (at_least > n_items - 1).any():
@@ -81,25 +89,38 @@ def fused_counts(torch: Any, device: Any, user_factors: Any, item_factors: Any, 
         # competitors than items) that an excluded training item was scored differently in the exclusion pass
         raise RuntimeError("the fused kernel scored an item differently in two tiles (a held-out item in its own "
                            "tile and the catalogue's, or a training item in the catalogue and the exclusion pass), "
-                           "so its ranks are not exact; use kernel='fused' rather than 'fused-dot', or "
-                           "kernel='blocks'")
+                           "so its ranks are not exact; use kernel='blocks'")
     return greater, at_least, target.cpu().numpy().astype(np.float64)
 
 
-def _training_lists(train: sp.csr_matrix, held_user: np.ndarray, block_m: int,
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per block of ``block_m`` held-out rows: the training items of each row's user, concatenated, with
-    the row (0..block_m-1) each belongs to; block b owns entries ex_ptr[b]:ex_ptr[b + 1]."""
-    n_train = np.diff(train.indptr)[held_user]
-    starts = np.zeros(held_user.size + 1, dtype=np.int64)
-    np.cumsum(n_train, out=starts[1:])
-    total = int(starts[-1])
-    src = np.repeat(train.indptr[held_user].astype(np.int64) - starts[:-1], n_train) + np.arange(total)
-    ex_col = train.indices[src].astype(np.int64)
-    ex_row = np.repeat(np.arange(held_user.size, dtype=np.int64) % block_m, n_train).astype(np.int32)
-    n_blocks = -(-held_user.size // block_m)
-    ex_ptr = starts[np.minimum(np.arange(n_blocks + 1) * block_m, held_user.size)]
-    return ex_ptr, ex_col, ex_row
+def _training_lists(torch: Any, device: Any, train: sp.csr_matrix, held: sp.csr_matrix, block_m: int,
+                    ) -> tuple[Any, Any, Any, Any]:
+    """On the device: each held-out row's user (CSR order) and, per block of ``block_m`` rows, the training
+    items of each row's user, concatenated (int32), with the row (0..block_m-1) each belongs to; block b
+    owns entries ex_ptr[b]:ex_ptr[b + 1]. Built there from the CSR arrays (one copy of the training
+    items), which at 10^6 users is a few milliseconds instead of numpy's tenths of a second."""
+    per_user = np.diff(held.indptr)
+    n_held = held.nnz
+    total = int(np.dot(np.diff(train.indptr).astype(np.int64), per_user))  # training entries of the rows
+
+    def dev(a: np.ndarray, dtype: Any) -> Any:
+        return torch.as_tensor(np.ascontiguousarray(a), device=device).to(dtype)
+
+    held_user = torch.repeat_interleave(torch.arange(per_user.size, device=device), dev(per_user, torch.int64),
+                                        output_size=n_held)
+    t_ptr = dev(train.indptr, torch.int64)
+    first = t_ptr[:-1][held_user]
+    n_train = t_ptr[1:][held_user] - first
+    starts = torch.zeros(n_held + 1, dtype=torch.int64, device=device)
+    torch.cumsum(n_train, 0, out=starts[1:])
+    src = torch.repeat_interleave(first - starts[:-1], n_train, output_size=total) + \
+        torch.arange(total, dtype=torch.int64, device=device)
+    ex_col = dev(train.indices, torch.int32)[src]
+    ex_row = torch.repeat_interleave(torch.arange(n_held, dtype=torch.int32, device=device) % block_m, n_train,
+                                     output_size=total)
+    n_blocks = -(-n_held // block_m)
+    ex_ptr = starts[torch.clamp(torch.arange(n_blocks + 1, device=device) * block_m, max=n_held)]
+    return held_user, ex_ptr, ex_col, ex_row
 
 
 def _default_splits(torch: Any, device: Any, n_blocks: int, n_items: int, block_n: int) -> int:

@@ -3,15 +3,27 @@
 One program takes BLOCK_M held-out (user, item) rows and one slice of the catalogue. It computes a
 BLOCK_M x BLOCK_N tile of scores at a time, compares it with each row's target score in registers
 and adds the counts of ``>`` and ``>=``: scores are never written to memory. Each score of a tile is
-``sum_k U[user, k] * V[item, k]`` summed in the same order of k whatever tile it is in:
+``sum_k U[user, k] * V[item, k]`` computed by the same instructions whatever tile it is in:
 
-- ``DOT=False``: an explicit loop over k of ``acc = acc + u_k * v_k``, elementwise, so that every
-  score is the same chain of float32 operations: the target's, its competitors' and the training
-  items' are bit for bit those of the same (user, item) in any other tile. Exact by construction.
-- ``DOT=True``: ``tl.dot`` with ``input_precision="ieee"`` over the same K chunks. Its score of a
-  pair is the same in every tile only if the dot's order of summation per element does not depend
-  on the element's position in the tile (true of Triton's FMA lowering of float32 dots); the
-  caller checks one consequence at run time (every target ties itself).
+- ``DOT=True`` (what ``kernel="fused"`` runs): ``tl.dot`` in float32 (``input_precision="ieee"``: a
+  chain of fused multiply-adds over k for each score, the same instructions for every element of a
+  tile), over K chunks of BLOCK_K, or all of K at once when BLOCK_K >= D: the rows' factors are then
+  loaded once per program, not once per tile. A pair's score is the same in every tile because the
+  dot's arithmetic for an element does not depend on the element's position in the tile; the
+  caller checks one consequence at run time (every target ties itself). Triton's interpreter runs
+  ``tl.dot`` as numpy's matrix product, whose order of summation does depend on the position, so
+  there the check fails on float factors (integer-valued factors are exact in any order).
+- ``DOT=False``: an explicit loop over k of ``acc = acc + u_k * v_k``, elementwise: every score is
+  the same chain of float32 operations in any tile, in the interpreter too, which is how the tests
+  check float factors on a CPU. On a GPU it is 25 times slower than ``DOT=True`` (benchmarks/README_gpu.md).
+
+tensor cores were tried (``input_precision="tf32x3"``, three tf32 products a pair): on an H200 they
+were slower than the float32 multiply-adds (5.6 s against 3.7 s at 10^6 x 10^6) and not exact in the
+last bits, so they are not offered.
+
+The counts of ``>`` and ``>=`` are kept per tile element in one int32 (``>=`` in the high 16 bits,
+``>`` in the low 16), added elementwise tile after tile and summed across the row once at the end:
+no reduction across threads per tile. The caller keeps a program's tiles per slice under 2^16.
 
 The target's score is taken from a tile whose columns are the rows' own targets, and the training
 items' from tiles whose columns are the rows' training items (masked to their owner row), computed
@@ -25,21 +37,44 @@ import triton.language as tl
 
 
 @triton.jit
-def _score_tile(U, Vt, n_items, user, cols, rmask, cmask, D: tl.constexpr, BLOCK_M: tl.constexpr,
-                BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, DOT: tl.constexpr):
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+def _score_tile(a, U, Vt, n_items, user, cols, rmask, cmask, D: tl.constexpr, BLOCK_M: tl.constexpr,
+                BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, DOT: tl.constexpr, MASKED: tl.constexpr):
+    """Scores of the rows' users (``user``) against the items ``cols``. ``Vt``: the item factors
+    transposed, (D, n_items), so that a tile's loads are contiguous. ``a``: the rows' factors when
+    BLOCK_K >= D (loaded once by the caller). ``MASKED=False``: every row and column is real."""
     if DOT:
-        for k0 in tl.static_range(0, D, BLOCK_K):
-            k = k0 + tl.arange(0, BLOCK_K)
-            a = tl.load(U + user[:, None] * D + k[None, :], mask=rmask[:, None] & (k[None, :] < D), other=0.0)
-            b = tl.load(Vt + k[:, None] * n_items + cols[None, :], mask=cmask[None, :] & (k[:, None] < D), other=0.0)
-            acc = tl.dot(a, b, acc, input_precision="ieee")
+        if BLOCK_K >= D:
+            kk = tl.arange(0, BLOCK_K)
+            ptrs = Vt + kk[:, None] * n_items + cols[None, :]
+            if MASKED or BLOCK_K > D:
+                b = tl.load(ptrs, mask=cmask[None, :] & (kk[:, None] < D), other=0.0)
+            else:
+                b = tl.load(ptrs)
+            acc = tl.dot(a, b, input_precision="ieee")
+        else:
+            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+            for k0 in tl.static_range(0, D, BLOCK_K):
+                k = k0 + tl.arange(0, BLOCK_K)
+                a_k = tl.load(U + user[:, None] * D + k[None, :], mask=rmask[:, None] & (k[None, :] < D), other=0.0)
+                b = tl.load(Vt + k[:, None] * n_items + cols[None, :], mask=cmask[None, :] & (k[:, None] < D),
+                            other=0.0)
+                acc = tl.dot(a_k, b, acc, input_precision="ieee")
     else:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
         for k in tl.static_range(D):
-            a = tl.load(U + user * D + k, mask=rmask, other=0.0)
+            a_k = tl.load(U + user * D + k, mask=rmask, other=0.0)
             b = tl.load(Vt + k * n_items + cols, mask=cmask, other=0.0)
-            acc = acc + a[:, None] * b[None, :]
+            acc = acc + a_k[:, None] * b[None, :]
     return acc
+
+
+@triton.jit
+def _tally(counts, tile, t, cmask, MASKED: tl.constexpr):
+    """``counts`` plus, per element, 1 if the score beats the row's target and 2^16 if it is at least it."""
+    inc = (tile > t[:, None]).to(tl.int32) + ((tile >= t[:, None]).to(tl.int32) << 16)
+    if MASKED:
+        inc = tl.where(cmask[None, :], inc, 0)
+    return counts + inc
 
 
 # sizes stay runtime integers: Triton would otherwise turn a size of 1 into a constant (no ``.to``)
@@ -54,24 +89,36 @@ def count_kernel(U, Vt, held_user, held_item, ex_ptr, ex_col, ex_row, gt_out, ge
     rmask = rows < n_held
     user = tl.load(held_user + rows, mask=rmask, other=0).to(tl.int64)
     nn = tl.arange(0, BLOCK_N)
-    n64 = n_items.to(tl.int64)  # item factors are read transposed, (D, n_items): a tile's loads are contiguous
+    n64 = n_items.to(tl.int64)
+    if DOT and BLOCK_K >= D:
+        kk = tl.arange(0, BLOCK_K)
+        a = tl.load(U + user[:, None] * D + kk[None, :], mask=rmask[:, None] & (kk[None, :] < D), other=0.0)
+    else:
+        a = tl.zeros((BLOCK_M, BLOCK_K), dtype=tl.float32)  # unused: the tiles load their own chunks
 
     # the targets: a tile whose column j (j < BLOCK_M) is row j's own item; row m's target is (m, m)
     tmask = (nn < BLOCK_M) & (pid_m * BLOCK_M + nn < n_held)
     tcols = tl.load(held_item + pid_m * BLOCK_M + nn, mask=tmask, other=0).to(tl.int64)
-    tile = _score_tile(U, Vt, n64, user, tcols, rmask, tmask, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT)
+    tile = _score_tile(a, U, Vt, n64, user, tcols, rmask, tmask, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT, True)
     t = tl.sum(tl.where(local[:, None] == nn[None, :], tile, 0.0), axis=1)  # one nonzero term: exact
 
+    # the catalogue slice [lo, hi): whole tiles without masks, then the partial tile at its end, if any
     lo = pid_s * per_split
     hi = tl.minimum(lo + per_split, n_items)
-    gt = tl.zeros((BLOCK_M,), dtype=tl.int32)
-    ge = tl.zeros((BLOCK_M,), dtype=tl.int32)
-    for n0 in range(lo, hi, BLOCK_N):
-        cols = n0 + nn
+    whole_end = lo + (hi - lo) // BLOCK_N * BLOCK_N
+    counts = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    every = nn < BLOCK_N
+    for n0 in range(lo, whole_end, BLOCK_N):
+        cols = n0 + nn.to(tl.int64)
+        tile = _score_tile(a, U, Vt, n64, user, cols, rmask, every, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT, False)
+        counts = _tally(counts, tile, t, every, False)
+    if whole_end < hi:
+        cols = whole_end + nn.to(tl.int64)
         cmask = cols < hi
-        tile = _score_tile(U, Vt, n64, user, cols.to(tl.int64), rmask, cmask, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT)
-        gt += tl.sum((cmask[None, :] & (tile > t[:, None])).to(tl.int32), axis=1)
-        ge += tl.sum((cmask[None, :] & (tile >= t[:, None])).to(tl.int32), axis=1)
+        tile = _score_tile(a, U, Vt, n64, user, cols, rmask, cmask, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT, True)
+        counts = _tally(counts, tile, t, cmask, True)
+    gt = tl.sum(counts & 0xFFFF, axis=1)
+    ge = tl.sum(counts >> 16, axis=1)
 
     # the rows' training items in this slice, counted above, are taken out again
     e0 = tl.load(ex_ptr + pid_m)
@@ -82,7 +129,7 @@ def count_kernel(U, Vt, held_user, held_item, ex_ptr, ex_col, ex_row, gt_out, ge
         cols = tl.load(ex_col + e, mask=emask, other=0).to(tl.int64)
         owner = tl.load(ex_row + e, mask=emask, other=-1)
         emask = emask & (cols >= lo) & (cols < hi)
-        tile = _score_tile(U, Vt, n64, user, cols, rmask, emask, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT)
+        tile = _score_tile(a, U, Vt, n64, user, cols, rmask, emask, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT, True)
         mine = (owner[None, :] == local[:, None]) & emask[None, :]
         gt -= tl.sum((mine & (tile > t[:, None])).to(tl.int32), axis=1)
         ge -= tl.sum((mine & (tile >= t[:, None])).to(tl.int32), axis=1)

@@ -47,9 +47,10 @@ def register(sub) -> None:
                         "(default: the convention's other_relevant)")
     p.add_argument("--backend", choices=["auto", "numpy", "torch"], default="auto",
                    help="ranking backend (auto: torch on a GPU when installed, else numpy)")
-    p.add_argument("--kernel", choices=["auto", "blocks", "fused", "fused-dot"], default="auto",
-                   help="how the ranks are counted: blocks of scores (auto), or, with factors on a CUDA device "
-                        "and Triton installed, one kernel that never writes the scores (fused; docs/catalogue.md)")
+    p.add_argument("--kernel", choices=["auto", "blocks", "fused"], default="auto",
+                   help="how the ranks are counted: blocks of scores, or, with factors on a CUDA device and "
+                        "Triton installed, one kernel that never writes the scores (fused; auto: fused wherever "
+                        "it applies, else blocks; docs/catalogue.md)")
     p.add_argument("--per-query", "-q", action="store_true", help="also print one value per user")
     p.add_argument("--format", "-f", default="table", choices=["table", "json", "csv", "tsv"])
     p.add_argument("--output", "-o", metavar="FILE", help="write the result here instead of stdout")
