@@ -28,8 +28,8 @@ from rankwise.errors import InvalidParameterError, require
 
 # (held-out rows per program, catalogue items per tile, factor columns per dot (0: all of them, the rows'
 # factors then loaded once per program), warps, pipeline stages); BLOCK_N >= BLOCK_M: the targets' tile has
-# the catalogue tiles' shape. Not tuned on a GPU yet: benchmarks/bench_gpu.py times other tiles beside these
-TILES = (64, 128, 0, 8, 3)
+# the catalogue tiles' shape. The fastest of the tiles timed on an H200 (benchmarks/README_gpu.md)
+TILES = (128, 128, 0, 8, 3)
 # the rows' factors stay in registers (BLOCK_K = all of D) up to this many floats per program
 HOISTED_FLOATS = 128 * 128
 # a tile element's two counts share one int32, 16 bits each: a program scores fewer tiles than this per slice
