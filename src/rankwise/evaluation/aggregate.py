@@ -7,6 +7,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from rankwise.conventions.convention import Convention
+from rankwise.data.id_order import argsort_ids
 from rankwise.errors import DataError
 from rankwise.spec.params import GMEAN_FLOOR
 
@@ -47,7 +48,9 @@ def split_ids(judged: np.ndarray, ranked: np.ndarray) -> tuple[np.ndarray, np.nd
     what ``intersect1d`` and two ``setdiff1d`` give, from one sort of both lists instead of five (on the
     1M-query benchmark the three took 1.9 s of the evaluation's serial end, this 0.8 s)."""
     both = np.concatenate((judged, ranked))
-    order = np.argsort(both)  # (not stable: an id in both lists is a pair, whichever comes first)
+    # (an id in both lists is a pair, whichever comes first; text ids sorted through packed keys, about 2.5x
+    # numpy's string sort: data.id_order)
+    order = argsort_ids(both)
     ids = both[order]
     pair = ids[1:] == ids[:-1]
     paired = np.zeros(ids.size, dtype=bool)
