@@ -65,7 +65,8 @@ def compare(qrels: Any, runs: Mapping[str, Any], metrics: str | Iterable[str], *
                                     "rankwise.compare (a paired bootstrap over the users), or evaluate each run with "
                                     "rankwise.spark.evaluate")
     shared = None
-    if runs and qrels is not None and not any(options.get(k) for k in _ITEM_INPUTS):
+    item_side = options.get("intervals") or any(options.get(k) is not None for k in _ITEM_INPUTS - {"intervals"})
+    if runs and qrels is not None and not item_side:
         shared = evaluate_together(qrels, runs, metrics, convention, columns=columns, partitions=partitions,
                                    duplicates=options.get("duplicates", "error"), overrides=overrides)
     results = shared if shared is not None else {
