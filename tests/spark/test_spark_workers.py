@@ -204,3 +204,118 @@ def test_the_probe_runs_over_spark_connect_as_a_udf(spark):
 
     answer = json.loads(_run_probe(Connect()))
     assert answer["error"] is None and answer["executable"]
+
+
+class _JvmSystem:
+    def __init__(self, environ):
+        self.environ = environ
+
+    def getenv(self, key):
+        return self.environ.get(key)
+
+
+class _Context:
+    """What workers_run_this_python reads of a SparkContext: the master, the settings, the JVM's environment."""
+    def __init__(self, python, master="local[2]", settings=(), environ=None):
+        import types
+
+        self.master, self.pythonExec, self.settings = master, python, list(settings)
+        system = _JvmSystem(dict(os.environ) if environ is None else environ)
+        self._jvm = types.SimpleNamespace(java=types.SimpleNamespace(lang=types.SimpleNamespace(System=system)))
+
+    def getConf(self):
+        import types
+        return types.SimpleNamespace(getAll=lambda: self.settings)
+
+
+class _Session:
+    def __init__(self, context):
+        self.sparkContext = context
+
+
+def test_workers_of_this_interpreter_need_no_probe(monkeypatch, tmp_path):
+    """The probe is skipped only where the workers provably run this interpreter and find rankwise, numpy and
+    pyarrow where this process does; a virtual environment's link to the same binary, a wrapper script, another
+    master, an executor environment, or rankwise found only through a folder added at run time: probed."""
+    from rankwise.spark import same_python
+    from rankwise.spark.same_python import workers_run_this_python
+
+    here = Path(sys.executable).parent
+    assert workers_run_this_python(_Session(_Context(sys.executable)))
+    by_name = {**os.environ, "PATH": f"{here}{os.pathsep}/nowhere"}
+    assert workers_run_this_python(_Session(_Context(Path(sys.executable).name, environ=by_name)))
+    venv = tmp_path / "venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "python3").symlink_to(sys.executable)  # (as venv makes it: the same binary, another interpreter)
+    assert not workers_run_this_python(_Session(_Context(str(venv / "python3"))))
+    shim = tmp_path / "shims" / "python3"
+    shim.parent.mkdir()
+    shim.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    shim.chmod(0o755)
+    first_shim = {**os.environ, "PATH": f"{shim.parent}{os.pathsep}{here}"}
+    assert not workers_run_this_python(_Session(_Context("python3", environ=first_shim)))
+    for master in ("yarn", "local-cluster[2,1,1024]", "spark://h:7077"):
+        assert not workers_run_this_python(_Session(_Context(sys.executable, master=master)))
+    settings = [("spark.executorEnv.PYTHONPATH", "/x")]
+    assert not workers_run_this_python(_Session(_Context(sys.executable, settings=settings)))
+    assert not workers_run_this_python(NoContext())
+
+    added = tmp_path / "added"  # rankwise as if imported from a folder this process put on sys.path
+    added.mkdir()
+    real = same_python.package_root
+    monkeypatch.setattr(same_python, "package_root", lambda name: str(added) if name == "rankwise" else real(name))
+    assert not workers_run_this_python(_Session(_Context(sys.executable, environ={**os.environ, "PYTHONPATH": ""})))
+    on_path = {**os.environ, "PYTHONPATH": f"relative{os.pathsep}{added}"}
+    assert workers_run_this_python(_Session(_Context(sys.executable, environ=on_path)))
+
+
+def test_startup_folders_read_pth_files_as_site_does(monkeypatch, tmp_path):
+    import site
+
+    from rankwise.spark.same_python import startup_folders
+
+    packages, editable = tmp_path / "site-packages", tmp_path / "editable" / "src"
+    near = packages / "near"
+    for folder in (packages, editable, near):
+        folder.mkdir(parents=True, exist_ok=True)
+    (packages / "__editable__.x.pth").write_text(f"# a comment\nimport os\n{editable}\nnear\n{tmp_path / 'gone'}\n")
+    monkeypatch.setattr(site, "getsitepackages", lambda: [str(packages)])
+    monkeypatch.setattr(site, "ENABLE_USER_SITE", False)
+    assert startup_folders(f"rel{os.pathsep}{tmp_path}") == {str(p.resolve()) for p in (packages, editable, near,
+                                                                                         tmp_path)}
+
+
+@pytest.mark.slow  # a JVM in a process of its own: about 40 s on the 2-core machine
+def test_a_session_of_this_interpreter_is_not_probed(tmp_path):
+    """A user's session whose workers run this interpreter (PYSPARK_PYTHON set to it, as an activated environment
+    has it) runs no probe job; the same binary reached through a link in another folder (a venv's) is probed."""
+    pytest.importorskip("pyspark")
+    link = tmp_path / "elsewhere" / "python3"
+    link.parent.mkdir()
+    link.symlink_to(sys.executable)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC), env.get("PYTHONPATH", "")])
+    script = textwrap.dedent(f"""
+        import json, os, warnings
+        from pyspark.sql import SparkSession
+        import rankwise.spark as rs
+        from rankwise.spark import workers
+        probed, answers = [], []
+        real = workers._run_probe
+        workers._run_probe = lambda session: probed.append(1) or real(session)
+        for python in ({sys.executable!r}, {str(link)!r}):
+            os.environ["PYSPARK_PYTHON"] = python
+            spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+            q = spark.createDataFrame([("a", "x", 1.0)], "query string, doc string, relevance double")
+            r = spark.createDataFrame([("a", "x", 1.0), ("a", "y", 2.0)], "query string, doc string, score double")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ap = rs.evaluate(q, r, ["AP"]).means["AP"]
+            answers.append([len(probed), ap])
+            spark.stop()
+        print(json.dumps(answers))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [[0, 0.5], [1, 0.5]]

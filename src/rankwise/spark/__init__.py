@@ -15,9 +15,12 @@ __all__ = ["evaluate", "compare", "SparkResults", "catalogue_ranks"]
 
 def __getattr__(name: str) -> Any:
     # pyspark is an optional dependency: loaded on first use, with an install hint when it is absent
-    if name in ("evaluate", "compare", "SparkResults"):
+    if name in ("evaluate", "SparkResults"):
         from rankwise.spark import engine
         return getattr(engine, name)
+    if name == "compare":
+        from rankwise.spark.systems import compare
+        return compare
     if name == "catalogue_ranks":
         from rankwise.spark.catalogue import catalogue_ranks
         return catalogue_ranks

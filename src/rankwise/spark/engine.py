@@ -29,7 +29,6 @@ from rankwise.evaluation.combine import InputCounts, QueryPlan, combine, every_r
 from rankwise.evaluation.item_counts import ITEM_ROWS, joined_items
 from rankwise.evaluation.joined import join_results
 from rankwise.evaluation.list_plan import check_item_inputs, every_recommended, wide_metrics
-from rankwise.evaluation.lists import form_of
 from rankwise.evaluation.notices import warn_about
 from rankwise.evaluation.partial import TIES, UNJUDGED_RANKINGS, UNJUDGED_REMOVED, Count, Counts, Partial
 from rankwise.evaluation.plan import Observed, Plan, make_plan
@@ -125,16 +124,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     run alone, every user of it evaluated, as ``rankwise.evaluate(None, run, ...)``.
     """
     require("pyspark.sql", "spark", "rankwise.spark.evaluate")
-    conv = get_convention(convention)
-    if overrides:
-        conv = conv.derive(**overrides)
-    written = [metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics))
-    if not written:
-        raise InvalidParameterError("no metrics given; e.g. metrics=['nDCG@10', 'AP']")
-    plan = make_plan(written, conv, check_ids=False)  # a bad metric fails here, not on the cluster
-    written = list(plan.metrics)  # (trec_eval's P.5,10 as its metrics, the columns they name)
-    if partitions is not None and int(partitions) < 1:
-        raise InvalidParameterError(f"partitions must be a positive number; got {partitions}")
+    conv, written, plan = prepared(metrics, convention, partitions, overrides)
     side = None
     if intervals:
         check_draws(intervals)
@@ -179,6 +169,23 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str], convention: str
     return found
 
 
+def prepared(metrics: str | Iterable[str], convention: str | Convention, partitions: int | None,
+             overrides: Mapping[str, Any]) -> tuple[Convention, list[str], Plan]:
+    """(the convention with its overrides, the metrics as written, their plan) of an evaluation, checked on the
+    driver: a bad metric or option fails here, not on the cluster."""
+    conv = get_convention(convention)
+    if overrides:
+        conv = conv.derive(**overrides)
+    written = [metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics))
+    if not written:
+        raise InvalidParameterError("no metrics given; e.g. metrics=['nDCG@10', 'AP']")
+    plan = make_plan(written, conv, check_ids=False)
+    written = list(plan.metrics)  # (trec_eval's P.5,10 as its metrics, the columns they name)
+    if partitions is not None and int(partitions) < 1:
+        raise InvalidParameterError(f"partitions must be a positive number; got {partitions}")
+    return conv, written, plan
+
+
 def _joined(parts: list[tuple[SparkResults, int]], written: list[str], conv: Convention) -> SparkResults:
     """The evaluations of the accuracy metrics' users and of every recommended user as one (``join_results``, as
     the local engine joins them); the per-query DataFrame joins theirs on the query column."""
@@ -196,26 +203,31 @@ def _joined(parts: list[tuple[SparkResults, int]], written: list[str], conv: Con
     return SparkResults(res, per_query.select(*names), tuple(p.cached for p, _ in parts))
 
 
+def row_order_matters(plan: Plan, duplicates: str) -> bool:
+    """Whether the rows' order matters: to the 'input' tie order, to duplicates='first'/'last' and to the lists
+    read in the order given (ListAP/ListAR(relevance_at=last_given), Evidently's) alone."""
+    return duplicates in ("first", "last") or any(rm.params["ties"] == "input" or
+                                                  rm.params.get("relevance_at") == "last_given"
+                                                  for rm in plan.resolved.values())
+
+
+def lenient(conv: Convention) -> Convention:
+    """The partitions' convention: query policies that raise are decided on the driver, over every partition's
+    queries (the counts of the message are the whole input's)."""
+    return conv.derive(**{p: "skip" for p in ("missing_in_run", "missing_in_qrels") if getattr(conv, p) == "error"})
+
+
 def _evaluate(qrels: Any, run: Any, written: list[str], conv: Convention, columns: Mapping[str, Any] | None,
               partitions: int | None, duplicates: str, side: ItemSide | None = None,
               shipped: ShippedSide | None = None, listed: Listed = NO_OPTIONS,
               reference: Any = None) -> tuple[SparkResults, int]:
     """The evaluation of ``written`` under ``conv`` on Spark, without its warnings, and the judged queries."""
     plan = make_plan(written, conv, check_ids=False)
-    resolved = plan.resolved
-
-    # the rows' order matters to the 'input' tie order, to duplicates='first'/'last' and to the lists read in the
-    # order given (ListAP/ListAR(relevance_at=last_given), Evidently's) alone
-    ordered = duplicates in ("first", "last") or any(rm.params["ties"] == "input" or
-                                                     rm.params.get("relevance_at") == "last_given"
-                                                     for rm in resolved.values())
-    rows, query_type, query_name = tagged_rows(qrels, run, columns, ordered=ordered, reference=reference)
+    rows, query_type, query_name = tagged_rows(qrels, run, columns, ordered=row_order_matters(plan, duplicates),
+                                               reference=reference)
     session = rows.sparkSession
     check_workers(session)  # once per session: a worker without rankwise is said here, not in a Java log
-    # query policies that raise are decided on the driver, over every partition's queries (the counts of
-    # the message are the whole input's)
-    lenient = conv.derive(**{p: "skip" for p in ("missing_in_run", "missing_in_qrels") if getattr(conv, p) == "error"})
-    task = part.PartitionTask(tuple(written), lenient, duplicates, query_type, side=shipped or ShippedSide(),
+    task = part.PartitionTask(tuple(written), lenient(conv), duplicates, query_type, side=shipped or ShippedSide(),
                               shares=listed.intervals > 0, run_only=listed.run_only,
                               reference_rows=reference is not None)
     # (the hand-off to Python, 4x faster: see spark.session; the shuffle's size: see spark.shuffle)
@@ -225,7 +237,7 @@ def _evaluate(qrels: Any, run: Any, written: list[str], conv: Convention, column
             task = _first_pass(rows, task)
         out = rows.mapInArrow(partition_function(task), part.schema_ddl(task)).persist()
         try:
-            res, n_judged = _gather(to_arrow(out), task, plan, columns_found(qrels, run, columns), side, listed)
+            res, n_judged = gather(to_arrow(out), task, plan, columns_found(qrels, run, columns), side, listed)
         except BaseException:  # a refused input: nothing stays cached on the cluster
             out.unpersist(blocking=True)
             raise
@@ -234,7 +246,7 @@ def _evaluate(qrels: Any, run: Any, written: list[str], conv: Convention, column
     return SparkResults(res, per_query, out), n_judged
 
 
-def _gather(table: Any, task: part.PartitionTask, plan: Plan, columns: Mapping[str, Mapping[str, str]] | None = None,
+def gather(table: Any, task: part.PartitionTask, plan: Plan, columns: Mapping[str, Mapping[str, str]] | None = None,
             side: ItemSide | None = None, listed: Listed = NO_OPTIONS) -> tuple[Results, int]:
     """The partitions' rows as one evaluation's Results (``combine``, as the local engine builds them), and the
     judged queries (for its warnings)."""
@@ -303,35 +315,3 @@ def _check_queries(counts: Mapping[str, Any], parts: list[Mapping[str, Any]], se
     if set_aside:  # raises exactly as evaluate() would, with the whole input's counts
         plan_queries(np.asarray(set_aside.get("missing_in_run", []), dtype=object),
                      np.asarray(set_aside.get("missing_in_qrels", []), dtype=object), conv)
-
-
-_INPUTS = {"train", "items", "item_features", "reference", "duplicates"}  # evaluate()'s keywords, not overrides
-
-
-def compare(qrels: Any, runs: Mapping[str, Any], metrics: str | Iterable[str], *,
-            convention: str | Convention = DEFAULT, columns: Mapping[str, Any] | None = None,
-            partitions: int | None = None, **options: Any) -> Any:
-    """Evaluate every run DataFrame on Spark, then compare the systems locally from their per-query values
-    (``rankwise.comparison.compare_matrix``; ``options`` are its: baseline, test, correction, ...). Only the
-    per-query values reach the driver, never the runs."""
-    import inspect
-
-    from rankwise.comparison import PerQueryMatrix, compare_matrix
-
-    # compare_matrix's own options; every other keyword is an evaluation override (ties=..., as locally)
-    compare_keys = set(inspect.signature(compare_matrix).parameters) - {"matrix"}
-    test_options = {k: options.pop(k) for k in list(options) if k in compare_keys}
-    group_tags = options.pop("group_tags", True)
-    overrides = {k: v for k, v in options.items() if k not in _INPUTS}
-    conv = get_convention(convention)
-    plan = make_plan(metrics, conv.derive(**overrides) if overrides else conv, check_ids=False)
-    whole = [m for m in plan.list_metrics if form_of(plan, m).whole_run]
-    if whole:  # (their per-user values are NaN: a paired test of them would compare nothing)
-        raise InvalidParameterError(f"{', '.join(whole)}: a whole-run figure has no per-user values to test paired; "
-                                    "rankwise.spark.compare tests per-user metrics. Compare the figures with "
-                                    "rankwise.compare (a paired bootstrap over the users), or evaluate each run with "
-                                    "rankwise.spark.evaluate")
-    results = {name: evaluate(qrels, run, metrics, convention, columns=columns, partitions=partitions,
-                              **options).results for name, run in runs.items()}
-    return compare_matrix(PerQueryMatrix.from_results(results, group_tags=group_tags), **test_options)
-

@@ -9,6 +9,7 @@ one partition, and ``7`` and ``"7"`` hash differently.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from rankwise.data.frames import resolve_columns
@@ -73,7 +74,29 @@ def side_columns(df: Any, role: str, columns: Mapping[str, Any] | None, side: st
 
 def tagged_rows(qrels: Any, run: Any, columns: Mapping[str, Any] | None = None, *,
                 ordered: bool = True, reference: Any = None) -> tuple[Any, str, str]:
-    """(rows ``q, d, v, s[, o][, r]`` of both sides, the query ids' type, the qrels' query column name).
+    """(rows ``q, d, v, s[, o][, r]`` of both sides, the query ids' type, the qrels' query column name): the
+    sides of ``tagged_sides`` as one DataFrame."""
+    sides = tagged_sides(qrels, run, columns, ordered=ordered, reference=reference)
+    rows = sides.qrels.unionByName(sides.run)
+    if sides.reference is not None:
+        rows = rows.unionByName(sides.reference)
+    return rows, sides.query_type, sides.query_name
+
+
+@dataclass(frozen=True)
+class TaggedSides:
+    """Each side's tagged rows (DataFrames of the same columns), apart: ``rankwise.spark.compare`` shuffles the
+    qrels' once with every system's run."""
+    qrels: Any
+    run: Any
+    reference: Any  # None: no reference run DataFrame
+    query_type: str  # "long" or "string": the output's query column
+    query_name: str  # the qrels' query column
+
+
+def tagged_sides(qrels: Any, run: Any, columns: Mapping[str, Any] | None = None, *,
+                 ordered: bool = True, reference: Any = None) -> TaggedSides:
+    """Rows ``q, d, v, s[, o][, r]`` of each side, ids of one type on every side.
     ``reference``: a reference run DataFrame (RecTools' Intersection), read with the run's columns, whose rows
     are added as a third side (``SIDE_REFERENCE``), shuffled with its users' rows; its ids meet the others' as
     they are (their type is the qrels' and run's: a reference cannot turn integer ids into text).
@@ -110,7 +133,7 @@ def tagged_rows(qrels: Any, run: Any, columns: Mapping[str, Any] | None = None, 
                          id_column(F.col(d), id_kind(types[d]), doc_kind).alias("d"),
                          value.alias("v"), F.lit(side).cast("tinyint").alias("s"), *position)
 
-    rows = tag(qrels, qc, qt, relevance, SIDE_QRELS).unionByName(tag(run, rc, rt, score, SIDE_RUN))
+    tagged_reference = None
     if reference is not None:
         fc, ft = side_columns(reference, "score", columns, "run"), _types(reference)
         for role, kind in (("query", query_kind), ("doc", doc_kind)):
@@ -122,10 +145,11 @@ def tagged_rows(qrels: Any, run: Any, columns: Mapping[str, Any] | None = None, 
                     f"{'string' if kind == 'string' else kind!r}))")
         ref_score = (F.col(str(fc["score"])).cast("double") if fc["score"] is not None
                      else -F.col(str(fc["rank"])).cast("double"))
-        rows = rows.unionByName(tag(reference, fc, ft, ref_score, SIDE_REFERENCE))  # (its r, if any: null)
+        tagged_reference = tag(reference, fc, ft, ref_score, SIDE_REFERENCE)  # (its r, if any: null)
     # numbers on both sides key the results by integers, as locally (a decimal with a fraction is refused
     # by the partition that holds it)
-    return rows, "string" if query_kind == "string" else "long", str(qc["query"])
+    return TaggedSides(tag(qrels, qc, qt, relevance, SIDE_QRELS), tag(run, rc, rt, score, SIDE_RUN), tagged_reference,
+                       "string" if query_kind == "string" else "long", str(qc["query"]))
 
 
 RUN_ONLY_RELEVANCE = "__rankwise_no_relevance"  # (a name no run holds: the column of the empty test frame)

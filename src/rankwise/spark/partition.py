@@ -66,6 +66,9 @@ class PartitionTask:
     run_only: bool = False
     # the reference run came as a DataFrame: its rows are a third side of the partition, not in the item side
     reference_rows: bool = False
+    # several systems' runs in one job (``rankwise.spark.compare``): the rows carry ``y``, the system's number
+    # (-1 on the qrels' rows, which every system reads), and each system is evaluated apart; 0: one run, no ``y``
+    systems: int = 0
 
     def plan(self, check_ids: bool) -> Plan:
         return make_plan(self.metrics, self.convention, check_ids=check_ids)
@@ -79,7 +82,8 @@ def output_columns(task: PartitionTask) -> list[tuple[str, str]]:
 
 
 def schema_ddl(task: PartitionTask) -> str:
-    return ", ".join(f"{name} {kind}" for name, kind in output_columns(task))
+    """The output rows' schema: ``output_columns``, then ``y`` (the system's number) for several systems."""
+    return ", ".join(f"{name} {kind}" for name, kind in output_columns(task)) + (", y int" if task.systems else "")
 
 
 def sides(table: Any, duplicates: str) -> tuple[Qrels, Run]:
@@ -168,10 +172,29 @@ def evaluate_partition(task: PartitionTask, batches: Iterable[Any]) -> Iterator[
     batches = list(batches)
     if not batches or not sum(b.num_rows for b in batches):
         return
+    table = pa.Table.from_batches(batches)
+    if not task.systems:
+        yield from _answered(task, table)
+        return
+    # each system on the qrels' rows and its own, as its own evaluation's partition would hold them
+    system = table.column("y").to_numpy()
+    shared = system < 0
+    table = table.drop_columns(["y"])
+    for i in range(task.systems):
+        mine = shared | (system == i)
+        if not mine.any():  # (no row of this system's evaluation here: its own shuffle would have no such part)
+            continue
+        for batch in _answered(task, table.filter(pa.array(mine))):
+            yield pa.RecordBatch.from_arrays([*batch.columns, pa.array(np.full(batch.num_rows, i, dtype=np.int32))],
+                                             names=[*batch.schema.names, "y"])
+
+
+def _answered(task: PartitionTask, table: Any) -> list[Any]:
+    """``_answer``, or the one row of the RankwiseError it raised (re-raised on the driver: ``raise_error``)."""
     try:
-        yield from _answer(task, pa.Table.from_batches(batches))
+        return _answer(task, table)
     except RankwiseError as exc:
-        yield _rows_of(task, 1, ERROR, [None], [json.dumps({"type": type(exc).__name__, "message": str(exc)})])
+        return [_rows_of(task, 1, ERROR, [None], [json.dumps({"type": type(exc).__name__, "message": str(exc)})])]
 
 
 def _answer(task: PartitionTask, table: Any) -> list[Any]:

@@ -67,12 +67,17 @@ def _on(session: Any, key: str) -> bool:
         return False
 
 
+def sizes_itself(session: Any) -> bool:
+    """Whether Spark's adaptive execution sizes a shuffle that is not persisted (AQE and its coalescing on)."""
+    return _on(session, ADAPTIVE) and _on(session, COALESCE)
+
+
 @contextlib.contextmanager
 def coalescing_caches(session: Any) -> Iterator[bool]:
     """Whether Spark will size the shuffle itself (AQE coalescing on, and allowed on rankwise's persisted
     output); while the block runs, a plan persisted in it keeps AQE's coalesced partitions (the setting is
     the session's: other threads' caches too), and the setting is put back after."""
-    if not (_on(session, ADAPTIVE) and _on(session, COALESCE)):
+    if not sizes_itself(session):
         yield False
         return
     if _on(session, CACHED_PLAN_COALESCES):

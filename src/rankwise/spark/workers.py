@@ -9,8 +9,9 @@ Java log around ``ModuleNotFoundError`` (issue #28).
 How: at the first evaluation of a session, a one-task job (an RDD of one element, or over Spark Connect a
 plain Python UDF on one row: no Arrow either way, so that a worker without pyarrow can still answer)
 imports what the partitions import and returns the worker's ``sys.executable`` and the import error, if
-any. It costs a job of one task; the worker it starts is
-reused by the evaluation's tasks (``spark.python.worker.reuse``, Spark's default). The probe checks one
+any. It costs a job of one task; the worker it starts is reused by the evaluation's tasks
+(``spark.python.worker.reuse``, Spark's default). It is skipped where the workers provably run this
+interpreter and find rankwise where this process does (``spark.same_python``). The probe checks one
 executor: a failure on another one (a cluster whose machines differ) is caught when the job fails, and
 said with the same advice (``explained``).
 """
@@ -26,6 +27,7 @@ import weakref
 from typing import Any, Callable, Iterator
 
 from rankwise.errors import MissingDependencyError
+from rankwise.spark.same_python import workers_run_this_python
 
 # What a partition needs: rankwise (numpy, scipy on first use) and pyarrow, which mapInArrow's worker reads.
 _PROBE_SOURCE = '''
@@ -103,12 +105,17 @@ def _run_probe(session: Any) -> str:
 
 def check_workers(session: Any) -> None:
     """Once per session: raise WorkerPythonError when a Python worker cannot import rankwise's partition
-    code. A probe that cannot run at all (a session refusing Python UDFs) is left to the real job."""
+    code. A probe that cannot run at all (a session refusing Python UDFs) is left to the real job. No probe
+    where the workers provably run this interpreter with this process's packages (``spark.same_python``)."""
     try:
         if session in _checked:
             return
     except TypeError:  # not weakly referable: probed every time (one small job)
         pass
+    if workers_run_this_python(session):
+        with contextlib.suppress(TypeError):
+            _checked.add(session)
+        return
     try:
         answer = json.loads(_run_probe(session))
     except Exception as exc:  # noqa: BLE001 - the job failed: explained if a module was missing, else the real job says why
