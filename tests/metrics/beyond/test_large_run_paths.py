@@ -100,9 +100,10 @@ def test_cooccurrence_history_sums_read_a_block_of_pairs_at_a_time(monkeypatch):
             for t in train.items[train.offsets[h]:train.offsets[h + 1]]:
                 want[r] += s[cut.items[r], t]
     sizes: list[int] = []
-    nonzero = CooccurrenceIndex.nonzero
+    nonzero_at = CooccurrenceIndex.nonzero_at
     monkeypatch.setattr(similarity, "PAIRS_AT_ONCE", 64)
-    monkeypatch.setattr(CooccurrenceIndex, "nonzero", lambda self, a, b: sizes.append(a.size) or nonzero(self, a, b))
+    monkeypatch.setattr(CooccurrenceIndex, "nonzero_at",
+                        lambda self, bits: sizes.append(bits.size) or nonzero_at(self, bits))
     got = similarity.history_sums(side, cut.items, cut.seg, history, "cooccurrence", "Serendipity")
     np.testing.assert_array_equal(got, want)
     longest = int(np.diff(train.offsets).max())
