@@ -79,8 +79,19 @@ class Training:
         users = np.repeat(np.arange(self.n_users), np.diff(self.offsets))
         x = sparse.csr_matrix((np.ones(self.items.size), (users, self.items)), shape=(self.n_users, self.rows.size))
         x.sum_duplicates()
-        d = sparse.diags(1.0 / np.sqrt(np.where(self.rows > 0, self.rows, 1).astype(np.float64)))
-        return (d @ (x.T @ x) @ d).tocsr()
+        d = 1.0 / np.sqrt(np.where(self.rows > 0, self.rows, 1).astype(np.float64))
+        # XᵀX once (sums of small integer counts: exact in any order), then each value scaled in place as scipy's
+        # products D·(XᵀX)·D computed it, (d_i · m_ij) · d_j: the same two roundings, so the same floats to the
+        # bit, without two more sparse products of the whole matrix. XᵀX is symmetric, so its CSC form (what the
+        # product of Xᵀ, a CSC matrix, gives) read as CSR is the transpose, the same matrix: no conversion
+        m = (x.T @ x).T.tocsr(copy=False)
+        m.sum_duplicates()  # (sorts each row's columns)
+        rows = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
+        scaled = np.take(d, rows)
+        scaled *= m.data
+        scaled *= np.take(d, m.indices)
+        m.data = scaled
+        return m
 
     @cached_property
     def cooccurrence_index(self) -> CooccurrenceIndex:

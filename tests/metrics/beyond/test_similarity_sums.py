@@ -216,3 +216,34 @@ def test_cosine_pair_sums_in_small_blocks_are_the_closed_form_on_every_row_to_th
     np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
     by_pairs = _pair_sums_by_loop(unit @ unit.T, items, offsets)  # the definition: Σ over pairs of the cosine
     np.testing.assert_allclose(got, by_pairs, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.slow  # hypothesis, ~1 s
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_items=st.integers(1, 40), n_users=st.integers(1, 15),
+       n_rows=st.integers(1, 200))
+def test_the_co_occurrence_matrix_is_scipys_product_d_xtx_d_to_the_bit(seed, n_items, n_users, n_rows):
+    # XᵀX once, scaled in place as (d_i · m_ij) · d_j: what the three sparse products computed, value for value
+    from scipy import sparse
+    rng = np.random.default_rng(seed)
+    side = _side(rng, n_items, n_users, n_rows)
+    train = side.train
+    assert train is not None
+    got = similarity.cooccurrence(side)
+    users = np.repeat(np.arange(train.n_users), np.diff(train.offsets))
+    x = sparse.csr_matrix((np.ones(train.items.size), (users, train.items)), shape=(train.n_users, n_items))
+    x.sum_duplicates()
+    d = sparse.diags(1.0 / np.sqrt(np.where(train.rows > 0, train.rows, 1).astype(np.float64)))
+    want = (d @ (x.T @ x) @ d).tocsr()
+    want.sum_duplicates()
+    assert got.has_canonical_format
+    np.testing.assert_array_equal(got.indptr, want.indptr)
+    np.testing.assert_array_equal(got.indices, want.indices)
+    np.testing.assert_array_equal(got.data.view(np.int64), want.data.view(np.int64))
+    loop = np.zeros((n_items, n_items))  # the definition: Σ_u x_ui·x_uj / √(rows(i)·rows(j))
+    counts = x.toarray()
+    for i in range(n_items):
+        for j in range(n_items):
+            if train.rows[i] and train.rows[j]:
+                loop[i, j] = float(counts[:, i] @ counts[:, j]) / np.sqrt(train.rows[i] * train.rows[j])
+    np.testing.assert_allclose(got.toarray(), loop, rtol=1e-12, atol=0)
