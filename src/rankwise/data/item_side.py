@@ -18,6 +18,7 @@ import numpy as np
 from rankwise.data import idkeys
 from rankwise.data.collections import Run
 from rankwise.data.cooccurrence_index import CooccurrenceIndex
+from rankwise.data.key_lookup import distinct_sorted
 from rankwise.data.vocabulary import Vocabulary, intern
 from rankwise.errors import DataError
 
@@ -203,7 +204,7 @@ def _training(vocab: Vocabulary, users: np.ndarray, items: np.ndarray) -> Traini
     np.cumsum(np.bincount(ucodes, minlength=user_ids.size), out=offsets[1:])
     n = len(vocab)
     rows = np.bincount(codes, minlength=n).astype(np.int64)
-    pairs = np.unique(ucodes.astype(np.int64) * n + codes)
+    pairs = distinct_sorted(ucodes.astype(np.int64) * n + codes)
     distinct_users = np.bincount(pairs % n, minlength=n).astype(np.int64)
     first_seen = np.full(n, len(item_vocab), dtype=np.int64)
     first_seen[vocab.codes_of(item_vocab.ids)] = np.arange(len(item_vocab))  # (item_vocab: in order of appearance)

@@ -15,6 +15,7 @@ import numpy as np
 
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.item_side import ItemSide
+from rankwise.data.key_lookup import positions_in
 from rankwise.data.vocabulary import Vocabulary
 from rankwise.errors import ConventionError, DataError
 from rankwise.kernels.segments import expand_ranges, segment_ids
@@ -122,9 +123,7 @@ def item_codes(run: Run | Qrels, rows: np.ndarray, side: ItemSide, *, known: boo
     if vocab_keys is not None and run.doc_vocab is None and keys.shape[1] == 1 and vocab_keys.size:
         # (packed ids of one word on both sides: a key is an id, so a binary search over the vocabulary's keys
         # finds each row's code, where the text route sorts the rows' keys and turns the distinct ones into text)
-        probe = keys[:, 0]
-        pos = np.minimum(np.searchsorted(vocab_keys, probe), vocab_keys.size - 1)
-        codes = np.where(vocab_keys[pos] == probe, pos, -1).astype(np.int64)
+        codes = positions_in(vocab_keys, keys[:, 0])
     elif keys.shape[1] == 1:
         _, first, inverse = np.unique(keys[:, 0], return_index=True, return_inverse=True)
         codes = side.vocab.codes_of(run.doc_ids(rows[first]))[inverse.ravel()]
