@@ -29,9 +29,9 @@ def distinct_sorted(values: np.ndarray) -> np.ndarray:
 
 
 def positions_in(sorted_keys: np.ndarray, probes: np.ndarray) -> np.ndarray:
-    """The position (int64) of each probe in ``sorted_keys`` (ascending, distinct; one integer dtype with the
-    probes), -1 for a probe that is not there. By pyarrow's hash lookup when pyarrow is installed and the probes are
-    many, else by a binary search: the same positions."""
+    """The position (int64) of each probe in ``sorted_keys`` (ascending; one integer dtype with the probes; of a key
+    given more than once, its first place), -1 for a probe that is not there. By pyarrow's hash lookup when pyarrow
+    is installed and the probes are many, else by a binary search: the same positions."""
     if sorted_keys.size == 0 or probes.size == 0:
         return np.full(probes.shape, -1, dtype=np.int64)
     if probes.size >= ARROW_PROBES and probes.dtype == sorted_keys.dtype:

@@ -180,26 +180,28 @@ def _ordered(side: ItemSide, run: Run, user_ids: np.ndarray, ties: str, scores: 
     position = np.arange(rows.size) - offsets[:-1][seg] + 1
     ranks = position.astype(np.float64)
     if ties in ("average", "average_floor") and rows.size:
-        s = score[order]
+        s = score if order is None else score[order]
         starts = np.flatnonzero(np.r_[True, (seg[1:] != seg[:-1]) | (s[1:] != s[:-1])])
         sizes = np.diff(np.r_[starts, rows.size])
         block = np.repeat(np.arange(starts.size), sizes)
         average = (position[starts] + (sizes - 1) / 2.0)[block]
         ranks = np.floor(average) if ties == "average_floor" else average
+    if order is None:  # (the rows are in rank order already: no copy of every row's code and position)
+        return offsets, codes, ranks, position - 1
     return offsets, codes[order], ranks, (position - 1)[order]
 
 
-def _rank_order(seg: np.ndarray, score: np.ndarray, tie: np.ndarray) -> np.ndarray:
-    """The rows by user, score descending, then ``tie`` ascending (a stable sort). A run is usually stored in that
-    order already (a recommender writes each list best first): checking it is one pass where the sort of 100M
-    rows is minutes, and the order found is the same."""
+def _rank_order(seg: np.ndarray, score: np.ndarray, tie: np.ndarray) -> np.ndarray | None:
+    """The rows by user, score descending, then ``tie`` ascending (a stable sort); None when they are in that order
+    already. A run is usually stored in that order (a recommender writes each list best first): checking it is one
+    pass where the sort of 100M rows is minutes, and the order found is the same."""
     if seg.size > 1:
         same, a, b = seg[1:] == seg[:-1], score[:-1], score[1:]
         with np.errstate(invalid="ignore"):  # (NaN compares false: such a run is sorted)
             before = ~same | (a > b) | ((a == b) & (tie[:-1] <= tie[1:]))
         if not before.all():
             return np.lexsort((tie, -score, seg))
-    return np.arange(seg.size)
+    return None
 
 
 def _ranges(offsets: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -240,8 +242,7 @@ def _grades(side: ItemSide, qrels: Qrels, tcodes: np.ndarray, qrows: np.ndarray,
         return grades
     o = np.argsort(tkeys, kind="stable")
     tkeys, tvals = tkeys[o], tvals[o]
-    keys = seg * n + items
-    pos = np.minimum(np.searchsorted(tkeys, keys), tkeys.size - 1)
-    hit = tkeys[pos] == keys
+    pos = positions_in(tkeys, seg * n + items)  # (a key twice, which duplicates= rules out: its first row)
+    hit = pos >= 0
     grades[hit] = tvals[pos[hit]]
     return grades

@@ -247,3 +247,35 @@ def test_the_co_occurrence_matrix_is_scipys_product_d_xtx_d_to_the_bit(seed, n_i
             if train.rows[i] and train.rows[j]:
                 loop[i, j] = float(counts[:, i] @ counts[:, j]) / np.sqrt(train.rows[i] * train.rows[j])
     np.testing.assert_allclose(got.toarray(), loop, rtol=1e-12, atol=0)
+
+
+@pytest.mark.slow  # hypothesis, ~1 s
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_items=st.integers(1, 30), columns=st.integers(1, 4),
+       levels=st.integers(1, 40), n_lists=st.integers(0, 15), longest=st.integers(0, 12), table=st.booleans())
+def test_hamming_pair_sums_are_the_loop_over_every_pair_to_the_bit(seed, n_items, columns, levels, n_lists, longest,
+                                                                   table):
+    # per column, each item's value coded once and the equal pairs counted in a lists × values table (table=True)
+    # or by a sort of the (list, value) keys: both the number of differing columns of every pair, summed
+    from rankwise.data.item_side import item_side
+    from rankwise.metrics.beyond import diversity
+    rng = np.random.default_rng(seed)
+    ids = np.array([f"i{j:03d}" for j in range(n_items)])
+    values = rng.integers(0, levels, (n_items, columns)).astype(np.float64) / 4.0
+    side = item_side(ids, features=(ids, values, "numeric", [f"c{c}" for c in range(columns)]))
+    offsets, items = _lists(rng, n_items, n_lists, longest)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(diversity, "TABLE_CELLS", 1 << 20 if table else 0)
+        got = diversity._hamming_pair_sums(side, items, offsets)
+    differ = (values[:, None, :] != values[None, :, :]).sum(axis=2)
+    np.testing.assert_array_equal(got, _pair_sums_by_loop(differ.astype(np.float64), items, offsets))
+    # and to the bit what the sort of every row's value gave (-0.0 for an empty list included)
+    seg = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
+    sizes = np.diff(offsets).astype(np.float64)
+    same = np.zeros(offsets.size - 1)
+    for col in range(columns):
+        _, code = np.unique(values[items, col], return_inverse=True)
+        width = int(code.max()) + 1 if code.size else 1
+        keys, counts = np.unique(seg * width + code.ravel(), return_counts=True)
+        same += np.bincount(keys // width, weights=counts * (counts - 1) / 2.0, minlength=same.size)[:same.size]
+    np.testing.assert_array_equal(got.view(np.int64), (columns * (sizes * (sizes - 1) / 2) - same).view(np.int64))
