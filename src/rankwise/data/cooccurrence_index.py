@@ -46,13 +46,16 @@ class CooccurrenceIndex:
     ``matrix``: the co-occurrence CSR matrix over the item vocabulary, indices sorted within each row;
     ``dense``: each vocabulary item's index among the training items (its row and column of the bitmap), the
     training items' count for an item never in training (a row and column of no set bits), or the item itself
-    where there is no bitmap; ``words``: the bitmap,
-    row-major over (training items + 1)² bits, None past ``BITMAP_BYTES``; ``before``: the set bits before each word."""
+    where there is no bitmap; ``words``: the bitmap, row-major over (training items + 1)² bits, None past
+    ``BITMAP_BYTES``; ``before``: the set bits before each word; ``bitmap_bytes``: the bitmap's bytes in bit order
+    (bit i is bit i % 8 of byte i // 8: the words little-endian, a view of them on a little-endian machine), which
+    ``nonzero_at`` probes."""
     matrix: Any
     dense: np.ndarray
     width: int  # the bitmap's row length in bits: the training items, plus one for the items never in training
     words: np.ndarray | None
     before: np.ndarray | None
+    bitmap_bytes: np.ndarray | None = None
 
     @classmethod
     def build(cls, matrix: Any, in_train: np.ndarray, limit: int | None = None) -> CooccurrenceIndex:
@@ -82,26 +85,39 @@ class CooccurrenceIndex:
             words[word[starts]] = np.bitwise_or.reduceat(one, starts)
             counted[word[starts] + 1] = np.diff(np.r_[starts, word.size])  # (a word's set bits: its values)
         before = np.cumsum(counted[:-1], dtype=counted.dtype)
-        return cls(matrix, dense, width, words, before)
+        return cls(matrix, dense, width, words, before, words.astype("<u8", copy=False).view(np.uint8))
 
     def codes(self, items: np.ndarray) -> np.ndarray:
         """The index's codes of vocabulary items, which ``nonzero`` reads (mapped once per list row, not per pair)."""
         codes: np.ndarray = self.dense[items]
         return codes
 
+    def pair_bits(self, a: np.ndarray, b: np.ndarray | int) -> np.ndarray:
+        """The bit of each pair of codes (``a``, ``b``: arrays of one shape, or b = 0: the rows' offsets), which
+        ``nonzero_at`` reads: a * width + b."""
+        bits: np.ndarray = a * self.width + b
+        return bits
+
     def nonzero(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For pairs of items (``codes``: ``a``, ``b``, arrays of one shape, read flat in C order): the flat
         positions, ascending, of the pairs whose similarity is not 0, and s(a, b) there (the matrix's values, to
         the bit)."""
-        if self.words is None or self.before is None:
-            return self._nonzero_by_rows(a.ravel(), b.ravel())
-        bits = a * self.width + b
-        word = bits >> 6
-        shift = (bits & 63).view(np.uint64)
-        probe = self.words[word]
-        where = np.flatnonzero((probe >> shift) & np.uint64(1))
-        word, shift, probe = word.ravel()[where], shift.ravel()[where], probe.ravel()[where]
-        below = probe & ((np.uint64(1) << shift) - np.uint64(1))
+        return self.nonzero_at(np.ascontiguousarray(self.pair_bits(a, b)).ravel())
+
+    def nonzero_at(self, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``nonzero`` of pairs given as their bits (``pair_bits``, one dimension). A pair is probed in the bitmap's
+        bytes (one byte read and two operations on bytes a pair: the probes are memory-bound, and every pass over 8
+        bytes a pair costs as much as the probe); only the few set bits are then placed among the values."""
+        if self.words is None or self.before is None or self.bitmap_bytes is None:
+            return self._nonzero_by_rows(bits // self.width, bits % self.width)
+        probe = np.take(self.bitmap_bytes, bits >> 3)
+        probe >>= (bits & 7).astype(np.uint8)
+        probe &= 1
+        where = np.flatnonzero(probe.view(bool))
+        found = bits[where]
+        word = found >> 6
+        shift = (found & 63).view(np.uint64)
+        below = self.words[word] & ((np.uint64(1) << shift) - np.uint64(1))
         place = self.before[word].astype(np.int64) + popcount(below)
         values: np.ndarray = self.matrix.data[place]
         return where, values

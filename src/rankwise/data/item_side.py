@@ -18,6 +18,7 @@ import numpy as np
 from rankwise.data import idkeys
 from rankwise.data.collections import Run
 from rankwise.data.cooccurrence_index import CooccurrenceIndex
+from rankwise.data.key_lookup import distinct_sorted
 from rankwise.data.vocabulary import Vocabulary, intern
 from rankwise.errors import DataError
 
@@ -79,8 +80,19 @@ class Training:
         users = np.repeat(np.arange(self.n_users), np.diff(self.offsets))
         x = sparse.csr_matrix((np.ones(self.items.size), (users, self.items)), shape=(self.n_users, self.rows.size))
         x.sum_duplicates()
-        d = sparse.diags(1.0 / np.sqrt(np.where(self.rows > 0, self.rows, 1).astype(np.float64)))
-        return (d @ (x.T @ x) @ d).tocsr()
+        d = 1.0 / np.sqrt(np.where(self.rows > 0, self.rows, 1).astype(np.float64))
+        # XᵀX once (sums of small integer counts: exact in any order), then each value scaled in place as scipy's
+        # products D·(XᵀX)·D computed it, (d_i · m_ij) · d_j: the same two roundings, so the same floats to the
+        # bit, without two more sparse products of the whole matrix. XᵀX is symmetric, so its CSC form (what the
+        # product of Xᵀ, a CSC matrix, gives) read as CSR is the transpose, the same matrix: no conversion
+        m = (x.T @ x).T.tocsr(copy=False)
+        m.sum_duplicates()  # (sorts each row's columns)
+        rows = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
+        scaled = np.take(d, rows)
+        scaled *= m.data
+        scaled *= np.take(d, m.indices)
+        m.data = scaled
+        return m
 
     @cached_property
     def cooccurrence_index(self) -> CooccurrenceIndex:
@@ -192,7 +204,7 @@ def _training(vocab: Vocabulary, users: np.ndarray, items: np.ndarray) -> Traini
     np.cumsum(np.bincount(ucodes, minlength=user_ids.size), out=offsets[1:])
     n = len(vocab)
     rows = np.bincount(codes, minlength=n).astype(np.int64)
-    pairs = np.unique(ucodes.astype(np.int64) * n + codes)
+    pairs = distinct_sorted(ucodes.astype(np.int64) * n + codes)
     distinct_users = np.bincount(pairs % n, minlength=n).astype(np.int64)
     first_seen = np.full(n, len(item_vocab), dtype=np.int64)
     first_seen[vocab.codes_of(item_vocab.ids)] = np.arange(len(item_vocab))  # (item_vocab: in order of appearance)

@@ -15,6 +15,7 @@ import numpy as np
 
 from rankwise.data.collections import Qrels, Run
 from rankwise.data.item_side import ItemSide
+from rankwise.data.key_lookup import positions_in
 from rankwise.data.vocabulary import Vocabulary
 from rankwise.errors import ConventionError, DataError
 from rankwise.kernels.segments import expand_ranges, segment_ids
@@ -122,9 +123,7 @@ def item_codes(run: Run | Qrels, rows: np.ndarray, side: ItemSide, *, known: boo
     if vocab_keys is not None and run.doc_vocab is None and keys.shape[1] == 1 and vocab_keys.size:
         # (packed ids of one word on both sides: a key is an id, so a binary search over the vocabulary's keys
         # finds each row's code, where the text route sorts the rows' keys and turns the distinct ones into text)
-        probe = keys[:, 0]
-        pos = np.minimum(np.searchsorted(vocab_keys, probe), vocab_keys.size - 1)
-        codes = np.where(vocab_keys[pos] == probe, pos, -1).astype(np.int64)
+        codes = positions_in(vocab_keys, keys[:, 0])
     elif keys.shape[1] == 1:
         _, first, inverse = np.unique(keys[:, 0], return_index=True, return_inverse=True)
         codes = side.vocab.codes_of(run.doc_ids(rows[first]))[inverse.ravel()]
@@ -137,14 +136,23 @@ def item_codes(run: Run | Qrels, rows: np.ndarray, side: ItemSide, *, known: boo
     return codes
 
 
-def top_lists(side: ItemSide, qrels: Qrels, run: Run, user_ids: np.ndarray, *, ties: str, scores: str) -> TopLists:
+def run_item_codes(run: Run, side: ItemSide) -> np.ndarray:
+    """The item code of every row of ``run`` (``item_codes``): looked up once per part and read by its lists and
+    its count of rows (``evaluation.item_counts``), each of which looked every row up again (a binary search per
+    row: about 1 s per 5M rows)."""
+    return item_codes(run, np.arange(len(run)), side)
+
+
+def top_lists(side: ItemSide, qrels: Qrels, run: Run, user_ids: np.ndarray, *, ties: str, scores: str,
+              codes: np.ndarray | None = None) -> TopLists:
     """The lists of ``user_ids`` (a user absent from the run has an empty list), ordered by score descending,
     tied scores by ``ties`` (one of LIST_TIES), compared at ``scores`` precision; each row's test grade from
-    ``qrels`` (0 where the user has no test row of the item)."""
+    ``qrels`` (0 where the user has no test row of the item). ``codes``: ``run_item_codes(run, side)``, when the
+    caller has them (None: the rows' codes are looked up here)."""
     if ties not in LIST_TIES:
         raise ConventionError(f"ties={ties} does not order a recommendation list; the beyond-accuracy metrics "
                               f"take one of {', '.join(LIST_TIES)} (e.g. Novelty(ties=input)@10)")
-    offsets, items, ranks, given = _ordered(side, run, user_ids, ties, scores)
+    offsets, items, ranks, given = _ordered(side, run, user_ids, ties, scores, codes)
     seg = segment_ids(offsets)
     starts, lengths = _ranges(qrels.offsets, qrels.query_vocab.codes_of(user_ids))
     qrows, qoff = expand_ranges(starts, lengths)
@@ -159,39 +167,41 @@ def top_lists(side: ItemSide, qrels: Qrels, run: Run, user_ids: np.ndarray, *, t
     return TopLists(side, user_ids, offsets, items, grades, qoff, test, tcodes, ranks, reference, given)
 
 
-def _ordered(side: ItemSide, run: Run, user_ids: np.ndarray, ties: str,
-             scores: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _ordered(side: ItemSide, run: Run, user_ids: np.ndarray, ties: str, scores: str,
+             run_codes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The lists of ``user_ids`` in ``run`` in rank order: (CSR offsets over the users, item codes, ranks, each
-    row's 0-based position among its user's rows as given)."""
+    row's 0-based position among its user's rows as given). ``run_codes``: every run row's item code, or None."""
     starts, lengths = _ranges(run.offsets, run.query_vocab.codes_of(user_ids))
     rows, offsets = expand_ranges(starts, lengths)
     seg = segment_ids(offsets)
     score = run.scores[rows].astype(np.float32 if scores == "float32" else np.float64)
-    codes = item_codes(run, rows, side)
+    codes = item_codes(run, rows, side) if run_codes is None else run_codes[rows]
     order = _rank_order(seg, score, _tie_key(ties, codes, rows, side))
     position = np.arange(rows.size) - offsets[:-1][seg] + 1
     ranks = position.astype(np.float64)
     if ties in ("average", "average_floor") and rows.size:
-        s = score[order]
+        s = score if order is None else score[order]
         starts = np.flatnonzero(np.r_[True, (seg[1:] != seg[:-1]) | (s[1:] != s[:-1])])
         sizes = np.diff(np.r_[starts, rows.size])
         block = np.repeat(np.arange(starts.size), sizes)
         average = (position[starts] + (sizes - 1) / 2.0)[block]
         ranks = np.floor(average) if ties == "average_floor" else average
+    if order is None:  # (the rows are in rank order already: no copy of every row's code and position)
+        return offsets, codes, ranks, position - 1
     return offsets, codes[order], ranks, (position - 1)[order]
 
 
-def _rank_order(seg: np.ndarray, score: np.ndarray, tie: np.ndarray) -> np.ndarray:
-    """The rows by user, score descending, then ``tie`` ascending (a stable sort). A run is usually stored in that
-    order already (a recommender writes each list best first): checking it is one pass where the sort of 100M
-    rows is minutes, and the order found is the same."""
+def _rank_order(seg: np.ndarray, score: np.ndarray, tie: np.ndarray) -> np.ndarray | None:
+    """The rows by user, score descending, then ``tie`` ascending (a stable sort); None when they are in that order
+    already. A run is usually stored in that order (a recommender writes each list best first): checking it is one
+    pass where the sort of 100M rows is minutes, and the order found is the same."""
     if seg.size > 1:
         same, a, b = seg[1:] == seg[:-1], score[:-1], score[1:]
         with np.errstate(invalid="ignore"):  # (NaN compares false: such a run is sorted)
             before = ~same | (a > b) | ((a == b) & (tie[:-1] <= tie[1:]))
         if not before.all():
             return np.lexsort((tie, -score, seg))
-    return np.arange(seg.size)
+    return None
 
 
 def _ranges(offsets: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -232,8 +242,7 @@ def _grades(side: ItemSide, qrels: Qrels, tcodes: np.ndarray, qrows: np.ndarray,
         return grades
     o = np.argsort(tkeys, kind="stable")
     tkeys, tvals = tkeys[o], tvals[o]
-    keys = seg * n + items
-    pos = np.minimum(np.searchsorted(tkeys, keys), tkeys.size - 1)
-    hit = tkeys[pos] == keys
+    pos = positions_in(tkeys, seg * n + items)  # (a key twice, which duplicates= rules out: its first row)
+    hit = pos >= 0
     grades[hit] = tvals[pos[hit]]
     return grades

@@ -24,14 +24,16 @@ ROW_KEYS = ("cold_rows", "outside_catalogue_rows", "without_features_rows")
 USERS_WITHOUT = "users_without_recommendations"
 
 
-def item_row_counts(side: ItemSide, run: Run, users: np.ndarray) -> dict[str, int]:
+def item_row_counts(side: ItemSide, run: Run, users: np.ndarray,
+                    row_items: np.ndarray | None = None) -> dict[str, int]:
     """Over the recommendations of ``users`` (those the run lacks have none): the rows of items never in training
-    (cold), outside the declared catalogue, without features; only the inputs given are counted."""
+    (cold), outside the declared catalogue, without features; only the inputs given are counted. ``row_items``: every
+    run row's item code (``data.top_lists.run_item_codes``), None: looked up here."""
     codes = run.query_vocab.codes_of(np.asarray(users, dtype=str))
     ranked = codes[codes >= 0]
     lengths = np.diff(run.offsets)[ranked]
     rows = np.repeat(run.offsets[:-1][ranked], lengths) + _within(lengths)
-    items = item_codes(run, rows, side)
+    items = item_codes(run, rows, side) if row_items is None else row_items[rows]
     out: dict[str, int] = {}
     if side.train is not None:
         out["cold_rows"] = int(np.count_nonzero(~side.train.in_train[items]))

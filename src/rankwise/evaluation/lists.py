@@ -36,9 +36,11 @@ def form_of(plan: Plan, m: str) -> ListForm:
 
 
 def list_values(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, side: ItemSide,
-                values: dict[str, np.ndarray], weights: dict[str, np.ndarray], tallies: dict[str, Any]) -> None:
+                values: dict[str, np.ndarray], weights: dict[str, np.ndarray], tallies: dict[str, Any],
+                codes: np.ndarray | None = None) -> None:
     """The list metrics of ``plan`` for ``query_ids``: per-user values into ``values`` (and ``weights`` for
-    aggregate=micro), whole-run tallies into ``tallies``. One ordering of the lists per (ties, scores)."""
+    aggregate=micro), whole-run tallies into ``tallies``. One ordering of the lists per (ties, scores).
+    ``codes``: every run row's item code (``data.top_lists.run_item_codes``), None: looked up per ordering."""
     ordered: dict[tuple[str, str], TopLists] = {}
     for m in plan.metrics:
         form = plan.resolved[m].definition.lists
@@ -47,7 +49,7 @@ def list_values(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, side:
         rm = plan.resolved[m]
         key = (str(rm.params["ties"]), str(rm.params["scores"]))
         if key not in ordered:
-            ordered[key] = top_lists(side, qrels, run, query_ids, ties=key[0], scores=key[1])
+            ordered[key] = top_lists(side, qrels, run, query_ids, ties=key[0], scores=key[1], codes=codes)
         lists = ordered[key]
         if form.weights is not None:
             tallies[LIST_TALLY + m] = form.weights(lists, rm.params, rm.k).tally(side.n_items)

@@ -24,6 +24,7 @@ from rankwise.data.id_overlap import check_id_overlap
 from rankwise.data.item_side import ItemSide
 from rankwise.data.ordering import numeric_doc_ids
 from rankwise.data.run_filters import as_graded, judged_in_run, retrieved
+from rankwise.data.top_lists import run_item_codes
 from rankwise.errors import ConventionError, DataError
 from rankwise.evaluation.aggregate import preview
 from rankwise.evaluation.context import EvalContext
@@ -127,10 +128,12 @@ def evaluate_part(plan: Plan, qrels: Qrels, run: Run, query_ids: np.ndarray, fac
         TIES: Counts(ties_decided(plan.resolved, {m: contexts[alignment_key(plan.resolved[m])].jr
                                                   for m in plan.metrics if m not in lists})),
     }
+    # (each run row's item code, looked up once for the part's lists and its count of rows)
+    codes = None if side is None else run_item_codes(run, side)
     if lists:
-        list_values(plan, qrels, run, query_ids, require_side(side), values, weights, tallies)
+        list_values(plan, qrels, run, query_ids, require_side(side), values, weights, tallies, codes)
     if side is not None:  # what the part's recommended rows hold that the metrics read with a caveat (a sum)
-        tallies[ITEM_ROWS] = Counts(item_row_counts(side, run, query_ids))
+        tallies[ITEM_ROWS] = Counts(item_row_counts(side, run, query_ids, codes))
     if contexts:
         tallies[UNJUDGED_RANKINGS] = unjudged_rankings(next(iter(contexts.values())).jr, run)
     if facts.guessed and plan.needs_facts:  # (what the scheduler checks its guess against)

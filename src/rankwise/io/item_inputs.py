@@ -16,6 +16,7 @@ from rankwise.data.collections import Qrels, Run
 from rankwise.data.frames import canonical_ids, frame_kind
 from rankwise.data.idkeys import unpack
 from rankwise.data.item_side import ItemSide, item_side
+from rankwise.data.key_lookup import distinct_sorted
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.io.interactions import ITEM_COLUMNS, frame_interactions, read_ids, read_interactions
 
@@ -139,7 +140,7 @@ def _distinct_items(run: Run) -> np.ndarray:
         return np.zeros(0, str)
     keys = run.doc_keys
     if keys.shape[1] == 1:  # (the distinct keys by hashing, then only those turned into text)
-        distinct = np.unique(keys[:, 0])
+        distinct = distinct_sorted(keys[:, 0])
         ids = unpack(distinct[:, None]) if run.doc_vocab is None else run.doc_vocab.ids[distinct.astype(np.int64)]
         return np.asarray(ids, dtype=str)
     return np.asarray(run.doc_ids(np.unique(_first_rows(run))), dtype=str)

@@ -24,6 +24,10 @@ from rankwise.spec.beyond_params import (
 from rankwise.spec.metric import ListForm, MetricDef
 from rankwise.spec.ranking_context import Cutoff, Params, param_float, param_str
 
+# the largest table of lists × distinct values of a feature column that the Hamming sums count in (past it and past
+# one cell a recommended row, a sort of the (list, value) keys): 20 values × 1M users is 160 MB of counts
+TABLE_CELLS = 1 << 20
+
 
 def _ild_needs(p: Params) -> tuple[str, ...]:
     return ("train",) if param_str(p, "distance") == "cooccurrence_cosine" else ("features",)
@@ -60,10 +64,18 @@ def _hamming_pair_sums(side: ItemSide, items: np.ndarray, offsets: np.ndarray) -
     seg = segment_ids(offsets)
     same = np.zeros(n_lists)
     for col in range(values.shape[1]):  # (a loop over feature columns, never over users)
-        _, code = np.unique(values[items, col], return_inverse=True)
-        width = int(code.max()) + 1 if code.size else 1
-        keys, counts = np.unique(seg * width + code.ravel(), return_counts=True)
-        same += np.bincount(keys // width, weights=counts * (counts - 1) / 2.0, minlength=n_lists)[:n_lists]
+        # each item's value coded once over the vocabulary, not a sort of every recommended row's value: the codes
+        # number the values differently, but only which rows hold equal values counts
+        _, per_item = np.unique(values[:, col], return_inverse=True)
+        code = per_item.ravel()[items]
+        width = int(per_item.max()) + 1 if per_item.size else 1
+        if n_lists * width <= max(items.size, TABLE_CELLS):  # (a table of lists × values: a count, no sort)
+            counts = np.bincount(seg * width + code, minlength=n_lists * width).reshape(n_lists, width)
+            # (integers, exact in float64 in any order: the same sums to the bit as the sort's float weights)
+            same += (counts * (counts - 1) // 2).sum(axis=1)
+        else:
+            keys, by_key = np.unique(seg * width + code, return_counts=True)
+            same += np.bincount(keys // width, weights=by_key * (by_key - 1) / 2.0, minlength=n_lists)[:n_lists]
     out: np.ndarray = values.shape[1] * pairs - same
     return out
 

@@ -19,8 +19,9 @@ from rankwise.kernels.segments import expand_ranges, segment_ids
 from rankwise.metrics.beyond.item_facts import features, training
 
 # pairs probed at a time: the probes of a block (a few arrays of 8 bytes a pair) stay in the caches; a larger block
-# was slower on benchmarks/bench_beyond.py (200 top-100 lists at a time read faster than 1,000)
-PAIRS_AT_ONCE = 1 << 20
+# was slower on benchmarks/bench_beyond.py (200 top-100 lists at a time read faster than 1,000, and 50 faster than
+# 200: 2 MB of bits a block stays in a core's L2)
+PAIRS_AT_ONCE = 1 << 18
 # bytes of feature vectors gathered at a time: a block that stays in the caches is summed about 5x faster than
 # the 256 MB of 1M rows (fresh pages, then read back from memory)
 VECTOR_BYTES_AT_ONCE = 1 << 22
@@ -119,7 +120,12 @@ def cooccurrence_pair_sums(side: ItemSide, items: np.ndarray, offsets: np.ndarra
         for lo in range(0, lists.size, step):
             chosen = lists[lo:lo + step]
             grid = index.codes(items[offsets[chosen][:, None] + np.arange(length)])
-            where, sims = index.nonzero(grid[:, first], grid[:, second])
+            # each row's bit offset once (not a product per pair), and np.take, whose result is in C order: a
+            # fancy index grid[:, first] comes back in Fortran order, so the probes ran across the lists (no list's
+            # bitmap rows reused) and the flat read copied every array once more
+            bits = np.take(index.pair_bits(grid, 0), first, axis=1)
+            bits += np.take(grid, second, axis=1)
+            where, sims = index.nonzero_at(bits.ravel())
             out[chosen] = np.bincount(where // first.size, weights=sims, minlength=chosen.size)[:chosen.size]
     return out
 
@@ -140,12 +146,14 @@ def history_sums(side: ItemSide, items: np.ndarray, seg: np.ndarray, history: np
     rows = np.flatnonzero(has)
     starts, sizes = train.offsets[h[rows]], np.diff(train.offsets)[h[rows]]
     index = train.cooccurrence_index
-    listed, trained = index.codes(items[rows]), index.codes(train.items)
+    listed, trained = index.pair_bits(index.codes(items[rows]), 0), index.codes(train.items)
     # a block of recommended rows at a time (about PAIRS_AT_ONCE (row, training row) pairs): every pair at once is
     # 2 billion at 1M users × top-100 with 20 training rows each. A row's pairs stay in order: the same sums.
     for lo, hi in list_blocks(sizes, PAIRS_AT_ONCE):
         hist_rows, off = expand_ranges(starts[lo:hi], sizes[lo:hi])
         owner = segment_ids(off)
-        where, sims = index.nonzero(listed[lo:hi][owner], trained[hist_rows])
+        bits = np.take(listed[lo:hi], owner)
+        bits += np.take(trained, hist_rows)
+        where, sims = index.nonzero_at(bits)
         out[rows[lo:hi]] = np.bincount(owner[where], weights=sims, minlength=hi - lo)[:hi - lo]
     return out
