@@ -66,6 +66,25 @@ def test_fused_catalogue_slices_and_small_tiles_add_up(splits, dot):
     np.testing.assert_array_equal(target, [scores[u_, i] for u_, i, *_ in want])
 
 
+@needs_torch
+def test_fused_training_lists_hold_each_users_items_once_a_block():
+    """A user's training items are listed once per block of rows, however many held-out items (rows) the
+    user has: one list per row made 20 held-out items of a user with 80 training items 1,600 entries."""
+    import scipy.sparse as sp
+    import torch
+
+    from rankwise.catalogue.fused import _training_lists
+
+    train = sp.csr_matrix(np.array([[1, 1, 0, 0, 0, 0], [0, 0, 1, 1, 1, 0], [0, 0, 0, 0, 0, 1]], dtype=bool))
+    held = sp.csr_matrix(np.array([[0, 0, 1, 1, 1, 0], [1, 1, 0, 0, 0, 1], [0, 0, 0, 0, 0, 0]], dtype=bool))
+    # rows 0-2: user 0, rows 3-5: user 1; blocks of 4 rows: [0, 1, 2, 3] and [4, 5]
+    users, ptr, cols, owner = _training_lists(torch, torch.device("cpu"), train, held, 4)
+    assert users.tolist() == [0, 0, 0, 1, 1, 1]
+    assert ptr.tolist() == [0, 5, 8]  # block 0: users 0 and 1; block 1: user 1 again
+    assert cols.tolist() == [0, 1, 2, 3, 4, 2, 3, 4]
+    assert owner.tolist() == [0, 0, 1, 1, 1, 1, 1, 1]
+
+
 def _sequential_scores(uf, vf):
     """float32 scores summed k = 0, 1, ... one rounded product and one rounded addition at a time: the
     kernel's arithmetic (dot=False) as the interpreter runs it."""
@@ -108,7 +127,7 @@ def test_fused_kernel_exact_on_float_factors(ties):
 @pytest.mark.parametrize("d, tiles", [(16, (16, 32, 0, 4, 3)), (20, (16, 32, 0, 4, 2)), (32, (16, 32, 16, 4, 1))])
 def test_fused_dot_tiles_on_integer_factors(d, tiles, monkeypatch):
     """The rows' factors loaded once (BLOCK_K 0: all of D, exactly or padded) or per chunk; whole tiles without
-    masks and a partial last tile; slices kept under the 2^16 tiles that one int32 of two counts can hold."""
+    masks and a partial last tile; slices kept under the 2^16 tiles that each count field of a uint32 holds."""
     import torch
 
     import rankwise.catalogue.fused as fused
@@ -122,7 +141,9 @@ def test_fused_dot_tiles_on_integer_factors(d, tiles, monkeypatch):
     held_m = as_interaction_csr(held, n_users, n_items, "heldout")
     scores = uf @ vf.T  # small integers: exact in any order
     want = brute_counts(scores, train, held, "compete")
-    monkeypatch.setattr(fused, "MAX_TILES_PER_SLICE", 2)  # 5 tiles of 32 items: at least 3 slices
+    # two-bit count fields: at most 3 tiles a slice (5 tiles of 32 items: 2 slices), and a count of 2 or 3
+    # sets the uint32's highest bit, which a signed count read back negative
+    monkeypatch.setattr(fused, "FIELD_BITS", 2)
     greater, at_least, target = fused.fused_counts(torch, torch.device("cpu"), torch.as_tensor(uf),
                                                    torch.as_tensor(vf), train, held_m, tiles=tiles)
     np.testing.assert_array_equal(greater, [g for _, _, g, _, _ in want])

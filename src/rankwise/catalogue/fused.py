@@ -4,15 +4,17 @@ The blocks path (``resident.py``) writes every score to memory and reads it back
 comparison; at 10^6 x 10^6 that traffic, not the arithmetic, is its cost (issue #27). Here a kernel
 (``fused_kernel.py``) computes a tile of scores, compares it with each held-out row's target score
 in registers and accumulates the counts of ``>`` and ``>=`` in one pass, for every tie policy at
-once. Memory beyond the factors: the held-out pairs, their users' training items (as a list per
-block of rows) and two int32 counts per row and catalogue slice.
+once. Memory beyond the factors: the held-out pairs, their users' training items (per block of
+rows, each user's items once: about the training matrix's size) and two int32 counts per row and
+catalogue slice.
 
-Exactness: with ``dot=False`` (the default) every score is the same chain of float32
-multiply-adds in every tile, so the target, its competitors and the excluded training items are
-compared as the same numbers, and the ranks are those of the blocks path whenever both compute
-the same products (integer-valued factors: bit for bit). Against numpy's BLAS product with
-general float factors, scores may differ in the last bit (another order of summation), so ranks
-may differ for items whose scores agree to within rounding, as between the numpy and torch paths.
+Exactness: every score is computed by the same float32 instructions in every tile (a float32
+``tl.dot``, or with ``dot=False`` an explicit chain of multiply-adds), so the target, its
+competitors and the excluded training items are compared as the same numbers, and the ranks are
+those of the blocks path whenever both compute the same products (integer-valued factors: bit for
+bit). Against numpy's BLAS product with general float factors, scores may differ in the last bit
+(another order of summation), so ranks may differ for items whose scores agree to within rounding,
+as between the numpy and torch paths.
 
 On a CPU the kernel runs in Triton's interpreter (``TRITON_INTERPRET=1`` before triton is first
 imported), which is how the tests exercise it; it is meant for CUDA devices.
@@ -32,8 +34,9 @@ from rankwise.errors import InvalidParameterError, require
 TILES = (128, 128, 0, 8, 3)
 # the rows' factors stay in registers (BLOCK_K = all of D) up to this many floats per program
 HOISTED_FLOATS = 128 * 128
-# a tile element's two counts share one int32, 16 bits each: a program scores fewer tiles than this per slice
-MAX_TILES_PER_SLICE = (1 << 16) - 1
+# a tile element's two counts share one uint32, FIELD_BITS bits each, and each grows by at most one a tile:
+# a program scores at most 2^FIELD_BITS - 1 tiles per slice (more slices where the catalogue needs them)
+FIELD_BITS = 16
 
 
 def fused_counts(torch: Any, device: Any, user_factors: Any, item_factors: Any, train: sp.csr_matrix,
@@ -66,11 +69,11 @@ def fused_counts(torch: Any, device: Any, user_factors: Any, item_factors: Any, 
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy(), np.zeros(0, dtype=np.float64)
     n_blocks = -(-n_held // block_m)
-    held_user, ex_ptr, ex_col, ex_row = _training_lists(torch, device, train, held, block_m)
+    held_user, ex_ptr, ex_col, ex_user = _training_lists(torch, device, train, held, block_m)
     n_tiles = -(-n_items // block_n)
     if splits is None:
         splits = _default_splits(torch, device, n_blocks, n_items, block_n)
-    splits = max(splits, -(-n_tiles // MAX_TILES_PER_SLICE))
+    splits = max(splits, -(-n_tiles // ((1 << FIELD_BITS) - 1)))
     per_split = -(-n_tiles // splits) * block_n  # whole tiles per slice
     splits = -(-n_items // per_split)
 
@@ -79,9 +82,9 @@ def fused_counts(torch: Any, device: Any, user_factors: Any, item_factors: Any, 
     target = torch.empty(n_held, dtype=torch.float32, device=device)
     held_item = torch.as_tensor(held.indices.astype(np.int32, copy=False), device=device)
     count_kernel[(n_blocks, splits)](
-        user_factors.contiguous(), item_factors.T.contiguous(), held_user, held_item, ex_ptr, ex_col, ex_row, gt, ge,
+        user_factors.contiguous(), item_factors.T.contiguous(), held_user, held_item, ex_ptr, ex_col, ex_user, gt, ge,
         target, n_held, n_items, per_split, D=d, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, DOT=bool(dot),
-        num_warps=warps, num_stages=stages)
+        FIELD_BITS=FIELD_BITS, num_warps=warps, num_stages=stages)
     greater = gt.sum(dim=0, dtype=torch.int64).cpu().numpy()
     at_least = ge.sum(dim=0, dtype=torch.int64).cpu().numpy() - 1  # the target ties itself
     if (at_least < greater).any() or (greater < 0).any() or (at_least > n_items - 1).any():
@@ -95,32 +98,41 @@ def fused_counts(torch: Any, device: Any, user_factors: Any, item_factors: Any, 
 
 def _training_lists(torch: Any, device: Any, train: sp.csr_matrix, held: sp.csr_matrix, block_m: int,
                     ) -> tuple[Any, Any, Any, Any]:
-    """On the device: each held-out row's user (CSR order) and, per block of ``block_m`` rows, the training
-    items of each row's user, concatenated (int32), with the row (0..block_m-1) each belongs to; block b
-    owns entries ex_ptr[b]:ex_ptr[b + 1]. Built there from the CSR arrays (one copy of the training
-    items), which at 10^6 users is a few milliseconds instead of numpy's tenths of a second."""
+    """On the device: each held-out row's user (CSR order, so a user's rows are consecutive) and, per block
+    of ``block_m`` rows, the training items of the block's users, each user's once, with the user each
+    belongs to; block b owns entries ex_ptr[b]:ex_ptr[b + 1]. A user whose rows span two blocks is listed
+    in both, so the lists hold about the training entries of the evaluated users, however many held-out
+    items each has (one list per row would hold a user's items once per held-out item). Built there from
+    the CSR arrays, which at 10^6 users is milliseconds instead of numpy's tenths of a second."""
     per_user = np.diff(held.indptr)
     n_held = held.nnz
-    total = int(np.dot(np.diff(train.indptr).astype(np.int64), per_user))  # training entries of the rows
+    n_blocks = -(-n_held // block_m)
 
     def dev(a: np.ndarray, dtype: Any) -> Any:
         return torch.as_tensor(np.ascontiguousarray(a), device=device).to(dtype)
 
     held_user = torch.repeat_interleave(torch.arange(per_user.size, device=device), dev(per_user, torch.int64),
                                         output_size=n_held)
+    # the first row of each (block, user): where a block starts or the user changes
+    row = torch.arange(n_held, device=device)
+    first = (row % block_m == 0)
+    first[1:] |= held_user[1:] != held_user[:-1]
+    lead = torch.nonzero(first).flatten()
+    users = held_user[lead]
     t_ptr = dev(train.indptr, torch.int64)
-    first = t_ptr[:-1][held_user]
-    n_train = t_ptr[1:][held_user] - first
-    starts = torch.zeros(n_held + 1, dtype=torch.int64, device=device)
+    begin = t_ptr[:-1][users]
+    n_train = t_ptr[1:][users] - begin
+    starts = torch.zeros(lead.numel() + 1, dtype=torch.int64, device=device)
     torch.cumsum(n_train, 0, out=starts[1:])
-    src = torch.repeat_interleave(first - starts[:-1], n_train, output_size=total) + \
+    total = int(starts[-1])  # (one copy back: the size of the lists)
+    src = torch.repeat_interleave(begin - starts[:-1], n_train, output_size=total) + \
         torch.arange(total, dtype=torch.int64, device=device)
     ex_col = dev(train.indices, torch.int32)[src]
-    ex_row = torch.repeat_interleave(torch.arange(n_held, dtype=torch.int32, device=device) % block_m, n_train,
-                                     output_size=total)
-    n_blocks = -(-n_held // block_m)
-    ex_ptr = starts[torch.clamp(torch.arange(n_blocks + 1, device=device) * block_m, max=n_held)]
-    return held_user, ex_ptr, ex_col, ex_row
+    ex_user = torch.repeat_interleave(users.to(torch.int32), n_train, output_size=total)
+    # block b's lists start at its first lead row's entries
+    block_start = torch.searchsorted(lead // block_m, torch.arange(n_blocks + 1, device=device))
+    ex_ptr = starts[block_start]
+    return held_user, ex_ptr, ex_col, ex_user
 
 
 def _default_splits(torch: Any, device: Any, n_blocks: int, n_items: int, block_n: int) -> int:

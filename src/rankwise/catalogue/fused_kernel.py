@@ -21,9 +21,11 @@ tensor cores were tried (``input_precision="tf32x3"``, three tf32 products a pai
 were slower than the float32 multiply-adds (5.6 s against 3.7 s at 10^6 x 10^6) and not exact in the
 last bits, so they are not offered.
 
-The counts of ``>`` and ``>=`` are kept per tile element in one int32 (``>=`` in the high 16 bits,
-``>`` in the low 16), added elementwise tile after tile and summed across the row once at the end:
-no reduction across threads per tile. The caller keeps a program's tiles per slice under 2^16.
+The counts of ``>`` and ``>=`` are kept per tile element in one uint32 (``>=`` in the top FIELD_BITS
+bits, ``>`` in the bottom ones), added elementwise tile after tile and summed across the row once at the
+end: no reduction across threads per tile. Each field grows by at most one a tile, so the caller keeps a
+program's tiles per slice under 2^FIELD_BITS (16 bits; the tests narrow the fields to reach the limit,
+the top one's highest bit included).
 
 The target's score is taken from a tile whose columns are the rows' own targets, and the training
 items' from tiles whose columns are the rows' training items (masked to their owner row), computed
@@ -69,9 +71,10 @@ def _score_tile(a, U, Vt, n_items, user, cols, rmask, cmask, D: tl.constexpr, BL
 
 
 @triton.jit
-def _tally(counts, tile, t, cmask, MASKED: tl.constexpr):
-    """``counts`` plus, per element, 1 if the score beats the row's target and 2^16 if it is at least it."""
-    inc = (tile > t[:, None]).to(tl.int32) + ((tile >= t[:, None]).to(tl.int32) << 16)
+def _tally(counts, tile, t, cmask, MASKED: tl.constexpr, FIELD_BITS: tl.constexpr):
+    """``counts`` plus, per element, 1 if the score beats the row's target and 2^(32 - FIELD_BITS) if it is
+    at least it (unsigned: the top field reaches the highest bit)."""
+    inc = (tile > t[:, None]).to(tl.uint32) + ((tile >= t[:, None]).to(tl.uint32) << (32 - FIELD_BITS))
     if MASKED:
         inc = tl.where(cmask[None, :], inc, 0)
     return counts + inc
@@ -79,9 +82,9 @@ def _tally(counts, tile, t, cmask, MASKED: tl.constexpr):
 
 # sizes stay runtime integers: Triton would otherwise turn a size of 1 into a constant (no ``.to``)
 @triton.jit(do_not_specialize=["n_held", "n_items", "per_split"])
-def count_kernel(U, Vt, held_user, held_item, ex_ptr, ex_col, ex_row, gt_out, ge_out, target_out,
+def count_kernel(U, Vt, held_user, held_item, ex_ptr, ex_col, ex_user, gt_out, ge_out, target_out,
                  n_held, n_items, per_split, D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                 BLOCK_K: tl.constexpr, DOT: tl.constexpr):
+                 BLOCK_K: tl.constexpr, DOT: tl.constexpr, FIELD_BITS: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_s = tl.program_id(1)
     local = tl.arange(0, BLOCK_M)
@@ -106,31 +109,33 @@ def count_kernel(U, Vt, held_user, held_item, ex_ptr, ex_col, ex_row, gt_out, ge
     lo = pid_s * per_split
     hi = tl.minimum(lo + per_split, n_items)
     whole_end = lo + (hi - lo) // BLOCK_N * BLOCK_N
-    counts = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    counts = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.uint32)
     every = nn < BLOCK_N
     for n0 in range(lo, whole_end, BLOCK_N):
         cols = n0 + nn.to(tl.int64)
         tile = _score_tile(a, U, Vt, n64, user, cols, rmask, every, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT, False)
-        counts = _tally(counts, tile, t, every, False)
+        counts = _tally(counts, tile, t, every, False, FIELD_BITS)
     if whole_end < hi:
         cols = whole_end + nn.to(tl.int64)
         cmask = cols < hi
         tile = _score_tile(a, U, Vt, n64, user, cols, rmask, cmask, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT, True)
-        counts = _tally(counts, tile, t, cmask, True)
-    gt = tl.sum(counts & 0xFFFF, axis=1)
-    ge = tl.sum(counts >> 16, axis=1)
+        counts = _tally(counts, tile, t, cmask, True, FIELD_BITS)
+    low = (1 << FIELD_BITS) - 1
+    gt = tl.sum(counts & low, axis=1).to(tl.int32)  # at most BLOCK_N * 2^FIELD_BITS: no overflow
+    ge = tl.sum(counts >> (32 - FIELD_BITS), axis=1).to(tl.int32)
 
-    # the rows' training items in this slice, counted above, are taken out again
+    # the rows' users' training items in this slice, counted above, are taken out again: the block's list
+    # holds each of its users' items once, with the user they belong to
     e0 = tl.load(ex_ptr + pid_m)
     e1 = tl.load(ex_ptr + pid_m + 1)
     for c0 in range(e0, e1, BLOCK_N):
         e = c0 + nn
         emask = e < e1
         cols = tl.load(ex_col + e, mask=emask, other=0).to(tl.int64)
-        owner = tl.load(ex_row + e, mask=emask, other=-1)
+        owner = tl.load(ex_user + e, mask=emask, other=-1).to(tl.int64)
         emask = emask & (cols >= lo) & (cols < hi)
         tile = _score_tile(a, U, Vt, n64, user, cols, rmask, emask, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT, True)
-        mine = (owner[None, :] == local[:, None]) & emask[None, :]
+        mine = (owner[None, :] == user[:, None]) & emask[None, :] & rmask[:, None]
         gt -= tl.sum((mine & (tile > t[:, None])).to(tl.int32), axis=1)
         ge -= tl.sum((mine & (tile >= t[:, None])).to(tl.int32), axis=1)
 

@@ -152,7 +152,7 @@ def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevan
     need_gt = ties != "pessimistic"
     need_ge = ties != "optimistic"
     kernel = choose_kernel(kernel, scorer, be, dtype)
-    if kernel.startswith("fused"):
+    if kernel == "fused":
         from rankwise.catalogue.fused import fused_counts
 
         u, v = be.from_numpy(scorer.user_factors), be.from_numpy(scorer.item_factors)
