@@ -64,3 +64,15 @@ def test_other_dtypes_are_numpy_s():
     ints = np.array([5, 3, 9, 3])
     assert np.array_equal(argsort_ids(ints), np.argsort(ints, kind="stable"))
     _check(np.array([b"b", b"a", b"a"]))
+
+
+def test_big_endian_text_is_sorted_by_its_code_points():
+    """A '>U' array (read from a big-endian source) sorts as the same ids stored natively: viewed as native
+    words its code points were other numbers, and a vocabulary's lookups then missed ids."""
+    ids = np.array(["\u0101", "\xff", "b", "", "\U0001f600", "a\x00b"], dtype=">U3")
+    native = ids.astype("=U3")
+    np.testing.assert_array_equal(argsort_ids(ids), np.argsort(native, kind="stable"))
+    got, counts = unique_ids(np.r_[ids, ids[:2]])
+    want, want_counts = np.unique(np.r_[native, native[:2]], return_counts=True)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(counts, want_counts)

@@ -20,6 +20,8 @@ def _packed_keys(ids: np.ndarray) -> np.ndarray | None:
     str array), equal keys exactly for equal ids; None when they would need more than MAX_KEY_WORDS words."""
     width = ids.dtype.itemsize // 4  # code points a row holds (shorter ids are padded with zeros)
     n = ids.size
+    if not ids.dtype.isnative:  # (a '>U' array's code points read as native words would be other numbers)
+        ids = ids.astype(ids.dtype.newbyteorder("="))
     if width == 0:
         return np.zeros((n, 1), dtype=np.uint64)
     points = np.ascontiguousarray(ids).view(np.uint32).reshape(n, width)
