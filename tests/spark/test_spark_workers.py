@@ -148,30 +148,6 @@ def test_workers_of_a_python_without_rankwise(tmp_path):
     assert remote.stdout == local.stdout
 
 
-def test_the_cli_s_own_interpreter_needs_no_probe(monkeypatch, tmp_path):
-    """A local session whose workers run this interpreter (the CLI sets PYSPARK_PYTHON to it) is not probed;
-    any other interpreter, a Connect session, or rankwise found through the working directory only, is."""
-    import types
-
-    from rankwise.spark import workers
-
-    class Session:  # (hashable and weakly referable, as SparkSession is)
-        def __init__(self, exe):
-            self.sparkContext = types.SimpleNamespace(pythonExec=exe)
-
-    session = Session
-
-    monkeypatch.chdir(tmp_path)  # (rankwise is found through PYTHONPATH or site-packages, not from here)
-    mine = session(sys.executable)
-    assert workers.trust_own_interpreter(mine) and mine in workers._checked
-    assert not workers.trust_own_interpreter(session("/opt/other/bin/python3"))
-    assert not workers.trust_own_interpreter(NoContext())
-    import rankwise
-    monkeypatch.chdir(Path(rankwise.__file__).resolve().parents[1])  # found as if through the directory only
-    monkeypatch.setattr(sys, "path", [p for p in sys.path if p and Path(p).resolve() != Path.cwd()] + [""])
-    assert not workers.trust_own_interpreter(session(sys.executable))
-
-
 def test_the_probe_is_one_task_of_no_query(spark):
     """The probe on a classic session is one job of one task, and no SQL query (nothing to plan or compile
     cold): the DataFrame probe before ran ``range(1)`` with a UDF, two tasks on local[2] and a query's
@@ -220,6 +196,7 @@ class _Context:
         import types
 
         self.master, self.pythonExec, self.settings = master, python, list(settings)
+        self.environment = {"PYTHONHASHSEED": "0"}  # (what pyspark sends every worker by itself)
         system = _JvmSystem(dict(os.environ) if environ is None else environ)
         self._jvm = types.SimpleNamespace(java=types.SimpleNamespace(lang=types.SimpleNamespace(System=system)))
 
@@ -258,6 +235,12 @@ def test_workers_of_this_interpreter_need_no_probe(monkeypatch, tmp_path):
         assert not workers_run_this_python(_Session(_Context(sys.executable, master=master)))
     settings = [("spark.executorEnv.PYTHONPATH", "/x")]
     assert not workers_run_this_python(_Session(_Context(sys.executable, settings=settings)))
+    sent = _Context(sys.executable)
+    sent.environment["PYTHONNOUSERSITE"] = "1"  # SparkContext(environment=...): every worker gets it
+    assert not workers_run_this_python(_Session(sent))
+    for name in ("PYTHONHOME", "PYTHONNOUSERSITE", "PYTHONUSERBASE", "HOME"):  # the JVM's differs from ours
+        moved = {**os.environ, name: str(tmp_path / "elsewhere")}
+        assert not workers_run_this_python(_Session(_Context(sys.executable, environ=moved)))
     assert not workers_run_this_python(NoContext())
 
     added = tmp_path / "added"  # rankwise as if imported from a folder this process put on sys.path

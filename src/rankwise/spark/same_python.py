@@ -10,8 +10,11 @@ benchmarks/README.md). The probe is skipped only when every condition below hold
 The conditions, on a classic session (Spark Connect's workers are the server's: unknown here):
 
 - a ``local`` / ``local[N]`` master: the workers are started by this process's JVM, with its environment
-  (not ``local-cluster``, whose executors have environments of their own) and no ``spark.executorEnv.*``
-  setting that could change it;
+  (not ``local-cluster``, whose executors have environments of their own), and nothing that could change
+  it: no ``spark.executorEnv.*`` setting, no ``SparkContext(environment=...)`` entry (pyspark's own
+  ``PYTHONHASHSEED`` aside), and the variables that move Python's own folders (``PYTHONHOME``,
+  ``PYTHONNOUSERSITE``, ``PYTHONUSERBASE``, ``HOME``) the same in the JVM's environment as in this process's
+  (a script may change ``os.environ`` after the JVM started);
 - the workers' interpreter (``pythonExec``: ``PYSPARK_PYTHON``, ``spark.pyspark.python``, else ``python3``
   looked up on the JVM's PATH, as Spark's ``ProcessBuilder`` finds it) is this one: the same file once links
   are resolved, *and* in the same folder. Why the folder: a virtual environment's ``bin/python3`` is a link to
@@ -35,6 +38,10 @@ from typing import Any
 _PACKAGES = ("rankwise", "numpy", "pyarrow")  # (what the probe imports: rankwise's partition code, and pyarrow)
 
 
+# what moves the folders a fresh interpreter searches (its prefix, the user site): the same for the workers as here
+_SITE_VARIABLES = ("PYTHONHOME", "PYTHONNOUSERSITE", "PYTHONUSERBASE", "HOME")
+
+
 def workers_run_this_python(session: Any) -> bool:
     """True only when the session's Python workers provably run this interpreter with this process's rankwise,
     numpy and pyarrow (the module's conditions); False on any doubt or anything unreadable."""
@@ -45,13 +52,17 @@ def workers_run_this_python(session: Any) -> bool:
             return False
         if any(key.startswith("spark.executorEnv.") for key, _ in context.getConf().getAll()):
             return False
+        if set(getattr(context, "environment", None) or {}) - {"PYTHONHASHSEED"}:  # (sent to every worker)
+            return False
         environ = context._jvm.java.lang.System  # (the JVM's environment: the workers', at their start)
+        if any(environ.getenv(name) != os.environ.get(name) for name in _SITE_VARIABLES):
+            return False
         path, python_path = environ.getenv("PATH"), environ.getenv("PYTHONPATH")
         executable = str(context.pythonExec)
-    except Exception:  # noqa: BLE001 - Spark Connect, a fake or a stopped session: the probe decides
+        return this_interpreter(executable, path) and all(
+            root is not None and root in startup_folders(python_path) for root in map(package_root, _PACKAGES))
+    except Exception:  # noqa: BLE001 - Spark Connect, a fake or a stopped session, an odd site module: probed
         return False
-    return this_interpreter(executable, path) and all(
-        root is not None and root in startup_folders(python_path) for root in map(package_root, _PACKAGES))
 
 
 def this_interpreter(executable: str, path: str | None) -> bool:

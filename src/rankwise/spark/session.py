@@ -150,7 +150,5 @@ def create_session(master: str | None, app_name: str = "rankwise", input_bytes: 
             builder = builder.config(DRIVER_JAVA_OPTIONS, quick)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")  # the CLI says what matters; Spark's INFO/WARN lines are noise here
-    if is_local(master):  # workers of this interpreter need no probe job (a job failing on a module is still said)
-        from rankwise.spark.workers import trust_own_interpreter
-        trust_own_interpreter(spark)
+    # (workers that provably run this interpreter are not probed: spark.same_python, at the first evaluation)
     return spark

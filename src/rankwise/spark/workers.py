@@ -132,25 +132,6 @@ def check_workers(session: Any) -> None:
         _checked.add(session)
 
 
-def trust_own_interpreter(session: Any) -> bool:
-    """Skip the probe for a session whose workers run this very interpreter (the CLI's local session, which
-    sets PYSPARK_PYTHON to it), when this process found rankwise other than through its working directory
-    (the workers inherit the environment, not the directory). True when the probe is skipped."""
-    try:
-        same = os.path.realpath(str(session.sparkContext.pythonExec)) == os.path.realpath(sys.executable)
-    except Exception:  # noqa: BLE001 - Spark Connect: the workers are the server's
-        return False
-    # the folder rankwise was imported from: the one above the package (this file is rankwise/spark/workers.py)
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-    cwd = os.path.realpath(os.getcwd())
-    entries = {os.path.realpath(p) for p in sys.path if p not in ("", ".")} - {cwd}
-    if not (same and root in entries):
-        return False
-    with contextlib.suppress(TypeError):
-        _checked.add(session)
-    return True
-
-
 @contextlib.contextmanager
 def explained(session: Any) -> Iterator[None]:
     """A Spark job failing because a worker misses a module becomes WorkerPythonError (the original as its
