@@ -86,7 +86,6 @@ def builder(monkeypatch):
     sql = pytest.importorskip("pyspark.sql")
     rec = Recorder()
     monkeypatch.setattr(sql.SparkSession, "builder", rec)
-    monkeypatch.setattr("rankwise.spark.workers.trust_own_interpreter", lambda session: True)
     monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
     monkeypatch.delenv("SPARK_CONF_DIR", raising=False)
     monkeypatch.delenv("SPARK_HOME", raising=False)
