@@ -59,7 +59,7 @@ def test_fused_catalogue_slices_and_small_tiles_add_up(splits, dot):
     u, v = (torch.as_tensor(a, dtype=torch.float32) for a in (uf, vf))
     # 16-row, 32-item tiles: many row blocks and tiles, slices of several tiles each
     greater, at_least, target = fused_counts(torch, torch.device("cpu"), u, v, train, held_m, splits=splits,
-                                             dot=dot, tiles=(16, 32, 16, 4))
+                                             dot=dot, tiles=(16, 32, 16, 4, 2))
     want = brute_counts(scores, train, held, "compete")
     np.testing.assert_array_equal(greater, [g for _, _, g, _, _ in want])
     np.testing.assert_array_equal(at_least, [g + e for _, _, g, e, _ in want])
@@ -188,10 +188,14 @@ def test_resident_path_equals_brute_force(seed, ties, block, dense, other):
 def test_fused_tiles_checked():
     from rankwise.catalogue.fused import fused_counts
 
-    with pytest.raises(InvalidParameterError, match=r"16 <= BLOCK_M <= BLOCK_N .*got \(64, 32, 16, 4\)"):
-        fused_counts(None, None, None, None, None, None, tiles=(64, 32, 16, 4))
+    with pytest.raises(InvalidParameterError, match=r"16 <= BLOCK_M <= BLOCK_N .*got \(64, 32, 16, 4, 3\)"):
+        fused_counts(None, None, None, None, None, None, tiles=(64, 32, 16, 4, 3))
     with pytest.raises(InvalidParameterError, match="powers of two"):
-        fused_counts(None, None, None, None, None, None, tiles=(16, 48, 16, 4))
+        fused_counts(None, None, None, None, None, None, tiles=(16, 48, 16, 4, 3))
+    with pytest.raises(InvalidParameterError, match="stages >= 1"):
+        fused_counts(None, None, None, None, None, None, tiles=(16, 32, 16, 4, 0))
+    with pytest.raises(InvalidParameterError, match=r"\(BLOCK_M, BLOCK_N, BLOCK_K, warps, stages\), got \(16, 32\)"):
+        fused_counts(None, None, None, None, None, None, tiles=(16, 32))
 
 
 def test_device_blocks_sized_from_free_memory():

@@ -41,20 +41,21 @@ FIELD_BITS = 16
 
 def fused_counts(torch: Any, device: Any, user_factors: Any, item_factors: Any, train: sp.csr_matrix,
                  held: sp.csr_matrix, *, dot: bool = True, splits: int | None = None,
-                 tiles: tuple[int, ...] = TILES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 tiles: tuple[int, int, int, int, int] = TILES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(greater, at_least, target) per held-out pair in CSR order, like ``resident_counts``.
 
     ``user_factors``/``item_factors``: float32 tensors on ``device``. ``dot``: tiles by ``tl.dot`` in
     float32 (``kernel="fused"``), else by an explicit loop of float32 multiply-adds (exact in Triton's
     interpreter too; see ``fused_kernel.py``). ``splits``: slices of the catalogue run by separate programs
     (default: enough programs to fill the device). ``tiles``: (rows per program, items per tile,
-    factor columns per dot or 0 for all, warps[, pipeline stages]), powers of two, the first two at
+    factor columns per dot or 0 for all, warps, pipeline stages), powers of two, the first two at
     least 16 and BLOCK_N >= BLOCK_M.
     """
-    block_m, block_n, block_k, warps = tiles[:4]
-    stages = tiles[4] if len(tiles) > 4 else TILES[4]
-    if not (len(tiles) in (4, 5) and 16 <= block_m <= block_n and (block_k == 0 or block_k >= 16)
-            and all(x > 0 and x & (x - 1) == 0 for x in (block_m, block_n, block_k or 16, warps)) and stages >= 1):
+    if len(tiles) != 5:
+        raise InvalidParameterError(f"tiles are (BLOCK_M, BLOCK_N, BLOCK_K, warps, stages), got {tiles!r}")
+    block_m, block_n, block_k, warps, stages = tiles
+    if not (16 <= block_m <= block_n and (block_k == 0 or block_k >= 16) and stages >= 1
+            and all(x > 0 and x & (x - 1) == 0 for x in (block_m, block_n, block_k or 16, warps))):
         raise InvalidParameterError(f"tiles must be powers of two with 16 <= BLOCK_M <= BLOCK_N and BLOCK_K 0 or "
                                     f">= 16 (and stages >= 1), got {tiles!r}")
     require("triton", "triton", "The fused full-catalogue kernel (kernel='fused')")

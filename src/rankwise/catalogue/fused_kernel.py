@@ -145,8 +145,4 @@ def count_kernel(U, Vt, held_user, held_item, ex_ptr, ex_col, ex_user, gt_out, g
     tl.store(target_out + rows, t, mask=rmask & first)
 
 
-def grid(n_blocks: int, n_splits: int) -> tuple[int, int]:
-    return (n_blocks, n_splits)
-
-
-__all__ = ["count_kernel", "grid", "triton"]
+__all__ = ["count_kernel"]

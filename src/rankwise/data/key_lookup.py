@@ -30,24 +30,20 @@ def distinct_sorted(values: np.ndarray) -> np.ndarray:
 
 def positions_in(sorted_keys: np.ndarray, probes: np.ndarray) -> np.ndarray:
     """The position (int64) of each probe in ``sorted_keys`` (ascending; one integer dtype with the probes; of a key
-    given more than once, its first place), -1 for a probe that is not there. By pyarrow's hash lookup when pyarrow
-    is installed and the probes are many, else by a binary search: the same positions."""
+    given more than once, its first place), -1 for a probe that is not there. By pyarrow's hash lookup when the
+    probes are many, else by a binary search: the same positions."""
     if sorted_keys.size == 0 or probes.size == 0:
         return np.full(probes.shape, -1, dtype=np.int64)
     if probes.size >= ARROW_PROBES and probes.dtype == sorted_keys.dtype:
-        found = _arrow_positions(sorted_keys, probes)
-        if found is not None:
-            return found
+        return _arrow_positions(sorted_keys, probes)
     pos = np.minimum(np.searchsorted(sorted_keys, probes), sorted_keys.size - 1)
     out: np.ndarray = np.where(sorted_keys[pos] == probes, pos, -1).astype(np.int64)
     return out
 
 
-def _arrow_positions(sorted_keys: np.ndarray, probes: np.ndarray) -> np.ndarray | None:
-    try:
-        import pyarrow.compute as pc
-    except ImportError:
-        return None
+def _arrow_positions(sorted_keys: np.ndarray, probes: np.ndarray) -> np.ndarray:
+    import pyarrow.compute as pc
+
     from rankwise.data.arrow_views import from_numpy, to_numpy
 
     found = pc.index_in(from_numpy(probes.ravel()), value_set=from_numpy(sorted_keys))
