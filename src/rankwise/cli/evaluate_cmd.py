@@ -165,10 +165,17 @@ def run(args) -> int:
         if args.no_header:
             raise InvalidParameterError("--no-header is read by the local engine; Spark reads CSV/TSV files with a "
                                         "header (add one, or leave out --engine spark)")
-        from rankwise.cli.spark_engine import evaluate_files
+        from rankwise.cli.spark_engine import evaluate_files, session
+        from rankwise.spark.class_archive import finish
+
+        named = named_paths(args.run)
+        spark, archive = session(args.master, [args.qrels, *named.values()],
+                                 owns_process=getattr(args, "owns_process", False))
         with warnings.catch_warnings():  # said below, once, in the CLI's words (output.notice_lines)
             warnings.simplefilter("ignore", RankwiseWarning)
-            return _print(args, evaluate_files(args, named_paths(args.run), items))
+            code = _print(args, evaluate_files(args, named, spark, items))
+        finish(spark, archive)  # (after the output: a run that records waits for its JVM to write the archive)
+        return code
     from rankwise.execution.workers import resolve_workers
     args.jobs = resolve_workers(args.jobs, "--jobs")  # (said in the command's words)
     if beyond:

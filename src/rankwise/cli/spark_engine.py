@@ -5,20 +5,29 @@ numbers, the same notices), which the CLI renders as it renders a local evaluati
 """
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
 from rankwise.errors import ParseError, RankwiseError, require
 
 
-def session(master: str | None, paths: list[str] | None = None) -> Any:
-    """A SparkSession: a Spark Connect server for ``sc://`` URLs, else a classic session on ``master``
-    (default ``local[*]``: every core of this machine), its JVM started for a short job when ``paths`` are
-    small local files; see ``rankwise.spark.session.create_session``."""
+def session(master: str | None, paths: list[str] | None = None, *, owns_process: bool = False) -> tuple[Any, Any]:
+    """A SparkSession and its JVM's class archive (or None): a Spark Connect server for ``sc://`` URLs, else a
+    classic session on ``master`` (default ``local[*]``: every core of this machine), its JVM started for a short
+    job when ``paths`` are small local files; see ``rankwise.spark.session.create_session``. ``owns_process``: the
+    command runs in a process of its own, so its JVM on a local master may map or record the installation's class
+    archive (``rankwise.spark.class_archive``; ``finish`` after the output)."""
     require("pyspark.sql", "spark", "rankwise evaluate --engine spark")
+    from rankwise.spark import class_archive
     from rankwise.spark.read import local_bytes
-    from rankwise.spark.session import create_session
-    return create_session(master, input_bytes=local_bytes(paths or []) if paths else None)
+    from rankwise.spark.session import create_session, is_local, user_java_options
+
+    archive = None
+    if owns_process and is_local(master or "local[*]") and not user_java_options(os.environ):
+        archive = class_archive.plan()
+    spark = create_session(master, input_bytes=local_bytes(paths or []) if paths else None, archive=archive)
+    return spark, archive
 
 
 def _said_by_spark(exc: Exception) -> RankwiseError | None:
@@ -44,15 +53,15 @@ def _with_file_columns(res: Any, args: Any, path: str) -> Any:
     return dataclasses.replace(res, info=info)
 
 
-def evaluate_files(args: Any, named: dict[str, str], items: dict[str, Any] | None = None) -> dict[str, Any]:
-    """{run name: Results} of the runs ``named`` against ``args.qrels``, evaluated on Spark. ``items``: the
-    beyond-accuracy metrics' inputs (``train``, ``items``, ``item_features``, ``reference``), read on the driver
+def evaluate_files(args: Any, named: dict[str, str], spark: Any,
+                   items: dict[str, Any] | None = None) -> dict[str, Any]:
+    """{run name: Results} of the runs ``named`` against ``args.qrels``, evaluated on Spark (``session``). ``items``:
+    the beyond-accuracy metrics' inputs (``train``, ``items``, ``item_features``, ``reference``), read on the driver
     as ``rankwise.evaluate`` reads them."""
     from rankwise.cli.options import overrides_from
     from rankwise.spark.engine import evaluate
     from rankwise.spark.read import read
 
-    spark = session(args.master, [args.qrels, *named.values()])
     columns = {k: v for k, v in (("query", args.query_column), ("doc", args.doc_column)) if v}
     qcols = dict(columns, **({"relevance": args.relevance_column} if args.relevance_column else {}))
     rcols = dict(columns, **({"score": args.score_column} if args.score_column else {}))

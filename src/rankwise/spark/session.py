@@ -9,6 +9,8 @@ which has no rankwise when the CLI runs from a virtual environment that is not a
 are reused across tasks (``spark.python.worker.reuse``, Spark's default, set explicitly), no web UI is
 started (the command ends before anyone could open it), and for a short job (local files of at most
 ``SHORT_JOB_BYTES`` in all) the driver JVM compiles with its first JIT tier only (``QUICK_JVM``, see below).
+In a command's own process, the driver JVM also maps (or records) its installation's class archive
+(``rankwise.spark.class_archive``).
 On any classic master, pyspark's DataFrame debugging (``spark.python.sql.dataFrameDebugging.enabled``: a
 stack inspection and a JVM call per DataFrame call, to name call sites in Spark's errors) is off. On other
 masters (a cluster, ``sc://``) the cluster's settings are left as they are: the driver's interpreter path need
@@ -37,7 +39,10 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
+
+if TYPE_CHECKING:
+    from rankwise.spark.class_archive import ClassArchive
 
 ARROW_BATCH_BYTES = "spark.sql.execution.arrow.maxBytesPerBatch"
 ARROW_BATCH_ROWS = "spark.sql.execution.arrow.maxRecordsPerBatch"
@@ -101,7 +106,7 @@ def is_local(master: str) -> bool:
     return master == "local" or master.startswith(("local[", "local-cluster["))
 
 
-def _user_java_options(environ: Mapping[str, str]) -> bool:
+def user_java_options(environ: Mapping[str, str]) -> bool:
     """Whether the user gives the driver JVM options of their own: in PYSPARK_SUBMIT_ARGS, or in the
     spark-defaults.conf that spark-submit reads (SPARK_CONF_DIR, else SPARK_HOME/conf)."""
     submit = environ.get("PYSPARK_SUBMIT_ARGS", "")
@@ -122,14 +127,16 @@ def quick_jvm_options(input_bytes: int | None, environ: Mapping[str, str] | None
     sets driver JVM options of their own (theirs are then left alone)."""
     if input_bytes is None or input_bytes > SHORT_JOB_BYTES:
         return None
-    return None if _user_java_options(os.environ if environ is None else environ) else QUICK_JVM
+    return None if user_java_options(os.environ if environ is None else environ) else QUICK_JVM
 
 
-def create_session(master: str | None, app_name: str = "rankwise", input_bytes: int | None = None) -> Any:
+def create_session(master: str | None, app_name: str = "rankwise", input_bytes: int | None = None,
+                   archive: ClassArchive | None = None) -> Any:
     """A SparkSession for the CLI: a Spark Connect server for ``sc://`` URLs, else a classic session on
     ``master`` (default ``local[*]``: every core of this machine), with the settings of the module notes
     on a local master; ``input_bytes``: the size of the files to read, where known (a short job's JVM
-    starts with ``quick_jvm_options``). An already running session of this process is reused, as
+    starts with ``quick_jvm_options``); ``archive``: the class archive the driver JVM maps or records on a
+    local master (``rankwise.spark.class_archive``). An already running session of this process is reused, as
     ``getOrCreate`` does (its JVM keeps its options)."""
     from pyspark.sql import SparkSession
 
@@ -145,9 +152,11 @@ def create_session(master: str | None, app_name: str = "rankwise", input_bytes: 
         # read by pyspark when the SparkContext starts: the workers then import what this process imports
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         builder = builder.config("spark.python.worker.reuse", "true").config("spark.ui.enabled", "false")
-        quick = quick_jvm_options(input_bytes)
-        if quick:  # (read by spark-submit when it starts the driver JVM: pyspark passes the builder's settings)
-            builder = builder.config(DRIVER_JAVA_OPTIONS, quick)
+        jvm = [quick_jvm_options(input_bytes)]
+        if archive is not None and not user_java_options(os.environ):
+            jvm.append(archive.java_options())
+        if any(jvm):  # (read by spark-submit when it starts the driver JVM: pyspark passes the builder's settings)
+            builder = builder.config(DRIVER_JAVA_OPTIONS, " ".join(o for o in jvm if o))
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")  # the CLI says what matters; Spark's INFO/WARN lines are noise here
     # (workers that provably run this interpreter are not probed: spark.same_python, at the first evaluation)
