@@ -146,3 +146,28 @@ def test_a_refused_input_says_what_its_own_evaluation_says(spark):
     with pytest.raises(rw.DataError) as together:
         _quiet(rs.compare, q, frames, ["AP"], missing_in_run="zero")
     assert str(together.value) == str(alone.value)
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["one-job", "one-by-one"])
+def test_one_warning_per_call_naming_the_systems_at_the_caller_s_line(spark, shared):
+    """Both runs tie and miss queries: one RankwiseWarning for the call, each notice with the systems it concerns,
+    pointing at this file, and the same words as the local comparison's."""
+    rs = pytest.importorskip("rankwise.spark")
+    qrels, run_a = make_frames(70, not shared)
+    _, run_b = make_frames(71, not shared)
+    if not shared:  # (doc ids as text against the qrels' ints: each run evaluated on its own)
+        run_b = run_b.assign(doc=run_b["doc"].astype(str))
+    q = spark.createDataFrame(qrels)
+    frames = {"a": spark.createDataFrame(run_a), "b": spark.createDataFrame(run_b)}
+
+    def said(fn, *args) -> list[warnings.WarningMessage]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fn(*args, ["AP", "nDCG@10"])
+        return [w for w in caught if issubclass(w.category, rw.RankwiseWarning)]
+
+    remote, local = said(rs.compare, q, frames), said(rw.compare, qrels, {"a": run_a, "b": run_b})
+    assert len(remote) == 1 and remote[0].filename == __file__
+    text = str(remote[0].message)
+    assert text.startswith(("a: ", "a, b: ")) and ("; b: " in text or text.startswith("a, b: "))
+    assert [str(w.message) for w in local] == [text]

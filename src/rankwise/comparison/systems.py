@@ -73,33 +73,20 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: 
     """Every run of a comparison evaluated on the same qrels (read and indexed once) and metrics: {name:
     Results}, the runs named as :func:`compare` names them; ``formats`` and the rest as :func:`rankwise.evaluate`
     takes them. ``rankwise compare`` evaluates its runs this way."""
-    import warnings
-
     from rankwise.api import as_qrels, evaluate, side_format
-    from rankwise.errors import RankwiseWarning, user_stacklevel
+    from rankwise.evaluation.notices import SystemNotices
 
     named = named_runs(runs)
     qrels = as_qrels(qrels, columns, duplicates=duplicates, file_format=side_format(formats, "qrels"))
     metric_list = None if metrics is None else [metrics] if isinstance(metrics, str) else list(metrics)
     results = {}
-    said: dict[str, list[str]] = {}  # a notice's text -> the systems it concerns, in the runs' order
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        for name, run in named.items():
-            start = len(caught)
+    notices = SystemNotices()  # (one warning for the call, each notice once, with the systems it concerns)
+    for name, run in named.items():
+        with notices.of(str(name)):
             # (convention None: evaluate's default, or ir_measures' for a collection's official measures)
             results[name] = evaluate(qrels, run, metric_list, convention=convention, columns=columns,
                                      formats=formats, workers=workers, duplicates=duplicates, **overrides)
-            for w in caught[start:]:
-                if issubclass(w.category, RankwiseWarning):
-                    said.setdefault(str(w.message), []).append(str(name))
-    level = user_stacklevel()
-    for w in caught:  # (what was not a notice of rankwise: as it was said, at the user's line)
-        if not issubclass(w.category, RankwiseWarning):
-            warnings.warn(w.message, w.category, stacklevel=level)
-    if said:  # one warning for the call, each notice once, with the systems it concerns
-        warnings.warn("; ".join(f"{', '.join(systems)}: {text}" for text, systems in said.items()), RankwiseWarning,
-                      stacklevel=level)
+    notices.say()
     return results
 
 

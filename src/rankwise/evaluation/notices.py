@@ -8,9 +8,10 @@ call), the CLI prints the sentences on stderr instead of letting the warning thr
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Iterator, Mapping
 
 import numpy as np
 
@@ -218,3 +219,35 @@ def warn_about(res: Results, n_judged: int | None = None, *, stacklevel: int | N
     for kind in KINDS:
         if kind in by_kind:
             warnings.warn("; ".join(by_kind[kind]), RankwiseWarning, stacklevel=level)
+
+
+class SystemNotices:
+    """What several systems' evaluations warn, said once for the whole call (a comparison): each notice once,
+    prefixed by the systems it concerns in the order they were evaluated; warnings that are not rankwise's as
+    they were said. Both at the user's line."""
+
+    def __init__(self) -> None:
+        self._said: dict[str, list[str]] = {}
+        self._other: list[warnings.WarningMessage] = []
+
+    @contextlib.contextmanager
+    def of(self, system: str) -> Iterator[None]:
+        """Hold back what the block warns, as ``system``'s."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+        for w in caught:
+            if issubclass(w.category, RankwiseWarning):
+                self._said.setdefault(str(w.message), []).append(system)
+            else:
+                self._other.append(w)
+
+    def say(self) -> None:
+        """Warn what was held back: one RankwiseWarning for all the systems' notices."""
+        level = user_stacklevel()
+        for w in self._other:
+            warnings.warn(w.message, w.category, stacklevel=level)
+        if self._said:
+            warnings.warn("; ".join(f"{', '.join(systems)}: {text}" for text, systems in self._said.items()),
+                          RankwiseWarning, stacklevel=level)
+        self._said, self._other = {}, []

@@ -25,7 +25,7 @@ from rankwise.conventions.convention import Convention
 from rankwise.conventions.presets import DEFAULT, get_convention
 from rankwise.errors import InvalidParameterError, require
 from rankwise.evaluation.lists import form_of
-from rankwise.evaluation.notices import warn_about
+from rankwise.evaluation.notices import SystemNotices, warn_about
 from rankwise.evaluation.plan import make_plan
 from rankwise.evaluation.results import Results
 from rankwise.spark import partition as part
@@ -69,9 +69,15 @@ def compare(qrels: Any, runs: Mapping[str, Any], metrics: str | Iterable[str], *
     if runs and qrels is not None and not item_side:
         shared = evaluate_together(qrels, runs, metrics, convention, columns=columns, partitions=partitions,
                                    duplicates=options.get("duplicates", "error"), overrides=overrides)
-    results = shared if shared is not None else {
-        name: evaluate(qrels, run, metrics, convention, columns=columns, partitions=partitions, **options).results
-        for name, run in runs.items()}
+    if shared is not None:
+        results = shared
+    else:
+        results, notices = {}, SystemNotices()  # (one warning for the call, naming the systems it concerns)
+        for name, run in runs.items():
+            with notices.of(str(name)):
+                results[name] = evaluate(qrels, run, metrics, convention, columns=columns, partitions=partitions,
+                                         **options).results
+        notices.say()
     return compare_matrix(PerQueryMatrix.from_results(results, group_tags=group_tags), **test_options)
 
 
@@ -80,8 +86,8 @@ def evaluate_together(qrels: Any, runs: Mapping[str, Any], metrics: str | Iterab
                       partitions: int | None = None, duplicates: str = "error",
                       overrides: Mapping[str, Any] | None = None) -> dict[str, Results] | None:
     """Every run evaluated against ``qrels`` in one Spark job: {system: Results}, each the ``Results`` of
-    ``rankwise.spark.evaluate(qrels, run, ...)`` (its warnings said as that call says them, system by system);
-    None where the runs cannot share one shuffle (the module's notes), before any job ran."""
+    ``rankwise.spark.evaluate(qrels, run, ...)``, their warnings said in one for the call, each naming the systems
+    it concerns; None where the runs cannot share one shuffle (the module's notes), before any job ran."""
     conv, written, plan = prepared(metrics, convention, partitions, overrides or {})
     if plan.list_metrics or plan.needs_facts:
         return None
@@ -104,12 +110,14 @@ def evaluate_together(qrels: Any, runs: Mapping[str, Any], metrics: str | Iterab
         shuffled = by_query(rows, partitions, sizes_itself(session))
         table = to_arrow(shuffled.mapInArrow(partition_function(task), part.schema_ddl(task)))
     system = table.column("y").to_numpy()
-    results = {}
+    results, notices = {}, SystemNotices()
     for i, (name, run) in enumerate(runs.items()):
         res, n_judged = gather(table.take(np.flatnonzero(system == i)), task, plan,
                                columns_found(qrels, run, columns))
-        warn_about(res, n_judged)
+        with notices.of(str(name)):
+            warn_about(res, n_judged)
         results[name] = res
+    notices.say()
     return results
 
 

@@ -1,0 +1,35 @@
+"""SystemNotices: several systems' warnings said once for a comparison, each notice with its systems."""
+from __future__ import annotations
+
+import warnings
+
+import rankwise as rw
+from rankwise.evaluation.notices import SystemNotices
+
+
+def test_each_notice_once_with_its_systems_in_order_at_the_user_s_line():
+    notices = SystemNotices()
+    for system, texts in (("bm25", ["ties", "3 queries skipped"]), ("dense", ["ties"]), ("splade", [])):
+        with notices.of(system):
+            for text in texts:
+                warnings.warn(text, rw.RankwiseWarning, stacklevel=1)
+            if system == "dense":
+                warnings.warn("not rankwise's", DeprecationWarning, stacklevel=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        notices.say()
+        notices.say()  # (said once: nothing is left to say)
+    assert [(w.category, str(w.message)) for w in caught] == [
+        (DeprecationWarning, "not rankwise's"),
+        (rw.RankwiseWarning, "bm25, dense: ties; bm25: 3 queries skipped")]
+    assert {w.filename for w in caught} == {__file__}
+
+
+def test_nothing_warned_nothing_said():
+    notices = SystemNotices()
+    with notices.of("a"):
+        pass
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        notices.say()
+    assert caught == []
