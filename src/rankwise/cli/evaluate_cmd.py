@@ -171,10 +171,14 @@ def run(args) -> int:
         named = named_paths(args.run)
         spark, archive = session(args.master, [args.qrels, *named.values()],
                                  owns_process=getattr(args, "owns_process", False))
-        with warnings.catch_warnings():  # said below, once, in the CLI's words (output.notice_lines)
-            warnings.simplefilter("ignore", RankwiseWarning)
-            code = _print(args, evaluate_files(args, named, spark, items))
-        finish(spark, archive)  # (after the output: a run that records waits for its JVM to write the archive)
+        completed = False
+        try:
+            with warnings.catch_warnings():  # said below, once, in the CLI's words (output.notice_lines)
+                warnings.simplefilter("ignore", RankwiseWarning)
+                code = _print(args, evaluate_files(args, named, spark, items))
+            completed = True
+        finally:  # (after the output, a run that records waits for its JVM to write the archive; else kills it)
+            finish(spark, archive, completed=completed)
         return code
     from rankwise.execution.workers import resolve_workers
     args.jobs = resolve_workers(args.jobs, "--jobs")  # (said in the command's words)

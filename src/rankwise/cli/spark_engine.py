@@ -24,7 +24,9 @@ def session(master: str | None, paths: list[str] | None = None, *, owns_process:
     from rankwise.spark.session import create_session, is_local, user_java_options
 
     archive = None
-    if owns_process and is_local(master or "local[*]") and not user_java_options(os.environ):
+    # (PYSPARK_GATEWAY_PORT: a JVM already started, by spark-submit, whose options are set)
+    if (owns_process and is_local(master or "local[*]") and not user_java_options(os.environ)
+            and not os.environ.get("PYSPARK_GATEWAY_PORT")):
         archive = class_archive.plan()
     spark = create_session(master, input_bytes=local_bytes(paths or []) if paths else None, archive=archive)
     return spark, archive

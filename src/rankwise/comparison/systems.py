@@ -81,12 +81,14 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: 
     metric_list = None if metrics is None else [metrics] if isinstance(metrics, str) else list(metrics)
     results = {}
     notices = SystemNotices()  # (one warning for the call, each notice once, with the systems it concerns)
-    for name, run in named.items():
-        with notices.of(str(name)):
-            # (convention None: evaluate's default, or ir_measures' for a collection's official measures)
-            results[name] = evaluate(qrels, run, metric_list, convention=convention, columns=columns,
-                                     formats=formats, workers=workers, duplicates=duplicates, **overrides)
-    notices.say()
+    try:
+        for name, run in named.items():
+            with notices.of(str(name)):
+                # (convention None: evaluate's default, or ir_measures' for a collection's official measures)
+                results[name] = evaluate(qrels, run, metric_list, convention=convention, columns=columns,
+                                         formats=formats, workers=workers, duplicates=duplicates, **overrides)
+    finally:  # (what the systems before a failing one warned is said too)
+        notices.say()
     return results
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
-from typing import TYPE_CHECKING, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 import numpy as np
 
@@ -222,32 +222,34 @@ def warn_about(res: Results, n_judged: int | None = None, *, stacklevel: int | N
 
 
 class SystemNotices:
-    """What several systems' evaluations warn, said once for the whole call (a comparison): each notice once,
-    prefixed by the systems it concerns in the order they were evaluated; warnings that are not rankwise's as
-    they were said. Both at the user's line."""
+    """What several systems' evaluations warn, said once for the whole call (a comparison): each of rankwise's
+    notices once, prefixed by the systems it concerns in the order they were evaluated, at the user's line. Other
+    libraries' warnings are not held: they are shown as and where they were said, under the user's filters."""
 
     def __init__(self) -> None:
         self._said: dict[str, list[str]] = {}
-        self._other: list[warnings.WarningMessage] = []
 
     @contextlib.contextmanager
     def of(self, system: str) -> Iterator[None]:
-        """Hold back what the block warns, as ``system``'s."""
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        """Hold back rankwise's notices of the block, as ``system``'s (held as they are said: a block that raises
+        keeps those said before)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", RankwiseWarning)  # (each system's, even where another said the same)
+            shown = warnings.showwarning
+
+            def hold(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                     file: Any = None, line: str | None = None) -> None:
+                if issubclass(category, RankwiseWarning):
+                    self._said.setdefault(str(message), []).append(system)
+                else:
+                    shown(message, category, filename, lineno, file, line)
+
+            warnings.showwarning = hold
             yield
-        for w in caught:
-            if issubclass(w.category, RankwiseWarning):
-                self._said.setdefault(str(w.message), []).append(system)
-            else:
-                self._other.append(w)
 
     def say(self) -> None:
         """Warn what was held back: one RankwiseWarning for all the systems' notices."""
-        level = user_stacklevel()
-        for w in self._other:
-            warnings.warn(w.message, w.category, stacklevel=level)
         if self._said:
             warnings.warn("; ".join(f"{', '.join(systems)}: {text}" for text, systems in self._said.items()),
-                          RankwiseWarning, stacklevel=level)
-        self._said, self._other = {}, []
+                          RankwiseWarning, stacklevel=user_stacklevel())
+        self._said = {}

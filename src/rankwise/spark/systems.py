@@ -73,11 +73,13 @@ def compare(qrels: Any, runs: Mapping[str, Any], metrics: str | Iterable[str], *
         results = shared
     else:
         results, notices = {}, SystemNotices()  # (one warning for the call, naming the systems it concerns)
-        for name, run in runs.items():
-            with notices.of(str(name)):
-                results[name] = evaluate(qrels, run, metrics, convention, columns=columns, partitions=partitions,
-                                         **options).results
-        notices.say()
+        try:
+            for name, run in runs.items():
+                with notices.of(str(name)):
+                    results[name] = evaluate(qrels, run, metrics, convention, columns=columns,
+                                             partitions=partitions, **options).results
+        finally:  # (what the systems before a failing one warned is said too)
+            notices.say()
     return compare_matrix(PerQueryMatrix.from_results(results, group_tags=group_tags), **test_options)
 
 
@@ -111,13 +113,15 @@ def evaluate_together(qrels: Any, runs: Mapping[str, Any], metrics: str | Iterab
         table = to_arrow(shuffled.mapInArrow(partition_function(task), part.schema_ddl(task)))
     system = table.column("y").to_numpy()
     results, notices = {}, SystemNotices()
-    for i, (name, run) in enumerate(runs.items()):
-        res, n_judged = gather(table.take(np.flatnonzero(system == i)), task, plan,
-                               columns_found(qrels, run, columns))
-        with notices.of(str(name)):
-            warn_about(res, n_judged)
-        results[name] = res
-    notices.say()
+    try:
+        for i, (name, run) in enumerate(runs.items()):
+            res, n_judged = gather(table.take(np.flatnonzero(system == i)), task, plan,
+                                   columns_found(qrels, run, columns))
+            with notices.of(str(name)):
+                warn_about(res, n_judged)
+            results[name] = res
+    finally:
+        notices.say()
     return results
 
 
