@@ -197,7 +197,7 @@ def finish(spark: Any, archive: ClassArchive | None, *, completed: bool = True, 
             archive.path.with_name(archive.path.stem + ".failed").touch()
             if say:
                 print(f"rankwise: the Spark JVM wrote no class archive (exit code {code}); later runs start "
-                      f"without one (delete {archive.path.stem}.failed to try again)", file=sys.stderr)
+                      f"without one (delete {archive.path.with_suffix('.failed')} to try again)", file=sys.stderr)
         # (else no JVM of this process to wait for, or one still writing after WAIT_S: a later run records again,
         # and prune removes what this one leaves)
     except KeyboardInterrupt:
