@@ -196,28 +196,31 @@ def child(args) -> int:
     rec: dict = {"started": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(args), "data": meta, "rows": rows,
                  "args": vars(args), "session_s": round(started, 1), "cpu_measured": clock.usage is not None}
     res = rec["results"] = {}
-    res["rankwise-spark:all"] = clock.measure("rankwise on Spark, all five", rankwise_spark_call(frames, metrics),
-                                              args.reps)
-    res["msr-spark:all"] = clock.measure("MSR on Spark, all five", msr_call(frames, metrics), args.reps)
-    res["msr-spark:constructor"] = clock.measure("MSR on Spark, constructor", msr_call(frames, None), args.reps)
-    if args.per_metric:
-        for rid, m in MSR_ROWS:
-            res[f"rankwise-spark:{rid}"] = clock.measure(f"rankwise on Spark, {m}", rankwise_spark_call(frames, [m]),
-                                                         args.reps)
-            res[f"msr-spark:{rid}"] = clock.measure(f"MSR on Spark, {m}", msr_call(frames, [m]), args.reps)
-    emb = np.load(d / "emb.npy") if args.cosine else None
-    features = (np.arange(N_ITEMS), emb) if args.cosine else None
+    features = (np.arange(N_ITEMS), np.load(d / "emb.npy")) if args.cosine else None
+    tasks = [("rankwise-spark:all", "rankwise on Spark, all five", lambda: rankwise_spark_call(frames, metrics)),
+             ("msr-spark:all", "MSR on Spark, all five", lambda: msr_call(frames, metrics)),
+             ("msr-spark:constructor", "MSR on Spark, constructor", lambda: msr_call(frames, None))]
+    for rid, m in MSR_ROWS if args.per_metric else []:
+        tasks += [(f"rankwise-spark:{rid}", f"rankwise on Spark, {m}", lambda m=m: rankwise_spark_call(frames, [m])),
+                  (f"msr-spark:{rid}", f"MSR on Spark, {m}", lambda m=m: msr_call(frames, [m]))]
     if args.cosine:
-        res["rankwise-spark:cosine"] = clock.measure(f"rankwise on Spark, {COSINE}",
-                                                     rankwise_spark_call(frames, [COSINE], features), args.reps)
+        tasks.append(("rankwise-spark:cosine", f"rankwise on Spark, {COSINE}",
+                      lambda: rankwise_spark_call(frames, [COSINE], features)))
+    local: dict = {}
     if args.local_reps >= 0:
-        local = {n: pd.read_parquet(d / f"{n}.parquet") for n in ("train", "reco", "test")}
-        local["reco"] = local["reco"][["user", "item", "score"]]
-        res["rankwise-local:all"] = clock.measure("rankwise in memory, all five", rankwise_local_call(local, metrics),
-                                                  args.local_reps)
+        tasks.append(("rankwise-local:all", "rankwise in memory, all five",
+                      lambda: rankwise_local_call(local, metrics)))
         if args.cosine:
-            res["rankwise-local:cosine"] = clock.measure(
-                f"rankwise in memory, {COSINE}", rankwise_local_call(local, [COSINE], features), args.local_reps)
+            tasks.append(("rankwise-local:cosine", f"rankwise in memory, {COSINE}",
+                          lambda: rankwise_local_call(local, [COSINE], features)))
+    only = [k for k in args.only.split(",") if k]
+    for key, label, make in tasks:
+        if only and not any(key.startswith(k) for k in only):
+            continue
+        if key.startswith("rankwise-local") and not local:  # (read once, outside the clock)
+            local.update({n: pd.read_parquet(d / f"{n}.parquet") for n in ("train", "reco", "test")})
+            local["reco"] = local["reco"][["user", "item", "score"]]
+        res[key] = clock.measure(label, make(), args.local_reps if key.startswith("rankwise-local") else args.reps)
     spark.stop()
     rec["finished"] = time.strftime("%Y-%m-%d %H:%M")
     OUT.mkdir(exist_ok=True)
@@ -260,7 +263,9 @@ def _s(rec: dict | None, key: str = "wall") -> str:
     return "–" if x is None else f"{x:.2f}" if x < 100 else f"{x:.0f}"
 
 
-def _ratio(a: dict | None, b: dict | None) -> str:
+def _ratio(a: dict | None, b: dict | None, budget: float = 0.0) -> str:
+    if a and b and "wall" in a and b.get("error") == "> budget":
+        return f"< {a['wall'] / budget:.3f}×"  # (MSR cancelled at the budget: at least this much slower)
     if not a or not b or "wall" not in a or "wall" not in b:
         return ""
     return f"**{a['wall'] / b['wall']:.2f}×**"
@@ -283,8 +288,14 @@ def table(rec: dict) -> str:
         a, b = res.get(f"rankwise-spark:{key}"), res.get(f"msr-spark:{key}")
         if a is None and b is None:
             continue
-        lines.append(f"| {label} | {_s(a)} ({_s(a, 'cpu')}) | {_s(b)} ({_s(b, 'cpu')}) | {_ratio(a, b)} | "
+        ratio = _ratio(a, b, rec["args"]["budget"])
+        lines.append(f"| {label} | {_s(a)} ({_s(a, 'cpu')}) | {_s(b)} ({_s(b, 'cpu')}) | {ratio} | "
                      f"{_load(a)} / {_load(b)} |")
+    parts = {t: [res.get(f"{t}:{rid}") for rid, _ in MSR_ROWS] for t in ("rankwise-spark", "msr-spark")}
+    if all(p and "wall" in p for p in parts["rankwise-spark"] + parts["msr-spark"]):
+        a, b = ({"wall": sum(p["wall"] for p in ps), "cpu": sum(p["cpu"] or 0 for p in ps)} for ps in parts.values())
+        lines.append(f"| the five calls above, summed | {_s(a)} ({_s(a, 'cpu')}) | {_s(b)} ({_s(b, 'cpu')}) | "
+                     f"{_ratio(a, b)} | |")
     c = res.get("msr-spark:constructor")
     lines.append(f"| MSR's constructor alone (its train ∩ reco check) | | {_s(c)} ({_s(c, 'cpu')}) | | {_load(c)} |")
     for key, label in (("rankwise-spark:cosine", f"rankwise on Spark, {COSINE}"),
@@ -294,8 +305,8 @@ def table(rec: dict) -> str:
             lines.append(f"| {label} | {_s(res[key])} ({_s(res[key], 'cpu')}) | | | {_load(res[key])} |")
     lines += ["", "| metric | rankwise on Spark | MSR on Spark | abs diff | rankwise in memory | Spark = memory |",
               "|---|---:|---:|---:|---:|---|"]
-    rw_all = res["rankwise-spark:all"].get("values") or {}
-    msr_all = res["msr-spark:all"].get("values") or {}
+    rw_all = (res.get("rankwise-spark:all") or {}).get("values") or {}
+    msr_all = (res.get("msr-spark:all") or {}).get("values") or {}
     local = (res.get("rankwise-local:all") or {}).get("values") or {}
     for rid, m in MSR_ROWS + ([("cosine", COSINE)] if "rankwise-spark:cosine" in res else []):
         a = rw_all.get(m, (res.get(f"rankwise-spark:{rid}") or {}).get("values", {}).get(m))
@@ -327,7 +338,13 @@ def main(argv=None) -> int:
     ap.add_argument("--cosine", action="store_true", help=f"also rankwise's {COSINE} (no MSR Spark counterpart run)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
+    ap.add_argument("--only", default="", help="comma-separated keys (or their prefixes) of the rows to time, e.g. "
+                    "msr-spark:all,rankwise-spark (default every row)")
+    ap.add_argument("--table", metavar="JSON", help="print the table of an earlier run's JSON, and nothing else")
     args = ap.parse_args(argv)
+    if args.table:
+        print(table(json.loads(Path(args.table).read_text())))
+        return 0
     if args.child:
         return child(args)
     d = generate(args.users, args.seed)
