@@ -32,8 +32,10 @@ Python workers is read around each call (``getrusage`` misses the JVM); the 1-mi
 before and after each call. JSON goes to ``benchmarks/_out/beyond_spark_<users>_<date>.json``; a Markdown table
 is printed.
 
-    PYTHONPATH=src python benchmarks/bench_beyond_spark.py --users 20000
-    PYTHONPATH=src python benchmarks/bench_beyond_spark.py --users 200000 --reps 1 --no-per-metric
+    PYTHONPATH=src python benchmarks/bench_beyond_spark.py --users 20000            # ~20 min on 2 cores
+    PYTHONPATH=src python benchmarks/bench_beyond_spark.py --users 20000 --only msr-spark:all --budget 900
+    PYTHONPATH=src python benchmarks/bench_beyond_spark.py --users 50000 --reps 1 --no-per-metric --budget 900
+    python benchmarks/bench_beyond_spark.py --table benchmarks/_out/beyond_spark_20000_<date>.json
 """
 from __future__ import annotations
 
@@ -257,8 +259,9 @@ def machine(args) -> dict:
 def _s(rec: dict | None, key: str = "wall") -> str:
     if rec is None:
         return "–"
-    if "error" in rec:
-        return "> budget" if rec["error"] == "> budget" else "failed"
+    if "error" in rec:  # (cancelled at the budget: its wall and CPU until then, lower bounds)
+        spent = rec["runs"][-1].get(key)
+        return "failed" if rec["error"] != "> budget" else "> budget" if spent is None else f"> {spent:.0f}"
     x = rec.get(key)
     return "–" if x is None else f"{x:.2f}" if x < 100 else f"{x:.0f}"
 
@@ -296,13 +299,14 @@ def table(rec: dict) -> str:
         a, b = ({"wall": sum(p["wall"] for p in ps), "cpu": sum(p["cpu"] or 0 for p in ps)} for ps in parts.values())
         lines.append(f"| the five calls above, summed | {_s(a)} ({_s(a, 'cpu')}) | {_s(b)} ({_s(b, 'cpu')}) | "
                      f"{_ratio(a, b)} | |")
-    c = res.get("msr-spark:constructor")
-    lines.append(f"| MSR's constructor alone (its train ∩ reco check) | | {_s(c)} ({_s(c, 'cpu')}) | | {_load(c)} |")
-    for key, label in (("rankwise-spark:cosine", f"rankwise on Spark, {COSINE}"),
+    for key, label in (("msr-spark:constructor", "MSR's constructor alone (its train ∩ reco check)"),
+                       ("rankwise-spark:cosine", f"rankwise on Spark, {COSINE}"),
                        ("rankwise-local:all", "rankwise in memory (pandas frames), all five"),
                        ("rankwise-local:cosine", f"rankwise in memory, {COSINE}")):
         if key in res:
-            lines.append(f"| {label} | {_s(res[key])} ({_s(res[key], 'cpu')}) | | | {_load(res[key])} |")
+            cells = f"{_s(res[key])} ({_s(res[key], 'cpu')})"
+            cells = f"| {cells} |" if key.startswith("msr") else f"{cells} | |"
+            lines.append(f"| {label} | {cells} | {_load(res[key])} |")
     lines += ["", "| metric | rankwise on Spark | MSR on Spark | abs diff | rankwise in memory | Spark = memory |",
               "|---|---:|---:|---:|---:|---|"]
     rw_all = (res.get("rankwise-spark:all") or {}).get("values") or {}
