@@ -321,7 +321,7 @@ def table(rec: dict) -> str:
         if single is not None and a is not None and repr(single) != repr(a):
             same += f"; alone {single!r}"
         diff = f"{abs(a - b):.1e}" if a is not None and b is not None else "–"
-        lines.append(f"| {m} | {a!r} | {b!r} | {diff} | {c!r} | {same} |")
+        lines.append(f"| {m} | {a!r} | {'–' if b is None else repr(b)} | {diff} | {c!r} | {same} |")
     return "\n".join(lines)
 
 
