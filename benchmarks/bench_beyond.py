@@ -40,8 +40,9 @@ total against the sum of the libraries' totals (a library total that failed is e
     PYTHONPATH=src python benchmarks/bench_beyond.py --users 1000000 --only-all --reps 1 --mem-gb 40   # #24's size
     python benchmarks/bench_beyond.py --generate-only --users 200000
 
-Spark: ``rankwise.spark`` does not run these metrics yet (only the in-memory engine does), so no Spark row is
-measured. RecBole, Elliot and Evidently are not installed here and are not timed.
+Spark: this script times the in-memory engine only; ``bench_beyond_spark.py`` times ``rankwise.spark.evaluate``
+against Microsoft Recommenders' ``SparkDiversityEvaluation`` on the same data, in one Spark session. RecBole, Elliot
+and Evidently are not installed here and are not timed.
 """
 from __future__ import annotations
 
