@@ -52,7 +52,7 @@ import warnings
 from pathlib import Path
 
 from bench_beyond import LIST, N_ITEMS, ROWS, generate
-from bench_spark_cold import CPUACCT, _group_cpu, _in_cpu_group
+from harness import CPUACCT, group_cpu, in_cpu_group
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "_out"
@@ -355,12 +355,12 @@ def main(argv=None) -> int:
     print(f"data: {d} {(d / 'meta.json').read_text()}", flush=True)
     cmd = [sys.executable, str(Path(__file__).resolve()), *(argv if argv is not None else sys.argv[1:]),
            "--child", "--data", str(d)]
-    cmd, group = _in_cpu_group(cmd)
+    cmd, group = in_cpu_group(cmd)
     if group is None:
         print("no cgroup of its own (cpuacct not writable): CPU seconds not measured", flush=True)
     load, w0 = os.getloadavg()[0], time.perf_counter()
     rc = subprocess.run(cmd).returncode
-    cpu = _group_cpu(group) if group else None
+    cpu = group_cpu(group) if group else None
     print(f"whole run: {time.perf_counter() - w0:.0f} s wall, {cpu if cpu is None else round(cpu)} s CPU, load "
           f"{load:.2f} -> {os.getloadavg()[0]:.2f}, rc {rc}")
     return rc

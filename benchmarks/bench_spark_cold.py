@@ -48,7 +48,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import REPOSITORY, data_dir, spawn
+from harness import REPOSITORY, data_dir, group_cpu, in_cpu_group, spawn
 
 HERE = Path(__file__).resolve().parent
 METRICS = ["P@10", "nDCG@10", "AP", "AP@10", "R@10"]
@@ -198,44 +198,12 @@ def _env(src: Path) -> dict[str, str]:
     return env
 
 
-CPUACCT = Path("/sys/fs/cgroup/cpuacct")  # cgroup v1's CPU accounting (root only)
-
-
-def _in_cpu_group(cmd: list[str]) -> tuple[list[str], Path | None]:
-    """``cmd`` started inside a cgroup of its own, so that the CPU time of every process it starts is counted
-    (the JVM and Spark's Python workers, which nobody waits for: ``wait4`` misses them); unchanged, with
-    None, where cgroup v1's cpuacct is not writable. Why CPU time: on a shared machine the wall time of a
-    cold run moved 2x with the load, its CPU time about 10%."""
-    if not os.access(CPUACCT / "tasks", os.W_OK):
-        return cmd, None
-    group = CPUACCT / f"rankwise_bench_{os.getpid()}_{time.monotonic_ns()}"
-    try:
-        group.mkdir()
-    except OSError:
-        return cmd, None
-    return ["sh", "-c", f'echo $$ > {group}/tasks && exec "$@"', "sh", *cmd], group
-
-
-def _group_cpu(group: Path) -> float:
-    """The group's CPU seconds; the group removed once its last process (the JVM exits after pyspark) is gone."""
-    for _ in range(20):
-        if not (group / "tasks").read_text().strip():
-            break
-        time.sleep(0.25)
-    cpu = int((group / "cpuacct.usage").read_text()) / 1e9
-    try:
-        group.rmdir()
-    except OSError:  # a process still in it: left for the system (empty groups are harmless)
-        pass
-    return cpu
-
-
 def _measured(label: str, cmd: list[str], env: dict, timeout: float) -> dict:
     load = os.getloadavg()[0]
-    cmd, group = _in_cpu_group(cmd)
+    cmd, group = in_cpu_group(cmd)
     res = spawn(cmd, env, timeout)
     rec = {"wall_s": round(res["wall"], 2), "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2),
-           "rc": res["rc"], "cpu_s": None if group is None else round(_group_cpu(group), 2)}
+           "rc": res["rc"], "cpu_s": None if group is None else round(group_cpu(group), 2)}
     if res["rc"] != 0:
         print(f"  {label}: FAILED rc={res['rc']}\n{res['err'][-3000:]}", file=sys.stderr)
     else:

@@ -59,8 +59,10 @@ def workers_run_this_python(session: Any) -> bool:
             return False
         path, python_path = environ.getenv("PATH"), environ.getenv("PYTHONPATH")
         executable = str(context.pythonExec)
-        return this_interpreter(executable, path) and all(
-            root is not None and root in startup_folders(python_path) for root in map(package_root, _PACKAGES))
+        if not this_interpreter(executable, path):
+            return False
+        folders = startup_folders(python_path)  # (once: it reads every .pth file of the site folders)
+        return all(root is not None and root in folders for root in map(package_root, _PACKAGES))
     except Exception:  # noqa: BLE001 - Spark Connect, a fake or a stopped session, an odd site module: probed
         return False
 
