@@ -28,7 +28,8 @@ from rankwise.kernels.segments import segment_ids
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    # a column of ids: numpy str/bytes array, a sequence of str, or a pyarrow (Chunked)Array of strings
+    # a column of ids: numpy str/bytes array, a sequence of str, or a pyarrow (Chunked)Array of strings (or a
+    # numpy integer array, each id standing for its text: data/integer_ids.py)
     IdColumn: TypeAlias = "np.ndarray | Sequence[str] | pa.Array | pa.ChunkedArray"
 
 _C = TypeVar("_C", bound="_Collection")
@@ -189,9 +190,10 @@ class _Collection:
                       query_id_type: str | None = None, ranks: ArrayLike | None = None,
                       extra: Mapping[str, object] | None = None) -> _C:
         # ids of any type as canonical strings: integral floats are the integers they hold, a missing
-        # id is an error (string ids pass through untouched)
-        query_ids, q_int = canonical_ids(query_ids, "query")
-        doc_ids, _ = canonical_ids(doc_ids, "doc")
+        # id is an error (string ids pass through untouched); integer columns stay integers, which
+        # _build's interning and packing read as their text (data/integer_ids.py)
+        query_ids, q_int = canonical_ids(query_ids, "query", integers=True)
+        doc_ids, _ = canonical_ids(doc_ids, "doc", integers=True)
         return cls._build(query_ids, doc_ids, values, duplicates=duplicates, what=cls._WHAT, source=source,
                           row_numbers=row_numbers, value_name=cls._VALUE, sort_docs=cls._SORT_DOCS,
                           query_id_type=query_id_type or ("int" if q_int else "str"), ranks=ranks, extra=extra)
@@ -299,7 +301,7 @@ class Qrels(_Collection):
         (grade 1), e.g. a recommender's test interactions. Ids may be of any type: integral floats
         equal the integers they hold, a missing id is an error naming its column and row."""
         names = _column_names(columns, query=query, doc=doc, relevance=relevance)
-        q, d, v, q_int, found, _ = read_frame(frame, "relevance", names)
+        q, d, v, q_int, found, _ = read_frame(frame, "relevance", names, integers=True)
         kw.setdefault("query_id_type", "int" if q_int else "str")
         kw.setdefault("extra", {COLUMNS: found})
         return cls.from_arrays(q, d, v, **kw)
@@ -346,7 +348,7 @@ class Run(_Collection):
         rating), or named with ``columns={"query": ..., "doc": ..., "score": ...}``. A frame with no
         score but a ``rank`` column is a ranked list: rank 1 first (scores are ``-rank``)."""
         names = _column_names(columns, query=query, doc=doc, score=score, rank=rank)
-        q, d, v, q_int, found, ranks = read_frame(frame, "score", names)
+        q, d, v, q_int, found, ranks = read_frame(frame, "score", names, integers=True)
         kw.setdefault("query_id_type", "int" if q_int else "str")
         kw.setdefault("extra", {COLUMNS: found})
         kw.setdefault("ranks", ranks)

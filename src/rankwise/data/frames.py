@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from rankwise.data.duplicates import warn_if_not_grades
+from rankwise.data.integer_ids import integer_array, integer_text
 from rankwise.errors import DataError, InvalidParameterError
 
 ROLES = ("query", "doc", "relevance", "score", "rank")
@@ -172,11 +173,16 @@ def id_str(x: Any, column: str = "id", row: int = 0) -> tuple[str, bool]:
     return str(x), False
 
 
-def canonical_ids(values: Any, column: str = "id") -> tuple[Any, bool]:
+def canonical_ids(values: Any, column: str = "id", *, integers: bool = False) -> tuple[Any, bool]:
     """(ids as strings, every id an integer) of a numpy array, a sequence, a pandas or polars Series
     or a pyarrow (Chunked)Array. String ids are kept as they are (arrow strings stay arrow strings);
     numbers are written as integers where integral; a missing id is a DataError naming ``column`` and
-    the (0-based) row."""
+    the (0-based) row. ``integers``: a column of integers comes back as a numpy integer array instead, each
+    id standing for its text, for a caller that interns and packs integers (``data.integer_ids``)."""
+    if integers:
+        ints = integer_array(values)
+        if ints is not None:
+            return ints, True
     mod = type(values).__module__.split(".")[0]
     if mod == "pyarrow":
         return _arrow_ids(values, column)
@@ -212,31 +218,20 @@ def _numpy_ids(arr: np.ndarray, column: str) -> tuple[np.ndarray, bool]:
     if arr.size == 0:
         return np.zeros(0, dtype="U1"), False
     if kind in "iu":
-        return _int_text(arr), True
+        return integer_text(arr), True
     if kind == "f":
         bad = np.flatnonzero(np.isnan(arr))
         if bad.size:
             raise _missing(column, int(bad[0]), arr[bad[0]])
         integral = (arr == np.floor(arr)) & (np.abs(arr) < 2.0 ** 63)
         if integral.all():
-            return _int_text(arr.astype(np.int64)), True
+            return integer_text(arr.astype(np.int64)), True
         out = np.array([str(int(x)) if ok else repr(float(x)) for x, ok in zip(arr, integral)], dtype=str)
         return out, False
     if kind == "b":
         return arr.astype(str), False
     parts = [id_str(x, column, i) for i, x in enumerate(arr.tolist() if kind != "O" else arr)]
     return np.array([p[0] for p in parts], dtype=str), all(p[1] for p in parts)
-
-
-def _int_text(arr: np.ndarray) -> Any:
-    """Integer ids as text: a pyarrow string array when pyarrow is installed (its cast is C++, and the id
-    packing and interning read its buffers directly: a frame of 20M integer ids, typical of recommender data,
-    is read in a fraction of the time numpy's str cast and UTF-8 encoding take), else a numpy str array."""
-    try:
-        import pyarrow as pa
-    except ImportError:
-        return arr.astype(str)
-    return pa.array(arr).cast(pa.string())
 
 
 def _arrow_ids(col: Any, column: str) -> tuple[Any, bool]:
@@ -303,10 +298,10 @@ def found_columns(names: Mapping[str, str | None]) -> dict[str, str]:
     return {role: str(col) for role, col in names.items() if col is not None}
 
 
-def read_frame(frame: Any, value_role: str, columns: Mapping[str, str | None] | None = None
-               ) -> tuple[Any, Any, np.ndarray, bool, dict[str, str], np.ndarray | None]:
+def read_frame(frame: Any, value_role: str, columns: Mapping[str, str | None] | None = None, *,
+               integers: bool = False) -> tuple[Any, Any, np.ndarray, bool, dict[str, str], np.ndarray | None]:
     """``frame_columns``, with the columns read ({role: column}) and a run's rank column beside its scores
-    (None without one, or when it holds something else than numbers)."""
+    (None without one, or when it holds something else than numbers). ``integers``: as ``canonical_ids``'s."""
     kind = frame_kind(frame)
     if kind == "polars" and type(frame).__name__ == "LazyFrame":
         frame = frame.collect()
@@ -332,8 +327,8 @@ def read_frame(frame: Any, value_role: str, columns: Mapping[str, str | None] | 
         raise InvalidParameterError(f"expected a pandas or polars DataFrame or a pyarrow Table; got "
                                     f"{type(frame).__name__}")
     names = resolve_columns(header, value_role, columns)
-    q, q_int = canonical_ids(get(names["query"]), names["query"])  # type: ignore[arg-type]
-    d, _ = canonical_ids(get(names["doc"]), names["doc"])  # type: ignore[arg-type]
+    q, q_int = canonical_ids(get(names["query"]), names["query"], integers=integers)  # type: ignore[arg-type]
+    d, _ = canonical_ids(get(names["doc"]), names["doc"], integers=integers)  # type: ignore[arg-type]
     n = len(frame) if kind != "pyarrow" else frame.num_rows
     if value_role == "relevance":
         v = np.ones(n) if names["relevance"] is None else num(names["relevance"])

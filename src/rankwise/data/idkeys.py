@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from rankwise.data.integer_ids import first_appearance, integer_text
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -115,6 +117,10 @@ def pack(ids: np.ndarray | Sequence[str | bytes] | pa.Array | pa.ChunkedArray) -
         return out
     else:
         arr = np.asarray(ids)
+        if arr.dtype.kind in "iu":  # each standing for its text: the distinct values packed, then gathered
+            distinct, place = first_appearance(arr.ravel())
+            keys = pack(integer_text(distinct))
+            return None if keys is None else keys[place]
         if arr.dtype.kind == "U":
             arr = np.char.encode(arr, "utf-8")
         elif arr.dtype.kind != "S":

@@ -164,15 +164,17 @@ def item_side(recommended: np.ndarray, *, items: np.ndarray | None = None,
               train: tuple[np.ndarray, np.ndarray] | None = None,
               features: tuple[np.ndarray, np.ndarray, str, Sequence[str]] | None = None,
               reference: tuple[Run, np.ndarray] | None = None) -> ItemSide:
-    """The ItemSide of ids given as canonical strings (``data.frames.canonical_ids``): ``recommended``, the
+    """The ItemSide of ids given as canonical strings (``data.frames.canonical_ids``; training ids may be integers
+    standing for their text, ``data.integer_ids``): ``recommended``, the
     distinct ids of the run; ``items``, the declared catalogue; ``train``, (user ids, item ids) of the training
     rows; ``features``, (item ids, values (n, d), kind, column names); ``reference``, (a reference run, its
     distinct item ids)."""
     parts = [np.asarray(recommended, dtype=str)]
     if items is not None:
         parts.append(np.asarray(items, dtype=str))
-    if train is not None:
-        parts.append(np.asarray(train[1], dtype=str))
+    interned = None if train is None else _interned(*train)
+    if interned is not None:
+        parts.append(interned[2].ids)  # (the distinct training items: their rows are many)
     if features is not None:
         parts.append(np.asarray(features[0], dtype=str))
     if reference is not None:
@@ -187,17 +189,28 @@ def item_side(recommended: np.ndarray, *, items: np.ndarray | None = None,
         declared_order[codes[::-1]] = np.arange(codes.size)[::-1]  # (an item listed twice: its first place)
         declared.setflags(write=False)
         declared_order.setflags(write=False)
-    return ItemSide(vocab, declared, None if train is None else _training(vocab, *train),
+    return ItemSide(vocab, declared, None if interned is None else _training(vocab, *interned),
                     None if features is None else _features(vocab, *features),
                     None if reference is None else reference[0], declared_order)
 
 
-def _training(vocab: Vocabulary, users: np.ndarray, items: np.ndarray) -> Training:
-    # users in order of first appearance (interned by hashing: pyarrow's when installed), each user's rows in the
-    # order given; each distinct item looked up once
-    user_vocab, ucodes = intern(np.asarray(users, dtype=str), order="appearance")
+def _interned(users: np.ndarray, items: np.ndarray) -> tuple[Vocabulary, np.ndarray, Vocabulary, np.ndarray]:
+    """(users' vocabulary, each row's user code, items' vocabulary, each row's item code) of the training rows,
+    both in order of first appearance (by hashing: pyarrow's when installed; integer ids as integers)."""
+    user_vocab, ucodes = intern(_ids(users), order="appearance")
+    item_vocab, icodes = intern(_ids(items), order="appearance")
+    return user_vocab, ucodes, item_vocab, icodes
+
+
+def _ids(values: np.ndarray) -> np.ndarray:
+    arr = np.asarray(values)
+    return arr if arr.dtype.kind in "iu" else np.asarray(arr, dtype=str)
+
+
+def _training(vocab: Vocabulary, user_vocab: Vocabulary, ucodes: np.ndarray, item_vocab: Vocabulary,
+              icodes: np.ndarray) -> Training:
+    # each user's rows in the order given; each distinct item looked up once
     user_ids = user_vocab.ids
-    item_vocab, icodes = intern(np.asarray(items, dtype=str), order="appearance")
     codes = vocab.codes_of(item_vocab.ids)[icodes]
     order = np.argsort(ucodes, kind="stable")
     offsets = np.zeros(user_ids.size + 1, dtype=np.int64)

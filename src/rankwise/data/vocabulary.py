@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from rankwise.data.id_order import argsort_ids
+from rankwise.data.integer_ids import first_appearance, integer_text
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -94,12 +95,26 @@ def intern(values: ArrayLike | pa.Array | pa.ChunkedArray, order: str = "sorted"
         pa = None
     if pa is not None and isinstance(values, (pa.Array, pa.ChunkedArray)):
         return _run_lengths_arrow(values, order)
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
+        return _intern_integers(values.ravel(), order)
     arr = _as_str_array(values).ravel()
     heads = _run_heads(arr[1:] != arr[:-1], arr.size)
     if heads is not None:
         vocab, head_codes = _intern_numpy(arr[heads], pa, order)
         return vocab, np.repeat(head_codes, np.diff(np.append(heads, arr.size)))
     return _intern_numpy(arr, pa, order)
+
+
+def _intern_integers(arr: np.ndarray, order: str) -> tuple[Vocabulary, np.ndarray]:
+    """``intern`` of integer ids, each standing for its text: the distinct integers found by hashing, then only
+    they written as text and interned (the same vocabulary and codes as interning every row's text)."""
+    heads = _run_heads(arr[1:] != arr[:-1], arr.size)
+    if heads is not None:
+        vocab, head_codes = _intern_integers(arr[heads], order)
+        return vocab, np.repeat(head_codes, np.diff(np.append(heads, arr.size)))
+    distinct, place = first_appearance(arr)
+    vocab, distinct_codes = intern(integer_text(distinct), order)
+    return vocab, distinct_codes[place]
 
 
 def _run_heads(differs: np.ndarray, n: int) -> np.ndarray | None:

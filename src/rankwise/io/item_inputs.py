@@ -21,13 +21,14 @@ from rankwise.errors import DataError, InvalidParameterError
 from rankwise.io.interactions import ITEM_COLUMNS, frame_interactions, read_ids, read_interactions
 
 
-def _ids(values: Any, what: str) -> np.ndarray:
-    ids, _ = canonical_ids(values, what)
-    return np.asarray(ids, dtype=str)
+def _ids(values: Any, what: str, *, integers: bool = False) -> np.ndarray:
+    ids, _ = canonical_ids(values, what, integers=integers)
+    return ids if integers and isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" else np.asarray(ids, dtype=str)
 
 
 def read_train(train: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(user ids, item ids) of the training interactions, one pair per row, repeats kept."""
+    """(user ids, item ids) of the training interactions, one pair per row, repeats kept: canonical text, or
+    integers standing for their text (``data.integer_ids``: 20M training rows are interned as integers)."""
     if isinstance(train, Qrels):
         users = np.repeat(train.query_ids, np.diff(train.offsets))
         return np.asarray(users, dtype=str), np.asarray(train.doc_ids(), dtype=str)
@@ -48,7 +49,7 @@ def read_train(train: Any) -> tuple[np.ndarray, np.ndarray]:
     if len(users) == 0:
         raise DataError("train has no interactions: the popularity metrics read them; give at least one (user, item) "
                         "row")
-    return _ids(users, "user"), _ids(items, "item")
+    return _ids(users, "user", integers=True), _ids(items, "item", integers=True)
 
 
 def read_catalogue(items: Any) -> np.ndarray:
