@@ -51,3 +51,19 @@ def test_positions_in_uses_pyarrows_lookup_for_many_probes(monkeypatch):
     monkeypatch.setattr(np, "searchsorted", lambda *a, **k: pytest.fail("binary search"))
     got = positions_in(keys, probes)
     np.testing.assert_array_equal(got, np.where(probes % 3 == 0, probes // 3, -1).astype(np.int64))
+
+
+@pytest.mark.slow  # hypothesis, ~1 s
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.integers(0, 2**62), min_size=1, max_size=300), spread=st.integers(1, 400),
+       dtype=st.sampled_from(DTYPES))
+def test_distinct_sorted_by_hashing_is_the_sorted_set(values, spread, dtype):
+    arr = np.array([v % spread for v in values], dtype=dtype)
+    saved = key_lookup.HASH_ROWS, key_lookup.SAMPLE
+    key_lookup.HASH_ROWS, key_lookup.SAMPLE = 1, 16  # (every array large enough; a sample of 16 rows decides)
+    try:
+        got = distinct_sorted(arr)
+    finally:
+        key_lookup.HASH_ROWS, key_lookup.SAMPLE = saved
+    assert got.dtype == arr.dtype
+    assert got.tolist() == sorted(set(arr.tolist()))

@@ -13,11 +13,36 @@ import numpy as np
 
 # below this many probes, a binary search costs less than handing the arrays to pyarrow
 ARROW_PROBES = 1 << 16
+# distinct values of at least this many rows may be found by hashing, when a sample of SAMPLE rows repeats (at
+# most half as many distinct values as rows: 50,000 items in 100M rows give about 50,000 in the sample's 262,144)
+HASH_ROWS = 1 << 20
+SAMPLE = 1 << 18
 
 
 def distinct_sorted(values: np.ndarray) -> np.ndarray:
-    """The distinct values of a 1-d integer array, ascending: ``np.unique(values)``, by a sort and a comparison of
-    neighbours."""
+    """The distinct values of a 1-d integer array, ascending: ``np.unique(values)``. By a sort and a comparison of
+    neighbours, or, when a sample says the values repeat a lot (a run's items: 100M rows of 50,000 items), by
+    pyarrow's hash, then a sort of the few distinct values (0.8 s against 1.3 s for those 100M keys; on 20M keys
+    almost all distinct the hash takes 3.4 s against the sort's 0.4 s). The same array either way."""
+    if values.size >= HASH_ROWS and _repeats(values):
+        try:
+            import pyarrow.compute as pc
+        except ImportError:
+            pass
+        else:
+            from rankwise.data.arrow_views import from_numpy, to_numpy
+            out: np.ndarray = np.sort(to_numpy(pc.unique(from_numpy(values.ravel()))).astype(values.dtype, copy=False))
+            return out
+    return _sorted_distinct(values)
+
+
+def _repeats(values: np.ndarray) -> bool:
+    """Whether an evenly spaced sample of ``values`` holds at most half as many distinct values as rows."""
+    sample = values[:: max(1, values.size // SAMPLE)]
+    return _sorted_distinct(sample).size * 2 <= sample.size
+
+
+def _sorted_distinct(values: np.ndarray) -> np.ndarray:
     s = np.sort(values)
     if s.size < 2:
         return s

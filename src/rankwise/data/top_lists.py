@@ -242,7 +242,24 @@ def _grades(side: ItemSide, qrels: Qrels, tcodes: np.ndarray, qrows: np.ndarray,
         return grades
     o = np.argsort(tkeys, kind="stable")
     tkeys, tvals = tkeys[o], tvals[o]
-    pos = positions_in(tkeys, seg * n + items)  # (a key twice, which duplicates= rules out: its first row)
+    rows = _may_be_tested(tkeys // n, tkeys % n, seg, items)
+    pos = positions_in(tkeys, seg[rows] * n + items[rows])  # (a key twice, which duplicates= rules out: its first)
     hit = pos >= 0
-    grades[hit] = tvals[pos[hit]]
+    grades[rows[hit]] = tvals[pos[hit]]
     return grades
+
+
+def _may_be_tested(tusers: np.ndarray, titems: np.ndarray, seg: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """The list rows whose (user, item) may be a test row: each user's 64-bit signature, bit (item mod 64) set for
+    each of the user's test items, read at each row. A row whose bit is clear is no test row, so only the rest
+    (about a tenth of top-100 lists with five test items each) are looked up among the test keys: the lookup of
+    every row (a hash probe of 25M rows in 1.25M keys, out of the caches) was most of a part's time at 1M users.
+    ``tusers``/``titems``: the test rows, by user then item."""
+    bit = np.left_shift(np.uint64(1), (titems & 63).astype(np.uint64))
+    starts = np.flatnonzero(np.r_[True, tusers[1:] != tusers[:-1]])
+    signature = np.zeros(int(seg[-1]) + 1 if seg.size else 0, dtype=np.uint64)
+    inside = tusers[starts] < signature.size  # (a test user past the last list has no rows to mark)
+    signature[tusers[starts][inside]] = np.bitwise_or.reduceat(bit, starts)[inside]
+    marked = np.right_shift(signature[seg], (items & 63).astype(np.uint64))
+    marked &= np.uint64(1)
+    return np.flatnonzero(marked)
