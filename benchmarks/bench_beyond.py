@@ -37,7 +37,7 @@ total against the sum of the libraries' totals (a library total that failed is e
     PYTHONPATH=src python benchmarks/bench_beyond.py --users 200000            # ~15 min on 2 cores
     PYTHONPATH=src python benchmarks/bench_beyond.py --tools rankwise --reps 1
     PYTHONPATH=src python benchmarks/bench_beyond.py --profile 200000          # cProfile of rankwise, top 30
-    PYTHONPATH=src python benchmarks/bench_beyond.py --users 1000000 --only-all --reps 1 --mem-gb 40   # #24's size
+    PYTHONPATH=src python benchmarks/bench_beyond.py --users 1000000 --only-all --reps 1 --mem-gb 16 --rankwise-mem-gb 0
     python benchmarks/bench_beyond.py --generate-only --users 200000
 
 Spark: this script times the in-memory engine only; ``bench_beyond_spark.py`` times ``rankwise.spark.evaluate``
@@ -369,7 +369,8 @@ def available(tool: str) -> str | None:
 
 def measure(tool: str, rows: list[str], d: Path, limit: int | None, args, env) -> dict:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", tool, ",".join(rows), str(d),
-           "--mem-gb", str(args.mem_gb)] + (["--limit", str(limit)] if limit else [])
+           "--mem-gb", str(args.mem_gb if tool != "rankwise" or args.rankwise_mem_gb is None else args.rankwise_mem_gb)
+           ] + (["--limit", str(limit)] if limit else [])
     sp = spawn(cmd, env, timeout=args.budget, prefault_gb=args.prefault)
     if sp["rc"] != 0 or sp["timed_out"]:
         tail = sp["err"].strip().splitlines()[-1:] or [""]
@@ -411,6 +412,8 @@ def main(argv=None) -> int:
     ap.add_argument("--budget", type=float, default=300.0, help="seconds per library call before '> budget'")
     ap.add_argument("--slow", type=float, default=60.0, help="a call slower than this is not repeated")
     ap.add_argument("--mem-gb", type=float, default=8.0, help="address-space cap of each measured process")
+    ap.add_argument("--rankwise-mem-gb", type=float, default=None,
+                    help="the cap of rankwise's processes (default --mem-gb; 0: none, its peak RSS is reported)")
     ap.add_argument("--prefault", type=float, default=0.0, help="GB touched before each process (harness.prefault)")
     ap.add_argument("--small", type=int, default=0, help="users of the smaller extrapolation run (default users/400)")
     ap.add_argument("--sim-items", type=int, default=1000,

@@ -166,3 +166,17 @@ def test_beyond_metrics_of_integer_frames_equal_those_of_text_frames():
     assert got.means == want.means
     for m in ("Novelty@10", "nDCG@10", "Serendipity@10"):
         assert {str(q): v for q, v in got.per_query(m).items()} == want.per_query(m)
+
+
+def test_an_empty_integer_column_reads_as_the_text_path_reads_it():
+    empty = rw.Run.from_arrays(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+    as_text = rw.Run.from_arrays(np.zeros(0, str), np.zeros(0, str), np.zeros(0))
+    assert empty.query_id_type == as_text.query_id_type
+    assert empty.doc_keys.shape == as_text.doc_keys.shape
+
+
+def test_big_endian_integer_ids_are_read():
+    run = rw.Run.from_arrays(np.array([1, 2, 1], ">i8"), np.array([300, 20, 1], ">u4"), np.array([3.0, 2.0, 1.0]))
+    want = rw.Run.from_arrays(np.array(["1", "2", "1"]), np.array(["300", "20", "1"]), np.array([3.0, 2.0, 1.0]))
+    np.testing.assert_array_equal(run.doc_keys, want.doc_keys)
+    assert run.query_ids.tolist() == want.query_ids.tolist()

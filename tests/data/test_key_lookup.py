@@ -2,6 +2,8 @@
 plain Python: a set, sorted, and a dict of each key's position; on pyarrow's hash lookup and on the binary search."""
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -58,12 +60,17 @@ def test_positions_in_uses_pyarrows_lookup_for_many_probes(monkeypatch):
 @given(values=st.lists(st.integers(0, 2**62), min_size=1, max_size=300), spread=st.integers(1, 400),
        dtype=st.sampled_from(DTYPES))
 def test_distinct_sorted_by_hashing_is_the_sorted_set(values, spread, dtype):
+    import pyarrow.compute as pc
+
     arr = np.array([v % spread for v in values], dtype=dtype)
     saved = key_lookup.HASH_ROWS, key_lookup.SAMPLE
     key_lookup.HASH_ROWS, key_lookup.SAMPLE = 1, 16  # (every array large enough; a sample of 16 rows decides)
     try:
-        got = distinct_sorted(arr)
+        with mock.patch.object(pc, "unique", wraps=pc.unique) as hashed:
+            got = distinct_sorted(arr)
     finally:
         key_lookup.HASH_ROWS, key_lookup.SAMPLE = saved
     assert got.dtype == arr.dtype
     assert got.tolist() == sorted(set(arr.tolist()))
+    sample = arr[:: max(1, arr.size // 16)]
+    assert hashed.called == (len(set(sample.tolist())) * 2 <= sample.size)  # (the hash ran where the sample repeats)

@@ -181,7 +181,7 @@ def canonical_ids(values: Any, column: str = "id", *, integers: bool = False) ->
     id standing for its text, for a caller that interns and packs integers (``data.integer_ids``)."""
     if integers:
         ints = integer_array(values)
-        if ints is not None:
+        if ints is not None and ints.size:  # (an empty column: as the text path reads it)
             return ints, True
     mod = type(values).__module__.split(".")[0]
     if mod == "pyarrow":

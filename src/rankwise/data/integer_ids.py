@@ -63,8 +63,9 @@ def integer_text(values: np.ndarray) -> Any:
 
 
 def first_appearance(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the distinct values of a 1-d integer array in order of first appearance, each value's place among them
-    as int64): pyarrow's hash table when installed, else a sort."""
+    """(the distinct values of a 1-d integer array in order of first appearance, each value's place among them, an
+    integer array: int32 from pyarrow's hash table when installed, 400 MB less than int64 at 100M rows, else int64
+    from a sort)."""
     values = _native(values)
     try:
         import pyarrow.compute as pc
@@ -77,4 +78,4 @@ def first_appearance(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     from rankwise.data.arrow_views import from_numpy, to_numpy
 
     encoded = pc.dictionary_encode(from_numpy(values))
-    return to_numpy(encoded.dictionary), to_numpy(encoded.indices).astype(np.int64)
+    return to_numpy(encoded.dictionary), to_numpy(encoded.indices)

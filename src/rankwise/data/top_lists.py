@@ -254,12 +254,13 @@ def _may_be_tested(tusers: np.ndarray, titems: np.ndarray, seg: np.ndarray, item
     each of the user's test items, read at each row. A row whose bit is clear is no test row, so only the rest
     (about a tenth of top-100 lists with five test items each) are looked up among the test keys: the lookup of
     every row (a hash probe of 25M rows in 1.25M keys, out of the caches) was most of a part's time at 1M users.
-    ``tusers``/``titems``: the test rows, by user then item."""
+    ``tusers``/``titems``: the test rows, by user then item; ``seg``: each row's user, non-decreasing."""
     bit = np.left_shift(np.uint64(1), (titems & 63).astype(np.uint64))
     starts = np.flatnonzero(np.r_[True, tusers[1:] != tusers[:-1]])
     signature = np.zeros(int(seg[-1]) + 1 if seg.size else 0, dtype=np.uint64)
     inside = tusers[starts] < signature.size  # (a test user past the last list has no rows to mark)
     signature[tusers[starts][inside]] = np.bitwise_or.reduceat(bit, starts)[inside]
-    marked = np.right_shift(signature[seg], (items & 63).astype(np.uint64))
+    marked = signature[seg]  # (then in place, the shifts one byte a row: one array of 8 bytes a row at a time)
+    np.right_shift(marked, np.bitwise_and(items.astype(np.uint8), 63), out=marked)  # (codes >= 0: mod 256, mod 64)
     marked &= np.uint64(1)
     return np.flatnonzero(marked)
