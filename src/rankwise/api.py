@@ -35,6 +35,7 @@ from rankwise.execution.item_blocks import lists_in_blocks
 from rankwise.execution.item_lists import evaluate_lists, whole_run_draws
 from rankwise.execution.parts import evaluate_in_memory
 from rankwise.execution.workers import resolve_workers
+from rankwise.io.item_inputs import read_item_inputs as read_item_inputs  # (comparison/ reads them once)
 from rankwise.io.tabular import FORMATS
 
 _Rows = TypeVar("_Rows", Qrels, Run)

@@ -73,11 +73,14 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: 
     """Every run of a comparison evaluated on the same qrels (read and indexed once) and metrics: {name:
     Results}, the runs named as :func:`compare` names them; ``formats`` and the rest as :func:`rankwise.evaluate`
     takes them. ``rankwise compare`` evaluates its runs this way."""
-    from rankwise.api import as_qrels, evaluate, side_format
+    from rankwise.api import as_qrels, evaluate, read_item_inputs, side_format
     from rankwise.evaluation.notices import SystemNotices
 
     named = named_runs(runs)
     qrels = as_qrels(qrels, columns, duplicates=duplicates, file_format=side_format(formats, "qrels"))
+    given = {k: overrides.pop(k) for k in ("train", "items", "item_features") if overrides.get(k) is not None}
+    if given:  # (read once for every run: a training file is not parsed again for each system)
+        overrides.update({k: v for k, v in read_item_inputs(**given).items() if v is not None})
     metric_list = None if metrics is None else [metrics] if isinstance(metrics, str) else list(metrics)
     results = {}
     notices = SystemNotices()  # (one warning for the call, each notice once, with the systems it concerns)

@@ -68,15 +68,16 @@ def whole_run_figures(qrels: Any, runs: Mapping[str, Any], metrics: list[str], c
                       draws: int, seed: int, train: Any = None, items: Any = None, item_features: Any = None,
                       columns: Any = None, duplicates: str = "error") -> dict[str, WholeRun]:
     """{whole-run metric: its WholeRun} for the systems ``runs`` (one run each) over ``users``."""
-    from rankwise.api import as_qrels, as_run, whole_run_draws
+    from rankwise.api import as_qrels, as_run, read_item_inputs, whole_run_draws
 
     if users.size < 2:
         raise InvalidParameterError(f"{', '.join(metrics)}: a whole-run figure is compared by a bootstrap over the "
                                     f"users; {users.size} user(s) in common is too few")
     blocks = draw_blocks(users.size, draws, seed)
     judged = as_qrels(qrels, columns, duplicates=duplicates)
+    inputs = read_item_inputs(train=train, items=items, item_features=item_features)  # (once for every system)
     per_system = {s: whole_run_draws(judged, as_run(run, columns, duplicates=duplicates), metrics, conv, users, blocks,
-                                     train=train, items=items, item_features=item_features)
+                                     **inputs)
                   for s, run in runs.items()}
     return {m: WholeRun({s: per_system[s][m][0] for s in runs}, {s: per_system[s][m][1] for s in runs},
                         int(users.size), draws, seed) for m in metrics}

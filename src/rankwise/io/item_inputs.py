@@ -8,7 +8,7 @@ Ids are read as the run's are (``10.0`` is ``10``), so an item matches whatever 
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -67,14 +67,25 @@ def read_catalogue(items: Any) -> np.ndarray:
     return out
 
 
-def read_features(features: Any) -> tuple[np.ndarray, np.ndarray, str, tuple[str, ...]]:
-    """(item ids, values (n, d), kind, column names) of the item features."""
+class FeatureTable(NamedTuple):
+    """Item features as read: one row of ``values`` per item of ``ids``; ``kind`` 'numeric' or 'categorical' (each
+    column's values coded); the ``columns``' names."""
+    ids: np.ndarray
+    values: np.ndarray
+    kind: str
+    columns: tuple[str, ...]
+
+
+def read_features(features: Any) -> FeatureTable:
+    """The item features (a FeatureTable is taken as it is: ``read_item_inputs``)."""
+    if isinstance(features, FeatureTable):
+        return features
     if isinstance(features, (str, os.PathLike)):  # (as `rankwise evaluate --item-features` and compare's read it)
         from rankwise.io.feature_table import read_feature_table
         features = read_feature_table(features)
     if isinstance(features, tuple) and len(features) == 2:
         ids, matrix = features
-        return _ids(ids, "item"), _matrix(matrix), "numeric", ()
+        return FeatureTable(_ids(ids, "item"), _matrix(matrix), "numeric", ())
     if isinstance(features, Mapping):
         ids = list(features)
         rows = [np.asarray(features[i], dtype=np.float64).ravel() for i in ids]
@@ -82,7 +93,8 @@ def read_features(features: Any) -> tuple[np.ndarray, np.ndarray, str, tuple[str
         if len(widths) > 1:
             raise DataError(f"item features: the vectors have different lengths {sorted(widths)}; give every item a "
                             "vector of the same width")
-        return _ids(np.asarray(ids, dtype=object), "item"), np.vstack(rows) if rows else np.zeros((0, 0)), "numeric", ()
+        return FeatureTable(_ids(np.asarray(ids, dtype=object), "item"), np.vstack(rows) if rows else np.zeros((0, 0)),
+                            "numeric", ())
     if frame_kind(features) is None:
         raise InvalidParameterError(f"item_features must be a DataFrame (an item column and one column per feature), "
                                     "the path of a CSV/TSV/Parquet file holding one, a dict {item: vector} or (item "
@@ -98,9 +110,9 @@ def read_features(features: Any) -> tuple[np.ndarray, np.ndarray, str, tuple[str
     ids = _ids(features[found[0]], "item")
     table = features[rest]
     if all(table[c].dtype.kind in "biuf" for c in rest):
-        return ids, table.to_numpy(dtype=np.float64), "numeric", tuple(map(str, rest))
+        return FeatureTable(ids, table.to_numpy(dtype=np.float64), "numeric", tuple(map(str, rest)))
     codes = np.column_stack([_codes(table[c], str(c)) for c in rest]) if rest else np.zeros((len(ids), 0))
-    return ids, codes, "categorical", tuple(map(str, rest))
+    return FeatureTable(ids, codes, "categorical", tuple(map(str, rest)))
 
 
 def _codes(column: Any, name: str) -> np.ndarray:
@@ -117,6 +129,16 @@ def _matrix(matrix: Any) -> np.ndarray:
     if m.ndim != 2:
         raise DataError(f"item features: the matrix must be 2-dimensional (items × features); got shape {m.shape}")
     return m
+
+
+def read_item_inputs(*, train: Any = None, items: Any = None, item_features: Any = None) -> dict[str, Any]:
+    """The beyond-accuracy inputs read once, for the evaluations of several runs against the same ones
+    (``rankwise.compare``): {"train": (user ids, item ids), "items": the catalogue's ids, "item_features": a
+    FeatureTable}, None where not given. Each evaluation takes them as they are, where a path would be read and a
+    frame converted again for every run (a CSV of 20M training rows, once per system)."""
+    return {"train": None if train is None else read_train(train),
+            "items": None if items is None else read_catalogue(items),
+            "item_features": None if item_features is None else read_features(item_features)}
 
 
 def build_item_side(run: Run, *, train: Any = None, items: Any = None, item_features: Any = None,
