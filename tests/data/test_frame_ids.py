@@ -131,3 +131,29 @@ def test_guess_column_is_case_insensitive_and_never_picks_silently():
     assert guess_column(["a"], "relevance", required=False) is None
     with pytest.raises(rw.InvalidParameterError, match=r"several columns could hold the doc id: \['item', 'movieId'\]"):
         guess_column(["user", "item", "movieId"], "doc")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=12), st.text(max_size=6).map(str.encode), st.integers(-5, 5),
+                          st.sampled_from([1.0, 2.5, True])), min_size=1, max_size=20))
+def test_object_ids_read_by_pyarrow_are_those_read_one_by_one(ids):
+    """An object column of text ids is converted by pyarrow at once; any other id sends it to the one-by-one reading
+    (frames.id_str), and the ids are the same either way."""
+    from rankwise.data.frames import id_str
+    arr = np.empty(len(ids), dtype=object)
+    arr[:] = ids
+    got, is_int = canonical_ids(arr, "item")
+    parts = [id_str(x, "item", i) for i, x in enumerate(arr)]
+    assert [str(x) for x in (got.to_pylist() if hasattr(got, "to_pylist") else got.tolist())] == [p[0] for p in parts]
+    assert is_int == all(p[1] for p in parts)
+    if all(isinstance(x, (str, bytes)) for x in ids):
+        assert type(got).__module__.split(".")[0] == "pyarrow"  # (the fast path was taken)
+
+
+def test_a_pandas_column_of_string_ids_is_the_run_of_its_numpy_text():
+    users = pd.Series(["u1", "u1", "u2", "ü3"], dtype=object)
+    items = pd.Series(["i9", "i10", "i9", "i1"], dtype=object)
+    run = rw.Run.from_frame(pd.DataFrame({"user": users, "item": items, "score": [2.0, 1.0, 3.0, 1.0]}))
+    want = rw.Run.from_arrays(users.to_numpy(dtype=str), items.to_numpy(dtype=str), [2.0, 1.0, 3.0, 1.0])
+    np.testing.assert_array_equal(run.doc_keys, want.doc_keys)
+    assert run.query_ids.tolist() == want.query_ids.tolist() and run.query_id_type == "str"

@@ -56,9 +56,17 @@ def test_join_survives_forced_hash_collisions(monkeypatch):
 
 @pytest.mark.slow
 @settings(max_examples=150, deadline=None)
-@given(st.lists(IDS, min_size=1, max_size=40), st.integers(0, 5), st.integers(1, 4))
-def test_arrow_packing_equals_numpy_for_slices_and_chunks(ids, cut, n_chunks):
+@given(st.lists(IDS, min_size=1, max_size=40), st.integers(0, 5), st.integers(1, 4), st.sampled_from([1, 3, 1 << 20]))
+def test_arrow_packing_equals_numpy_for_slices_and_chunks(ids, cut, n_chunks, rows_at_once):
     pa = __import__("pytest").importorskip("pyarrow")
+    saved, idkeys.PACK_ROWS = idkeys.PACK_ROWS, rows_at_once  # (a column packed a few rows at a time)
+    try:
+        _arrow_packing_equals_numpy(pa, ids, cut, n_chunks)
+    finally:
+        idkeys.PACK_ROWS = saved
+
+
+def _arrow_packing_equals_numpy(pa, ids, cut, n_chunks):
     ids = [i for i in ids if len(i.encode()) <= 8 * idkeys.MAX_WORDS] or ["x"]
     cut = min(cut, len(ids) - 1)
     want = idkeys.pack(np.array(ids[cut:], dtype=str))

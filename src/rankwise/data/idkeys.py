@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 MAX_WORDS = 4
+# ids packed at a time: their starts, lengths and gathered words stay in the caches. A frame's column of 30M string
+# ids packed at once took 8.2 s on the 2-core VM, in slices of 1M rows 0.7 s (the same keys)
+PACK_ROWS = 1 << 20
 # _BYTE_MASKS[k] keeps the first k bytes of a big-endian word
 _BYTE_MASKS = np.array([0] + [((1 << (8 * k)) - 1) << (64 - 8 * k) for k in range(1, 9)], dtype=np.uint64)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -110,10 +113,11 @@ def pack(ids: np.ndarray | Sequence[str | bytes] | pa.Array | pa.ChunkedArray) -
         out = np.empty((sum(offsets.size - 1 for offsets, _ in parts), nw), dtype=np.uint64)
         at = 0
         for offsets, data in parts:
-            offsets = offsets.astype(np.int64)
-            ln = np.diff(offsets)
-            _gather_words(data, offsets[:-1], ln, nw, out=out[at:at + ln.size])
-            at += ln.size
+            for lo in range(0, offsets.size - 1, PACK_ROWS):
+                bounds = offsets[lo:lo + PACK_ROWS + 1].astype(np.int64)
+                ln = np.diff(bounds)
+                _gather_words(data, bounds[:-1], ln, nw, out=out[at:at + ln.size])
+                at += ln.size
         return out
     else:
         arr = np.asarray(ids)
