@@ -157,3 +157,16 @@ def test_a_pandas_column_of_string_ids_is_the_run_of_its_numpy_text():
     want = rw.Run.from_arrays(users.to_numpy(dtype=str), items.to_numpy(dtype=str), [2.0, 1.0, 3.0, 1.0])
     np.testing.assert_array_equal(run.doc_keys, want.doc_keys)
     assert run.query_ids.tolist() == want.query_ids.tolist() and run.query_id_type == "str"
+
+
+def test_polars_and_arrow_string_views_of_ids_are_their_text():
+    pa = pytest.importorskip("pyarrow")
+    pl = pytest.importorskip("polars")
+    users, items = ["u1", "u1", "u2", "ü3"], ["i9", "i10", "i9", "i1"]
+    want = rw.Run.from_arrays(np.array(users), np.array(items), [2.0, 1.0, 3.0, 1.0])
+    run = rw.Run.from_frame(pl.DataFrame({"user": users, "item": items, "score": [2.0, 1.0, 3.0, 1.0]}))
+    np.testing.assert_array_equal(run.doc_keys, want.doc_keys)
+    assert run.query_ids.tolist() == want.query_ids.tolist() and run.query_id_type == "str"
+    if hasattr(pa, "string_view"):
+        view, _ = canonical_ids(pa.array(items, type=pa.string_view()), "item")
+        assert view.to_pylist() == items

@@ -193,6 +193,8 @@ def canonical_ids(values: Any, column: str = "id", *, integers: bool = False) ->
         if values.null_count():
             row = int(values.is_null().arg_max())
             raise _missing(column, row, None)
+        if values.dtype == pl.Utf8:  # (its Arrow buffers as they are: to_numpy makes a Python str of every id)
+            return _arrow_ids(values.to_arrow(), column)
         return _numpy_ids(values.to_numpy(), column)
     if mod == "pandas":
         if str(values.dtype) == "category":
@@ -268,6 +270,8 @@ def _arrow_ids(col: Any, column: str) -> tuple[Any, bool]:
         col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
     if pa.types.is_dictionary(col.type):
         col = col.dictionary_decode()
+    if getattr(pa.types, "is_string_view", lambda t: False)(col.type):  # (newer polars and pyarrow export these)
+        col = pc.cast(col, pa.large_string())
     if col.null_count:
         raise _missing(column, _first_null(col), None)
     t = col.type
