@@ -87,8 +87,7 @@ class Training:
         # product of Xᵀ, a CSC matrix, gives) read as CSR is the transpose, the same matrix: no conversion
         m = (x.T @ x).T.tocsr(copy=False)
         m.sum_duplicates()  # (sorts each row's columns)
-        rows = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
-        scaled = np.take(d, rows)
+        scaled = np.repeat(d[:m.shape[0]], np.diff(m.indptr))  # (d_i on each of row i's values: no index array)
         scaled *= m.data
         scaled *= np.take(d, m.indices)
         m.data = scaled
