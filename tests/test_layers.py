@@ -50,6 +50,7 @@ LAYERS: dict[str, int] = {
     # 0 foundations: the data model (Qrels, Run, ids, join, order) and pure vectorised kernels
     "errors": 0, "kernels": 0, "data": 0,
     "run_names": 0,  # how runs are named (NAME=PATH, a file's stem): the CLI, compare and the per-query reader
+    "cache_home": 0,  # $RANKWISE_CACHE, else ~/.cache/rankwise: the downloads and the Spark class archive
     # 1 definitions: the metric grammar and registry, one module per metric, the conventions
     "spec": 1, "conventions": 1, "metrics": 1,
     # 2 the evaluation engine: evaluate(), Results, the shared query plan and means

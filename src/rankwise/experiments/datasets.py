@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from rankwise.cache_home import cache_home
 from rankwise.errors import DataError, InvalidParameterError
 
 # the NCF files are an input format: read by rankwise.io.ncf, named here too for existing imports
@@ -95,7 +96,7 @@ class Split:
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("RANKWISE_CACHE") or Path.home() / ".cache" / "rankwise")
+    return cache_home()
 
 
 def md5sum(path) -> str:

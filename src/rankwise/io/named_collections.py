@@ -24,6 +24,7 @@ from urllib.parse import quote
 
 import numpy as np
 
+from rankwise.cache_home import CACHE_ENV
 from rankwise.data.collections import COLUMNS, Qrels
 from rankwise.data.duplicates import grade_doubt
 from rankwise.errors import ParseError, RankwiseWarning, user_stacklevel
@@ -32,7 +33,6 @@ INSTALL_HINT = "pip install 'rankwise[datasets]'"
 # a download of the judgments above this size is announced before it starts (TREC DL's qrels are 0.2 MB; MS
 # MARCO's dev qrels come inside the 1 GB collection archive)
 ANNOUNCE_BYTES = 20 << 20
-CACHE_ENV = "RANKWISE_CACHE"
 CACHE_LAYOUT = 1  # bump when the cached file's columns change: old files are then simply not found
 # where the judgments of a collection come from, as Results.info["columns"] names a file's columns: the fields
 # of ir_datasets' qrels tuples (TrecQrel and its kin)

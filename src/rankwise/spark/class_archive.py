@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from rankwise.cache_home import cache_home
+
 SWITCH = "RANKWISE_SPARK_CLASS_ARCHIVE"
 KEEP = 3  # archives kept (about 170 MB each): a few installations side by side, e.g. virtual environments
 WAIT_S = 120.0  # the longest the CLI waits for the JVM to write an archive (about 11 s on the 2-core VM)
@@ -68,8 +70,7 @@ class ClassArchive:
 
 def folder(environ: Mapping[str, str]) -> Path:
     """Where archives are kept: the folder of rankwise's other caches (``RANKWISE_CACHE``), ``spark-classes``."""
-    root = environ.get("RANKWISE_CACHE") or str(Path.home() / ".cache" / "rankwise")
-    return Path(root) / "spark-classes"
+    return cache_home(environ) / "spark-classes"
 
 
 def installation_key(environ: Mapping[str, str]) -> str | None:
