@@ -18,7 +18,7 @@ import numpy as np
 from rankwise.data import idkeys
 from rankwise.data.collections import Run
 from rankwise.data.cooccurrence_index import CooccurrenceIndex
-from rankwise.data.key_lookup import distinct_sorted
+from rankwise.data.key_lookup import distinct_sorted, positions_in
 from rankwise.data.vocabulary import Vocabulary, intern
 from rankwise.errors import DataError
 
@@ -65,10 +65,8 @@ class Training:
 
     def has(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
         """Whether each training user (an index, -1: none) has a training row of the item at the same place."""
-        keys = self.pair_keys
         probe = users.astype(np.int64) * self.rows.size + items
-        pos = np.minimum(np.searchsorted(keys, probe), max(keys.size - 1, 0))
-        found: np.ndarray = (users >= 0) & (keys.size > 0) & (keys[pos] == probe) if keys.size else users < -1
+        found: np.ndarray = (users >= 0) & (positions_in(self.pair_keys, probe) >= 0)
         return found
 
     @cached_property
