@@ -1,6 +1,7 @@
-"""rankwise.compare reads its beyond-accuracy inputs once, not once per system (issue #24): a training file of
-20M rows was parsed again for every run and for every whole-run figure. The figures are those of evaluating each
-system on its own."""
+"""rankwise.compare reads its beyond-accuracy inputs a fixed number of times, not once per system (issue #24): a
+training file of 20M rows was parsed again for every run and for every whole-run figure. The first run's evaluation
+reads them as rankwise.evaluate does (so its errors come in the same order), the other runs take them read once, and
+the whole-run figures read them once. The figures are those of evaluating each system on its own."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 
 import rankwise as rw
 from rankwise.io import item_inputs
-from rankwise.io.item_inputs import FeatureTable, read_features, read_item_inputs
+from rankwise.io.item_inputs import FeatureTable, read_features, read_item_inputs, read_train
 
 METRICS = ["R@5", "Novelty@5", "ILD(distance=hamming)@5", "Coverage@5", "Gini@5"]
 
@@ -33,7 +34,7 @@ def _files(tmp_path, seed: int = 3):
     return test, runs, paths
 
 
-def test_compare_reads_each_input_file_once_for_the_runs_and_once_for_the_whole_run_figures(tmp_path, monkeypatch):
+def test_compare_reads_each_input_file_three_times_whatever_the_systems(tmp_path, monkeypatch):
     test, runs, paths = _files(tmp_path)
     calls = {"train": 0, "items": 0}
     read_interactions, read_ids = item_inputs.read_interactions, item_inputs.read_ids
@@ -50,7 +51,7 @@ def test_compare_reads_each_input_file_once_for_the_runs_and_once_for_the_whole_
     monkeypatch.setattr(item_inputs, "read_ids", counted_ids)
     c = rw.compare(test, runs, METRICS, convention="rectools", train=paths["train"], items=paths["items"],
                    item_features=paths["features"], permutations=50)
-    assert calls == {"train": 2, "items": 2}  # (3 systems: 6 each before)
+    assert calls == {"train": 3, "items": 3}  # (the first run, the other runs, the whole-run figures: 6 before)
     for name, run in runs.items():
         alone = rw.evaluate(test, run, METRICS, "rectools", train=paths["train"], items=paths["items"],
                             item_features=paths["features"])
@@ -64,10 +65,13 @@ def test_inputs_read_once_are_taken_as_they_are():
     table = read_features(frame)
     assert isinstance(table, FeatureTable) and table.kind == "categorical"
     assert read_features(table) is table
+    with pytest.raises(rw.InvalidParameterError, match="kind"):
+        read_features(table._replace(kind="colour"))
     inputs = read_item_inputs(train=pd.DataFrame({"user": [1, 1, 2], "item": [3, 1, 3]}), items=[3, 1, 2, 3],
                               item_features=frame)
     users, items = inputs["train"]
     assert users.tolist() == [1, 1, 2] and items.tolist() == [3, 1, 3]
+    assert read_train(inputs["train"]) is inputs["train"]
     assert inputs["items"].tolist() == ["3", "1", "2"]
     assert read_item_inputs() == {"train": None, "items": None, "item_features": None}
     again = read_item_inputs(**inputs)
@@ -78,9 +82,35 @@ def test_inputs_read_once_are_taken_as_they_are():
 
 
 @pytest.mark.parametrize("bad", ["train", "items"])
-def test_a_bad_input_file_is_said_before_any_run_is_evaluated(tmp_path, bad):
+def test_a_bad_input_file_is_the_error_evaluate_gives(tmp_path, bad):
     test, runs, paths = _files(tmp_path)
-    missing = tmp_path / "nope.csv"
-    kw = {"train": paths["train"], "items": paths["items"], bad: missing}
-    with pytest.raises(rw.RankwiseError, match="nope"):
+    kw = {"train": paths["train"], "items": paths["items"], bad: tmp_path / "nope.csv"}
+    with pytest.raises(rw.RankwiseError) as alone:
+        rw.evaluate(test, runs["a"], ["Novelty@5", "Coverage@5"], "rectools", **kw)
+    with pytest.raises(type(alone.value), match="nope") as together:
         rw.compare(test, runs, ["Novelty@5", "Coverage@5"], convention="rectools", **kw)
+    assert str(together.value) == str(alone.value)
+
+
+@pytest.mark.parametrize("wrong", [{"metrics": ["Bogus@5"]}, {"convention": "nope"}, {"ties": "bogus"}])
+def test_a_wrong_metric_or_convention_is_said_before_a_bad_input_file(tmp_path, wrong):
+    test, runs, paths = _files(tmp_path)
+    metrics = wrong.get("metrics", ["Novelty@5"])
+    kw = {k: v for k, v in wrong.items() if k != "metrics"}
+    kw.setdefault("convention", "rectools")
+    with pytest.raises(rw.RankwiseError) as caught:
+        rw.compare(test, runs, metrics, train=tmp_path / "nope.csv", **kw)
+    assert "nope.csv" not in str(caught.value)
+
+
+def test_training_judgments_read_once_are_those_evaluate_reads():
+    rng = np.random.default_rng(1)
+    test = pd.DataFrame({"user": np.arange(10), "item": rng.integers(0, 12, 10)})
+    runs = {n: pd.DataFrame({"user": np.repeat(np.arange(10), 3), "item": rng.integers(0, 12, 30),
+                             "score": np.tile([3.0, 2.0, 1.0], 10)}).drop_duplicates(["user", "item"]) for n in "ab"}
+    empty = rw.Qrels.from_arrays(np.array([], str), np.array([], str), np.array([]))
+    c = rw.compare(test, runs, ["Novelty@3", "Coverage@3"], convention="rectools", train=empty, items=list(range(12)))
+    for name, run in runs.items():
+        alone = rw.evaluate(test, run, ["Novelty@3", "Coverage@3"], "rectools", train=empty, items=list(range(12)))
+        assert c.systems[name]["Coverage@3"].mean == alone.means["Coverage@3"]
+        assert c.systems[name]["Novelty@3"].mean == pytest.approx(alone.means["Novelty@3"], abs=1e-12)

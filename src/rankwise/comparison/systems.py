@@ -78,9 +78,7 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: 
 
     named = named_runs(runs)
     qrels = as_qrels(qrels, columns, duplicates=duplicates, file_format=side_format(formats, "qrels"))
-    given = {k: overrides.pop(k) for k in ("train", "items", "item_features") if overrides.get(k) is not None}
-    if given:  # (read once for every run: a training file is not parsed again for each system)
-        overrides.update({k: v for k, v in read_item_inputs(**given).items() if v is not None})
+    given = {k: overrides[k] for k in ("train", "items", "item_features") if overrides.get(k) is not None}
     metric_list = None if metrics is None else [metrics] if isinstance(metrics, str) else list(metrics)
     results = {}
     notices = SystemNotices()  # (one warning for the call, each notice once, with the systems it concerns)
@@ -90,6 +88,9 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: 
                 # (convention None: evaluate's default, or ir_measures' for a collection's official measures)
                 results[name] = evaluate(qrels, run, metric_list, convention=convention, columns=columns,
                                          formats=formats, workers=workers, duplicates=duplicates, **overrides)
+            if given:  # the first run read them, saying its errors in evaluate's order; the others take them read
+                overrides.update({k: v for k, v in read_item_inputs(**given).items() if v is not None})
+                given = {}
     finally:  # (what the systems before a failing one warned is said too)
         notices.say()
     return results

@@ -26,12 +26,22 @@ def _ids(values: Any, what: str, *, integers: bool = False) -> np.ndarray:
     return ids if integers and isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" else np.asarray(ids, dtype=str)
 
 
-def read_train(train: Any) -> tuple[np.ndarray, np.ndarray]:
+class TrainingRows(NamedTuple):
+    """The training interactions as read: one (user id, item id) per row, repeats kept (canonical text, or
+    integers standing for their text)."""
+    users: np.ndarray
+    items: np.ndarray
+
+
+def read_train(train: Any) -> TrainingRows:
     """(user ids, item ids) of the training interactions, one pair per row, repeats kept: canonical text, or
-    integers standing for their text (``data.integer_ids``: 20M training rows are interned as integers)."""
+    integers standing for their text (``data.integer_ids``: 20M training rows are interned as integers). Rows
+    already read (a TrainingRows: ``read_item_inputs``) are taken as they are."""
+    if isinstance(train, TrainingRows):
+        return train
     if isinstance(train, Qrels):
         users = np.repeat(train.query_ids, np.diff(train.offsets))
-        return np.asarray(users, dtype=str), np.asarray(train.doc_ids(), dtype=str)
+        return TrainingRows(np.asarray(users, dtype=str), np.asarray(train.doc_ids(), dtype=str))
     if frame_kind(train) is not None:
         users, items = frame_interactions(train, source="train")
     elif isinstance(train, (str, os.PathLike)):
@@ -49,7 +59,7 @@ def read_train(train: Any) -> tuple[np.ndarray, np.ndarray]:
     if len(users) == 0:
         raise DataError("train has no interactions: the popularity metrics read them; give at least one (user, item) "
                         "row")
-    return _ids(users, "user", integers=True), _ids(items, "item", integers=True)
+    return TrainingRows(_ids(users, "user", integers=True), _ids(items, "item", integers=True))
 
 
 def read_catalogue(items: Any) -> np.ndarray:
@@ -79,6 +89,8 @@ class FeatureTable(NamedTuple):
 def read_features(features: Any) -> FeatureTable:
     """The item features (a FeatureTable is taken as it is: ``read_item_inputs``)."""
     if isinstance(features, FeatureTable):
+        if features.kind not in ("numeric", "categorical"):
+            raise InvalidParameterError(f"a FeatureTable's kind is 'numeric' or 'categorical'; got {features.kind!r}")
         return features
     if isinstance(features, (str, os.PathLike)):  # (as `rankwise evaluate --item-features` and compare's read it)
         from rankwise.io.feature_table import read_feature_table
@@ -133,7 +145,7 @@ def _matrix(matrix: Any) -> np.ndarray:
 
 def read_item_inputs(*, train: Any = None, items: Any = None, item_features: Any = None) -> dict[str, Any]:
     """The beyond-accuracy inputs read once, for the evaluations of several runs against the same ones
-    (``rankwise.compare``): {"train": (user ids, item ids), "items": the catalogue's ids, "item_features": a
+    (``rankwise.compare``): {"train": TrainingRows, "items": the catalogue's ids, "item_features": a
     FeatureTable}, None where not given. Each evaluation takes them as they are, where a path would be read and a
     frame converted again for every run (a CSV of 20M training rows, once per system)."""
     return {"train": None if train is None else read_train(train),
