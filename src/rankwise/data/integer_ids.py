@@ -33,7 +33,8 @@ def integer_array(values: Any) -> np.ndarray | None:
         from rankwise.data.arrow_views import to_numpy
         return to_numpy(values)
     if mod == "polars":
-        if not values.dtype.is_integer() or values.null_count():
+        integral = getattr(values.dtype, "is_integer", None)  # (polars before 0.19.19 has no is_integer: the text path)
+        if integral is None or not integral() or values.null_count():
             return None
         return _native(np.asarray(values.to_numpy()))
     if mod == "pandas":
