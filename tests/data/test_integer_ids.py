@@ -23,7 +23,7 @@ def _ints(data: st.DataObject, dtype: np.dtype) -> np.ndarray:
     pool = data.draw(st.lists(st.integers(int(info.min), int(info.max)), min_size=1, max_size=12))
     picks = data.draw(st.lists(st.integers(0, len(pool) - 1), min_size=0, max_size=60))
     runs = data.draw(st.booleans())  # (a query column: each id's rows together, as intern's run heads read them)
-    values = sorted(picks, key=lambda i: i) if runs else picks
+    values = sorted(picks) if runs else picks
     return np.array([pool[i] for i in values], dtype=dt)
 
 

@@ -71,12 +71,18 @@ def first_appearance(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     try:
         import pyarrow.compute as pc
     except ImportError:
-        distinct, first, inverse = np.unique(values, return_index=True, return_inverse=True)
-        by_appearance = np.argsort(first, kind="stable")
-        place = np.empty(distinct.size, dtype=np.int64)
-        place[by_appearance] = np.arange(distinct.size, dtype=np.int64)
-        return distinct[by_appearance], place[inverse.ravel()]
+        return appearance_by_sort(values)
     from rankwise.data.arrow_views import from_numpy, to_numpy
 
     encoded = pc.dictionary_encode(from_numpy(values))
     return to_numpy(encoded.dictionary), to_numpy(encoded.indices)
+
+
+def appearance_by_sort(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``first_appearance`` of a 1-d array of any dtype (text too) by numpy's sort: the distinct values in order of
+    first appearance and each value's place among them (int64)."""
+    distinct, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    by_appearance = np.argsort(first, kind="stable")
+    place = np.empty(distinct.size, dtype=np.int64)
+    place[by_appearance] = np.arange(distinct.size, dtype=np.int64)
+    return distinct[by_appearance], place[inverse.ravel()]

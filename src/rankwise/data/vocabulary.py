@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from rankwise.data.id_order import argsort_ids
-from rankwise.data.integer_ids import first_appearance, integer_text
+from rankwise.data.integer_ids import appearance_by_sort, first_appearance, integer_text
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -135,11 +135,7 @@ def _intern_numpy(arr: np.ndarray, pa: ModuleType | None, order: str) -> tuple[V
         ids, inverse = np.unique(arr, return_inverse=True)
         codes = inverse.astype(np.int64).ravel()
     else:
-        uniq, first, inverse = np.unique(arr, return_index=True, return_inverse=True)
-        by_appearance = np.argsort(first, kind="stable")
-        rank_of = np.empty(uniq.size, dtype=np.int64)
-        rank_of[by_appearance] = np.arange(uniq.size, dtype=np.int64)
-        ids, codes = uniq[by_appearance], rank_of[inverse.ravel()]
+        ids, codes = appearance_by_sort(arr)
     ids.setflags(write=False)
     return Vocabulary(ids, order == "sorted"), codes
 
