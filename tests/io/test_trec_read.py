@@ -74,3 +74,38 @@ def test_empty_file(tmp_path, mode):
     (tmp_path / "z.run").write_bytes(b"")
     with pytest.raises(rw.ParseError, match="empty"):
         rw.Run.read(tmp_path / "z.run")
+
+
+# vertical tab and form feed separate fields for the strict parser (bytes.split()) as for trec_eval (isspace(), in
+# get_trec_results.c's parse_results_line); pyarrow's CSV reader would keep them inside a field
+OTHER_SPACE = {
+    "vertical_tab_between_fields": (b"q1\x0bQ0 d1 1 0.9 t\nq1 Q0 d2\x0c2 0.5 t\n", {"q1": {"d1": 0.9, "d2": 0.5}}),
+    "form_feed_inside_a_doc_id": (b"q1 Q0 d1 1 0.9 t\nq1 Q0 d\x0c2 2 0.5 t\n", 2),
+    "vertical_tab_inside_the_tag": (b"q1 Q0 d1 1 0.9 t\x0bx\nq1 Q0 d2 2 0.5 t\n", 1),
+}
+
+
+@pytest.mark.parametrize("case", list(OTHER_SPACE))
+def test_vertical_tab_and_form_feed_separate_fields(tmp_path, mode, case):
+    data, want = OTHER_SPACE[case]
+    path = tmp_path / "r.run"
+    path.write_bytes(data)
+    if isinstance(want, dict):
+        assert rw.Run.read(path).to_dict() == want
+        return
+    with pytest.raises(rw.ParseError, match="7 columns, expected 6") as info:
+        rw.Run.read(path)
+    assert info.value.line == want
+
+
+@pytest.mark.parametrize("case", [c for c, (_, want) in OTHER_SPACE.items() if not isinstance(want, dict)])
+def test_vertical_tab_and_form_feed_in_a_streamed_block(tmp_path, case):
+    from tests.io.streamed import streamed
+
+    data, line = OTHER_SPACE[case]
+    (tmp_path / "q.qrels").write_bytes(b"q1 0 d1 1\n")
+    path = tmp_path / "r.run"
+    path.write_bytes(b"q0 Q0 d7 1 0.3 t\nq0 Q0 d8 2 0.2 t\nq0 Q0 d9 3 0.1 t\n" + data)  # (its own blocks before)
+    with pytest.raises(rw.ParseError, match="7 columns, expected 6") as info:
+        streamed(tmp_path / "q.qrels", path, ["P@1"], block_bytes=40)
+    assert info.value.line == line + 3

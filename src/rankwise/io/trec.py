@@ -192,6 +192,12 @@ class _LineNumbers:
         return int(self._map[row])
 
 
+# whitespace that separates fields for the strict parser (bytes.split(), as trec_eval's isspace()) but not for
+# pyarrow's CSV reader: a file holding any goes to the strict parser (pyarrow would keep it inside a field:
+# a doc id "d\x0c1", or a tag "a\x0bb" that hides a seventh column)
+OTHER_SEPARATORS = (b"\x0b", b"\x0c")
+
+
 def _fast_parse(data: bytes, layout, value_col: int):
     """pyarrow path; returns None when pyarrow is missing or the file needs the strict parser.
 
@@ -202,6 +208,8 @@ def _fast_parse(data: bytes, layout, value_col: int):
     try:
         import pyarrow  # noqa: F401
     except ImportError:
+        return None
+    if any(_has(data, c) for c in OTHER_SEPARATORS):
         return None
     has_tab = _has(data, b"\t")
     attempts: list[tuple[bytes | None, str]]
@@ -266,7 +274,7 @@ def _arrow_columns(data: bytes | memoryview, layout, value_col: int, delimiter: 
     if values.size and not np.isfinite(values).all():
         return None  # NaN, inf or an overflow (1e400): the strict parser names the line
     # A repeated separator leaves an empty field; that is the only way a parse with the right
-    # column count can still be wrong (tabs cannot hide in fields: see _fast_parse's delimiters).
+    # column count can still be wrong (tabs, vertical tabs and form feeds cannot hide in fields: see _fast_parse).
     for col in (q, d):
         if len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
             return None

@@ -22,6 +22,7 @@ from rankwise.data.collections import COLUMNS, Run
 from rankwise.errors import ParseError
 from rankwise.io.trec import (
     _NON_BLANK,
+    OTHER_SEPARATORS,
     RUN_COLUMNS,
     RUN_LAYOUT,
     _arrow_csv,
@@ -142,11 +143,11 @@ def block_spans(mm: mmap.mmap, block_bytes: int) -> list[tuple[int, int]]:
 def parse_span(mm: mmap.mmap, start: int, end: int, path: str, duplicates: str) -> Run:
     """The run of one block of a mapped file. A block of plain single-space lines (every benchmark and
     most real runs) is parsed in place, from the page cache (no copy of it in the process); anything else
-    (tabs, CR, NUL, a line the fast parser refuses) is copied and parsed by ``_parse_block``, which
-    reports what is wrong and where. Both give the same Run: the in-place parse is the first attempt of
-    ``trec._fast_parse`` on such a block."""
+    (tabs, CR, NUL, a vertical tab or form feed, a line the fast parser refuses) is copied and parsed by
+    ``_parse_block``, which reports what is wrong and where. Both give the same Run: the in-place parse is the
+    first attempt of ``trec._fast_parse`` on such a block."""
     first_line = functools.cache(functools.partial(_line_of, mm, start))
-    if not any(mm.find(c, start, end) >= 0 for c in (b"\t", b"\r", b"\x00")):
+    if not any(mm.find(c, start, end) >= 0 for c in (b"\t", b"\r", b"\x00", *OTHER_SEPARATORS)):
         view = memoryview(mm)[start:end]
         fast = _arrow_csv(view, RUN_LAYOUT, 4, " ")
         _unmap(mm, start, end)
