@@ -102,7 +102,7 @@ def grade_doubt(values: np.ndarray, column: str = "The 4th column (relevance)",
     timestamps such as 881250949, or ids), else None. Cheap: the maximum, then a sample's distinct values."""
     if values.size == 0:
         return None
-    hi = float(np.max(np.abs(values)))
+    hi = max(float(values.max()), -float(values.min()))  # (np.abs would copy every value)
     if not hi >= 1e5:
         return None
     distinct = np.unique(values[:_GRADE_SAMPLE])

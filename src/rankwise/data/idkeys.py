@@ -159,7 +159,9 @@ def unpack(keys: np.ndarray) -> np.ndarray:
     return np.char.decode(raw, "utf-8")
 
 
-_MIX_CHUNK = 1 << 18  # rows per step of mix(): its work arrays stay in cache
+# rows per step of mix(): its work arrays (three of 8 bytes a row) stay in the core's cache. A 64 MB block of the
+# 1M-query run (2M rows, one word each) hashed in 21.6 ms in steps of 2**18 rows, 11.6 ms in steps of 2**14
+_MIX_CHUNK = 1 << 14
 # one odd multiplier per word position (a word's hash depends on where it is in the id)
 _WORD_MUL = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9),
              np.uint64(0xD6E8FEB86659FD93))
