@@ -109,3 +109,73 @@ def test_vertical_tab_and_form_feed_in_a_streamed_block(tmp_path, case):
     with pytest.raises(rw.ParseError, match="7 columns, expected 6") as info:
         streamed(tmp_path / "q.qrels", path, ["P@1"], block_bytes=40)
     assert info.value.line == line + 3
+
+
+# comment lines: '#' first after any blanks, as trec_eval 10.0 skips them in runs (get_trec_results.c); a '#' inside
+# an id (MS MARCO's segment ids) is data. Blanked, not removed: every error still names its physical line
+COMMENTED_RUN = (b"# made by bm25, 2026\nq1 Q0 d1 1 0.9 t\n  # indented\nq1 Q0 d2 2 0.5 t\n#q9 Q0 d1 1 1 t\n"
+                 b"\t#\tnote\nq2 Q0 d3 1 0.1 t\nq2 Q0 d#1 2 0.1 t\n# the end")
+COMMENTED_QRELS = b"# judged by NIST\nq1 0 d1 1\n# two comments\n# in a row\nq1 0 d2 0\nq2 0 d3 2\n# last line\n"
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+def test_comment_lines_are_skipped(tmp_path, mode, crlf):
+    def fix(b):
+        return b.replace(b"\n", b"\r\n") if crlf else b
+    (tmp_path / "r.run").write_bytes(fix(COMMENTED_RUN))
+    (tmp_path / "q.qrels").write_bytes(fix(COMMENTED_QRELS))
+    want = {"q1": {"d1": 0.9, "d2": 0.5}, "q2": {"d3": 0.1, "d#1": 0.1}}
+    assert rw.Run.read(tmp_path / "r.run").to_dict() == want
+    assert rw.Qrels.read(tmp_path / "q.qrels").to_dict() == QRELS_DICT
+    assert trec.read_run_tag(tmp_path / "r.run") == "t"  # (the last data line's: trec_eval's runid)
+    strict = trec._strict_parse(fix(COMMENTED_RUN).replace(b"\r", b""), "r.run", trec.RUN_LAYOUT, 4)
+    assert strict[0].tolist() == ["q1", "q1", "q2", "q2"] and strict[3].tolist() == [2, 4, 7, 8]
+
+
+def test_errors_after_comment_lines_name_the_physical_line(tmp_path, mode):
+    path = tmp_path / "bad.run"
+    path.write_bytes(b"# header\n# more\nq1 Q0 d1 1 0.5 t\n  # note\nq1 Q0 d2 2 abc t\n")
+    with pytest.raises(rw.ParseError, match="not a number") as info:
+        rw.Run.read(path)
+    assert info.value.line == 5
+    path.write_bytes(b"# header\nq1 Q0 d1 1 0.5 t\n# note\nq1 Q0 d1 2 0.4 t\n")
+    with pytest.raises(rw.ParseError, match="already appeared on line 2") as info:
+        rw.Run.read(path)
+    assert info.value.line == 4
+
+
+def test_a_file_of_comments_only_is_empty(tmp_path, mode):
+    (tmp_path / "c.run").write_bytes(b"# nothing\n  # here\n\n")
+    with pytest.raises(rw.ParseError, match="empty"):
+        rw.Run.read(tmp_path / "c.run")
+
+
+def test_hash_inside_ids_is_no_comment():
+    assert not trec.has_comment(b"q1 Q0 msmarco_v2.1_doc_00_0#1_2 1 0.5 t\nq1 Q0 d#2 2 0.4 t\n")
+    assert trec.has_comment(b"q1 Q0 d1 1 0.5 t\n\t # x\n")
+    assert trec.has_comment(b"# x\nq1 Q0 d1 1 0.5 t\n")
+    assert not trec.has_comment(b" q1 Q0 d#1 1 0.5 t\n")
+
+
+@pytest.mark.parametrize("between", ["blank", "comment", "both"])
+@pytest.mark.parametrize("block_bytes", [16, 40, 64, 100, 1 << 20])
+def test_streamed_blocks_skip_comments_and_never_split_a_query(tmp_path, block_bytes, between):
+    """Blank or comment lines among a query's lines, at any cut: the blocks give the in-memory values (a query
+    cut in two after a blank line was a 'not contiguous' error, however contiguous its lines were)."""
+    from tests.io.streamed import streamed
+
+    lines = []
+    for q in range(6):
+        for r in range(5):
+            lines.append(f"q{q} Q0 d{r}#{q} {r + 1} {5 - r} t")
+            if r in (1, 3):
+                comment = between == "comment" or (between == "both" and (q + r) % 2)
+                lines.append("# between" if comment else "")
+    head, tail = ("", "\n") if between == "blank" else ("# head\n", "\n# tail\n\n")
+    (tmp_path / "r.run").write_text(head + "\n".join(lines) + tail)
+    (tmp_path / "q.qrels").write_text("".join(f"q{q} 0 d{q % 5}#{q} 1\n" for q in range(6)))
+    want = rw.evaluate(rw.Qrels.read(tmp_path / "q.qrels"), rw.Run.read(tmp_path / "r.run"), ["AP", "P@3"])
+    got = streamed(tmp_path / "q.qrels", tmp_path / "r.run", ["AP", "P@3"], block_bytes=block_bytes)
+    for m in ("AP", "P@3"):
+        assert got.values[m].tolist() == want.values[m].tolist()
+    assert want.values["AP"].size == 6

@@ -15,13 +15,13 @@ import functools
 import gzip
 import mmap
 import os
+import re
 import zlib
 from typing import Callable, Iterator
 
 from rankwise.data.collections import COLUMNS, Run
 from rankwise.errors import ParseError
 from rankwise.io.trec import (
-    _NON_BLANK,
     OTHER_SEPARATORS,
     RUN_COLUMNS,
     RUN_LAYOUT,
@@ -30,9 +30,12 @@ from rankwise.io.trec import (
     _LineNumbers,
     _prepare,
     _strict_parse,
+    has_comment,
 )
 
 _BOM = b"\xef\xbb\xbf"
+# a line that is neither blank nor a comment (its first non-blank character is not '#')
+_DATA_LINE = re.compile(rb"(?m)^[ \t\r\x0b\x0c]*[^ \t\r\n\x0b\x0c#]")
 
 
 def read_run_blocks(path: str, block_bytes: int, *, duplicates: str = "error") -> Iterator[tuple[Run, int]]:
@@ -83,7 +86,7 @@ def _byte_blocks(path: str, block_bytes: int) -> Iterator[tuple[bytes, int]]:
                 chunk = chunk[3:]
             first = False
             if not chunk:
-                if carry.strip():
+                if _DATA_LINE.search(carry):  # (a tail of blank or comment lines is no block)
                     yield carry, line_no
                 return
             buf = carry + chunk
@@ -101,20 +104,33 @@ def _byte_blocks(path: str, block_bytes: int) -> Iterator[tuple[bytes, int]]:
 
 
 def _last_query_start(buf, lo: int, cut: int) -> int:
-    """Where the lines of the query of the last line before ``cut`` (a newline of ``buf``, at or after
-    ``lo``) begin, walking back line by line (at most one query's lines); ``lo`` if they begin at ``lo``.
-    A blank last line cuts right after it. (``buf``: bytes or an mmap, read only between ``lo`` and ``cut``.)"""
-    last_line_start = max(buf.rfind(b"\n", lo, cut) + 1, lo)
-    last_q = buf[last_line_start:cut].split(None, 1)[:1]
-    if not last_q:
-        return cut + 1
-    start = last_line_start
+    """Where the lines of the query of the last data line before ``cut`` (a newline of ``buf``, at or after
+    ``lo``) begin, walking back line by line (at most one query's lines); ``lo`` if they begin at ``lo``, or if
+    no other query's line comes before them. Blank and comment lines belong to no query: the cut is made
+    right after the line of the query before, so a query with a blank or comment line among its lines is
+    never cut in two. (``buf``: bytes or an mmap, read only between ``lo`` and ``cut``.)"""
+    end = cut
+    start = max(buf.rfind(b"\n", lo, end) + 1, lo)
+    last_q = _query_of(buf[start:end])
+    while last_q is None:  # blank or comment lines at the end
+        if start <= lo:
+            return lo
+        end = start - 1
+        start = max(buf.rfind(b"\n", lo, end) + 1, lo)
+        last_q = _query_of(buf[start:end])
     while start > lo:
         prev = max(buf.rfind(b"\n", lo, start - 1) + 1, lo)
-        if buf[prev:start - 1].split(None, 1)[:1] != last_q:
-            break
+        q = _query_of(buf[prev:start - 1])
+        if q is not None and q != last_q:
+            return start
         start = prev
-    return start
+    return lo
+
+
+def _query_of(line: bytes) -> bytes | None:
+    """A line's query id; None for a blank or comment line."""
+    first = line.split(None, 1)[:1]
+    return first[0] if first and not first[0].startswith(b"#") else None
 
 
 def block_spans(mm: mmap.mmap, block_bytes: int) -> list[tuple[int, int]]:
@@ -135,7 +151,7 @@ def block_spans(mm: mmap.mmap, block_bytes: int) -> list[tuple[int, int]]:
             continue
         spans.append((start, boundary))
         start = boundary
-    if _NON_BLANK.search(mm, start, size) is not None:  # (a tail of blank lines is no block)
+    if _DATA_LINE.search(mm, start, size) is not None:  # (a tail of blank or comment lines is no block)
         spans.append((start, size))
     return spans
 
@@ -143,11 +159,12 @@ def block_spans(mm: mmap.mmap, block_bytes: int) -> list[tuple[int, int]]:
 def parse_span(mm: mmap.mmap, start: int, end: int, path: str, duplicates: str) -> Run:
     """The run of one block of a mapped file. A block of plain single-space lines (every benchmark and
     most real runs) is parsed in place, from the page cache (no copy of it in the process); anything else
-    (tabs, CR, NUL, a vertical tab or form feed, a line the fast parser refuses) is copied and parsed by
+    (tabs, CR, NUL, a vertical tab or form feed, a comment, a line the fast parser refuses) is copied and parsed by
     ``_parse_block``, which reports what is wrong and where. Both give the same Run: the in-place parse is the
     first attempt of ``trec._fast_parse`` on such a block."""
     first_line = functools.cache(functools.partial(_line_of, mm, start))
-    if not any(mm.find(c, start, end) >= 0 for c in (b"\t", b"\r", b"\x00", *OTHER_SEPARATORS)):
+    if not any(mm.find(c, start, end) >= 0 for c in (b"\t", b"\r", b"\x00", *OTHER_SEPARATORS)) and \
+            not has_comment(mm, start, end):
         view = memoryview(mm)[start:end]
         fast = _arrow_csv(view, RUN_LAYOUT, 4, " ")
         _unmap(mm, start, end)

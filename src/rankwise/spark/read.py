@@ -58,7 +58,11 @@ def _trec(spark: Any, path: str, role: str) -> Any:
     import pyspark.sql.functions as F
 
     layout = TREC_FIELDS[role]
-    lines = spark.read.text(path).filter(F.trim(F.col("value")) != "")
+    value = F.col("value")
+    # blank lines and comment lines ('#' first, after any blanks: io.trec's rule) are no data; the regular
+    # expression runs only on lines that hold a '#'
+    comment = value.startswith("#") | (value.contains("#") & value.rlike(r"^\s*#"))
+    lines = spark.read.text(path).filter((F.trim(value) != "") & ~comment)
     fields = _fields(F.col("value"), len(layout))
     value = fields.getItem(len(layout) - 1 if role == "relevance" else 4)
     number = _number(value)
