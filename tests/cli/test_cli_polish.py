@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from rankwise.cli.output import fit_table, terminal_width
-from rankwise.io.trec import read_run_tag
+from rankwise.io.run_tags import read_run_tag
 
 from .test_cli import ENV, EXAMPLES, GOLDEN, RANKWISE, ok, parse_trec, rankwise, rankwise_many
 

@@ -71,3 +71,48 @@ def test_missing_in_run_lines_is_a_named_choice_of_the_presets():
     extra = set(printed.splitlines()) - set(omitted.splitlines())
     assert extra and all(line.split("\t")[1] == "qD" for line in extra)
     assert set(omitted.splitlines()) <= set(printed.splitlines())
+
+
+def _commented(run: bytes) -> bytes:
+    """The run as a person might keep it: a header comment, an indented note among a query's lines, a comment
+    line last. trec_eval 10.0 skips each (get_trec_results.c: a line whose first non-blank character is '#')."""
+    lines = run.splitlines(keepends=True)
+    return b"# made by a test\n" + b"".join(lines[:3]) + b"   # note\n" + b"".join(lines[3:]) + b"# end\n"
+
+
+@pytest.mark.parametrize("name", ["seed003", "runid"])
+@pytest.mark.parametrize("how", ["stdin", "stdin_gzip", "commented_file", "commented_stdin"])
+def test_trec_eval_10_reads_stdin_and_comment_lines(name, how, tmp_path, monkeypatch):
+    """trec_eval 10.0 reads the results from standard input when the file is '-', and skips comment lines:
+    the output is its golden's, byte for byte (the runid is the last data line's tag)."""
+    import gzip
+    import sys
+
+    qrels, run = INPUTS[name]
+    data = _commented(run.read_bytes()) if how.startswith("commented") else run.read_bytes()
+    if how == "stdin_gzip":
+        data = gzip.compress(data)
+    if how == "commented_file":
+        (tmp_path / "r.run").write_bytes(data)
+        arg = str(tmp_path / "r.run")
+    else:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+        arg = "-"
+    code, out, err = run_cli("evaluate", str(qrels), arg, "--format", "trec", "-c", PRESET["10.0"])
+    assert code == 0, err
+    assert out == (GOLDEN / "trec_eval" / "10.0" / "official" / f"{name}.txt").read_text()
+
+
+def test_standard_input_errors_say_what_to_do(monkeypatch):
+    import sys
+
+    qrels, run = INPUTS["seed003"]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"q1 Q0 d1 1 abc t\n")))
+    code, _, err = run_cli("evaluate", str(qrels), "-", "-m", "AP")
+    assert code == 2 and "<stdin>:1: score 'abc' is not a number" in err
+    code, _, err = run_cli("evaluate", "-", str(run), "-m", "AP")
+    assert code == 2 and "qrels cannot be read from standard input" in err
+    code, _, err = run_cli("evaluate", str(qrels), "-", "a=-", "-m", "AP")
+    assert code == 2 and "holds one run" in err
+    code, _, err = run_cli("evaluate", str(qrels), "-", "--run-format", "csv", "-m", "AP")
+    assert code == 2 and "read as a TREC run" in err

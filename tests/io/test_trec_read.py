@@ -6,7 +6,7 @@ import mmap
 import pytest
 
 import rankwise as rw
-from rankwise.io import trec
+from rankwise.io import run_tags, trec
 
 RUN = "q1 Q0 d1 1 0.9 t\nq1 Q0 d2 2 0.5 t\nq2 Q0 d3 1 0.1 t\nq2 Q0 d1 2 0.1 t\n"
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
@@ -127,7 +127,7 @@ def test_comment_lines_are_skipped(tmp_path, mode, crlf):
     want = {"q1": {"d1": 0.9, "d2": 0.5}, "q2": {"d3": 0.1, "d#1": 0.1}}
     assert rw.Run.read(tmp_path / "r.run").to_dict() == want
     assert rw.Qrels.read(tmp_path / "q.qrels").to_dict() == QRELS_DICT
-    assert trec.read_run_tag(tmp_path / "r.run") == "t"  # (the last data line's: trec_eval's runid)
+    assert run_tags.read_run_tag(tmp_path / "r.run") == "t"  # (the last data line's: trec_eval's runid)
     strict = trec._strict_parse(fix(COMMENTED_RUN).replace(b"\r", b""), "r.run", trec.RUN_LAYOUT, 4)
     assert strict[0].tolist() == ["q1", "q1", "q2", "q2"] and strict[3].tolist() == [2, 4, 7, 8]
 

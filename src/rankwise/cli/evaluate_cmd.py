@@ -16,6 +16,8 @@ from rankwise.cli.options import (
 from rankwise.errors import InvalidParameterError, RankwiseError, RankwiseWarning
 from rankwise.execution import files
 from rankwise.io.tabular import FORMATS
+from rankwise.io.trec import STDIN
+from rankwise.run_names import split_name
 
 PROGRESS_BYTES = 128 << 20  # inputs above this size (a few seconds of work) report their stages on a terminal
 
@@ -36,7 +38,8 @@ def register(sub) -> None:
                         "beyond-accuracy one that reads no test interactions: then the users are the run's")
     p.add_argument("run", nargs="*", metavar="RUN",
                    help="ranking(s) to evaluate (TREC 'qid Q0 doc rank score tag', CSV, TSV, Parquet, JSON); "
-                        "several runs (NAME=PATH to name one) print one table of systems x metrics")
+                        "several runs (NAME=PATH to name one) print one table of systems x metrics; '-' reads one "
+                        "TREC run from standard input, as trec_eval 10.0 does")
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
                    help="metric, e.g. P@5, 'nDCG(gain=exp)@10', AP, RR (repeat for several), or a set: official "
                         "(trec_eval's default measures) or all_trec. Required, except for qrels named by an "
@@ -114,6 +117,9 @@ def run(args) -> int:
     from rankwise.conventions.presets import DEFAULT
 
     given = [a for a in (args.qrels, *args.run) if a is not None]
+    if len(given) > 1 and given[0] == STDIN:
+        raise InvalidParameterError("the qrels cannot be read from standard input ('-'): give their file (standard "
+                                    "input can hold the run, as for trec_eval)")
     collection = _named_collection(args, given)
     if not args.metric and collection is not None:
         from rankwise.io.official_measures import CONVENTION, official_metrics
@@ -145,6 +151,7 @@ def run(args) -> int:
                           "metric is a beyond-accuracy one: 'rankwise metrics')"))
     else:
         args.qrels, args.run = given[0], given[1:]
+    _read_stdin_run(args)
     if len(args.run) > 1 and args.format == "trec":
         raise InvalidParameterError("--format trec writes one run; evaluate several runs with --format "
                                     "table, json, csv or tsv")
@@ -201,7 +208,8 @@ def _print(args, results: dict) -> int:
     width = None if args.output else terminal_width()
     if len(results) == 1:
         res = next(iter(results.values()))
-        runid = trec_runid(args.run[0], args.run_format) if args.format == "trec" else None
+        runid = trec_runid(args.run[0], args.run_format, getattr(args, "stdin_run", b"")) if args.format == "trec" \
+            else None
         text = render(res, args.format, args.per_query, width=width, runid=runid)
     else:
         text = render_many(results, args.format, args.per_query, width=width)
@@ -221,16 +229,35 @@ def _print(args, results: dict) -> int:
     return 0
 
 
-def trec_runid(arg: str, fmt: str | None) -> str:
+def _read_stdin_run(args) -> None:
+    """A run named '-' is read from standard input (whole, once: ``args.stdin_run``), as trec_eval 10.0 reads a
+    results file named '-'. One run at most, in TREC format, by the local engine; the qrels come from a file."""
+    stdin = [a for a in args.run if split_name(a)[1] == STDIN]
+    if not stdin:
+        return
+    if len(stdin) > 1:
+        raise InvalidParameterError("standard input ('-') holds one run; give the other runs as files")
+    if (args.run_format or "trec") != "trec":
+        raise InvalidParameterError(f"a run from standard input ('-') is read as a TREC run ('qid Q0 doc rank score "
+                                    f"tag'), not {args.run_format}; give a {args.run_format} run as a file")
+    if args.engine == "spark":
+        raise InvalidParameterError("--engine spark reads files; a run from standard input ('-') is read by the local "
+                                    "engine: leave out --engine spark")
+    args.stdin_run = sys.stdin.buffer.read()
+
+
+def trec_runid(arg: str, fmt: str | None, stdin_run: bytes = b"") -> str:
     """The name trec_eval prints as ``runid``: NAME of NAME=PATH, else the tag of a TREC run's last line
     (as trec_eval), else the file's name without extensions (a CSV/Parquet/JSON run has no tag)."""
+    from rankwise.io.run_tags import read_run_tag, run_tag_of
     from rankwise.io.tabular import detect_format
-    from rankwise.io.trec import read_run_tag
-    from rankwise.run_names import split_name, system_name
+    from rankwise.run_names import system_name
 
     name, path = split_name(arg)
     if name:
         return name
+    if path == STDIN:
+        return run_tag_of(stdin_run) or STDIN
     tag = read_run_tag(path) if (fmt or detect_format(path)) == "trec" else None
     return tag or system_name(path)
 
@@ -256,10 +283,14 @@ def _evaluate(args, items: dict, progress) -> dict:
         qrels = rankwise.as_qrels(qrels, columns, duplicates=args.duplicates, file_format=args.qrels_format)
     results = {}
     for name, path in named_paths(args.run).items():
+        run: object = path
+        if path == STDIN:  # (read by _read_stdin_run; trec_eval 10.0 reads a results file named '-' so)
+            from rankwise.io.trec import read_run_bytes
+            run = read_run_bytes(args.stdin_run, duplicates=args.duplicates)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RankwiseWarning)
             results[name] = rankwise.evaluate(
-                qrels, path, args.metric, args.convention, columns=columns,
+                qrels, run, args.metric, args.convention, columns=columns,
                 formats={"qrels": args.qrels_format, "run": args.run_format}, duplicates=args.duplicates,
                 workers=args.jobs, stream=args.stream, progress=progress.counter("run", scale=1e6, unit="MB evaluated"),
                 stages=progress.stage, **items,

@@ -45,6 +45,11 @@ def read_bytes(path) -> bytes:
         raise ParseError("file not found", path=path, expected="a readable TREC file") from None
     except IsADirectoryError:
         raise ParseError("is a directory", path=path, expected="a readable TREC file") from None
+    return _decompressed(data, path)
+
+
+def _decompressed(data: bytes, path: str) -> bytes:
+    """``data``, gunzipped when it is gzip (by its magic bytes)."""
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
@@ -312,7 +317,12 @@ def _arrow_columns(data: bytes | memoryview, layout, value_col: int, delimiter: 
 def _read(path, layout, value_col: int, kind: str):
     path_s = os.fspath(path)
     data = _map_file(path_s)
-    data = _prepare(read_bytes(path_s) if data is None else data, path_s, kind)
+    return _parsed(read_bytes(path_s) if data is None else data, path_s, layout, value_col, kind)
+
+
+def _parsed(data, path_s: str, layout, value_col: int, kind: str):
+    """(query ids, doc ids, values, ranks, line numbers) of a file's contents (bytes, or its mmap)."""
+    data = _prepare(data, path_s, kind)
     fast = _fast_parse(data, layout, value_col)
     if fast is not None:
         q, d, v, ranks = fast
@@ -353,6 +363,18 @@ def read_run(path, *, duplicates: str = "error") -> Run:
                            extra={COLUMNS: RUN_COLUMNS})
 
 
+STDIN = "-"  # the run file name that means standard input, as in trec_eval 10.0 (rankwise evaluate QRELS -)
+STDIN_SOURCE = "<stdin>"  # what errors call it
+
+
+def read_run_bytes(data: bytes, source: str = STDIN_SOURCE, *, duplicates: str = "error") -> Run:
+    """A TREC run given as its bytes, text or gzip (standard input, read whole as trec_eval 10.0 reads a results
+    file named '-'); errors name ``source`` and the line, as ``read_run`` names the file."""
+    q, d, v, ranks, lines = _parsed(_decompressed(data, source), source, RUN_LAYOUT, 4, "run")
+    return Run.from_arrays(q, d, v, duplicates=duplicates, source=source, row_numbers=lines, ranks=ranks,
+                           extra={COLUMNS: RUN_COLUMNS})
+
+
 def write_run(run: Run, path, *, tag: str = "rankwise") -> None:
     """Write a run in TREC format, ranked by score (ties by doc id descending, as trec_eval reads them)."""
     seg = run.segment
@@ -372,33 +394,3 @@ def write_qrels(qrels: Qrels, path) -> None:
     with open(path, "w", encoding="utf-8") as fh:
         for q, d, v in zip(qrels.query_ids[seg], qrels.doc_ids(), qrels.values):
             fh.write(f"{q} 0 {d} {int(v) if v == int(v) else v!r}\n")
-
-
-def read_run_tag(path) -> str | None:
-    """The tag (6th column) of a TREC run's last data line, which trec_eval prints as its ``runid``
-    (trec_eval keeps the tag of the last line and does not check that the others agree); None when the
-    file cannot be read or that line has no tag. Reads only the end of a plain file; a gzip file whole."""
-    path = os.fspath(path)
-    last = b""
-    try:
-        with open(path, "rb") as fh:
-            if fh.read(2) == b"\x1f\x8b":
-                fh.seek(0)
-                with gzip.open(fh) as gz:
-                    for line in gz:
-                        if is_data_line(line):
-                            last = line
-            else:
-                end = fh.seek(0, os.SEEK_END)
-                buf, start = b"", end
-                while start > 0 and not last:
-                    start = max(0, start - (1 << 16))
-                    fh.seek(start)
-                    buf = fh.read(end - start)
-                    lines = buf.split(b"\n")
-                    whole = lines if start == 0 else lines[1:]  # the first piece may be a partial line
-                    last = next((ln for ln in reversed(whole) if is_data_line(ln)), b"")
-    except (OSError, EOFError, zlib.error):
-        return None
-    fields = last.decode("utf-8", errors="replace").split()
-    return fields[5] if len(fields) >= 6 else None
