@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankwise.data.id_order import MAX_KEY_WORDS, _packed_keys, argsort_ids, unique_ids
+from rankwise.data.id_order import MAX_KEY_WORDS, _packed_keys, argsort_ids, one_word_keys, unique_ids
 
 # code points of every packed size: ASCII, Latin-1 (one byte), the BMP (two), beyond it (four), and NUL
 ALPHABET = ["a", "b", "0", "\x00", "é", "ÿ", "Ā", "中", "\uffff", "😀", "\U0010ffff"]
@@ -76,3 +76,26 @@ def test_big_endian_text_is_sorted_by_its_code_points():
     want, want_counts = np.unique(np.r_[native, native[:2]], return_counts=True)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(counts, want_counts)
+
+
+def _codes_by_text(vocab_ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The reference: each value's position in the vocabulary's ids, -1 when absent (dict lookup of the text)."""
+    where = {str(v): i for i, v in enumerate(vocab_ids.tolist())}
+    return np.array([where.get(str(v), -1) for v in values.tolist()], dtype=np.int64)
+
+
+short = st.lists(st.text(alphabet=st.sampled_from(ALPHABET[:6] + ["z"]), max_size=9), max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(short, st.lists(st.text(alphabet=st.sampled_from(ALPHABET), max_size=11), max_size=30), st.booleans())
+def test_codes_of_by_one_word_keys_is_the_text_lookup(vocab, extra, appearance):
+    """Vocabulary.codes_of looks ids up as integers when every id of the vocabulary fits one word (at most 8
+    code points below 256); values that do not fit (longer, other code points) are absent, as by text."""
+    from rankwise.data.vocabulary import Vocabulary, intern
+
+    vocab_ids = np.unique(_ids(vocab)) if not appearance else intern(_ids(vocab), order="appearance")[0].ids
+    v = Vocabulary(vocab_ids, is_sorted=not appearance)
+    values = _ids(vocab[::2] + extra)
+    assert np.array_equal(v.codes_of(values), _codes_by_text(vocab_ids, values))
+    assert (v._sorted_words is not None) == bool(one_word_keys(vocab_ids)[1].all())  # (the path taken)

@@ -55,3 +55,21 @@ def unique_ids(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return ordered, np.zeros(0, dtype=np.int64)
     first = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     return ordered[first], np.diff(np.r_[first, ordered.size])
+
+
+def one_word_keys(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, fits) of 1-d str ``ids``: each id's first 8 code points, one byte each, packed big-endian into a
+    uint64, and whether that is the whole id (at most 8 code points, each below 256). Among ids that fit, the
+    keys order as the ids do and are equal exactly for equal ids (a lookup of query ids as integers)."""
+    n = ids.size
+    if not ids.dtype.isnative:
+        ids = ids.astype(ids.dtype.newbyteorder("="))
+    width = ids.dtype.itemsize // 4
+    points = np.ascontiguousarray(ids).view(np.uint32).reshape(n, width)
+    head = points[:, :8]
+    fits: np.ndarray = np.asarray((head < 256).all(axis=1))
+    if width > 8:
+        fits &= ~points[:, 8:].any(axis=1)
+    packed = np.zeros((n, 8), dtype=np.uint8)
+    packed[:, :head.shape[1]] = head  # (a code point above 255 wraps: its id does not fit)
+    return packed.view(">u8").ravel().astype(np.uint64), fits

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rankwise.data.id_order import argsort_ids
+from rankwise.data.id_order import argsort_ids, one_word_keys
 from rankwise.data.integer_ids import appearance_by_sort, first_appearance, integer_text
 
 if TYPE_CHECKING:
@@ -59,15 +59,31 @@ class Vocabulary:
         qrels' vocabulary, and gathering a million ids again for each block cost more than the lookup."""
         return self.ids if self._sorter is None else self.ids[self._sorter]
 
+    @cached_property
+    def _sorted_words(self) -> np.ndarray | None:
+        """The sorted ids as one integer each (``id_order.one_word_keys``), when every id fits one: a block of a
+        streamed file looks its 20k queries up among the qrels' million, and comparing integers is several times
+        cheaper than comparing text."""
+        if self.ids.dtype.kind != "U" or self.ids.ndim != 1:
+            return None
+        keys, fits = one_word_keys(self._sorted_ids)
+        return keys if bool(fits.all()) else None
+
     def codes_of(self, values: ArrayLike) -> np.ndarray:
         """Codes of ``values`` in this vocabulary, -1 where a value is absent."""
         values = _as_str_array(values)
         if self.ids.size == 0 or values.size == 0:
             return np.full(values.shape, -1, dtype=np.int64)
         sorter = self._sorter
-        ids = self._sorted_ids
-        pos = np.minimum(np.searchsorted(ids, values), ids.size - 1)
-        found = ids[pos] == values
+        words = self._sorted_words if values.ndim == 1 else None
+        if words is not None:
+            keys, fits = one_word_keys(values)  # (a value that does not fit one word is no id of this vocabulary)
+            pos = np.minimum(np.searchsorted(words, keys), words.size - 1)
+            found = fits & (words[pos] == keys)
+        else:
+            ids = self._sorted_ids
+            pos = np.minimum(np.searchsorted(ids, values), ids.size - 1)
+            found = ids[pos] == values
         codes = pos if sorter is None else sorter[pos]
         return np.where(found, codes, -1).astype(np.int64)
 
