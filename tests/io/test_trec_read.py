@@ -157,9 +157,10 @@ def test_hash_inside_ids_is_no_comment():
     assert not trec.has_comment(b" q1 Q0 d#1 1 0.5 t\n")
 
 
+@pytest.mark.parametrize("gz", [False, True])
 @pytest.mark.parametrize("between", ["blank", "comment", "both"])
 @pytest.mark.parametrize("block_bytes", [16, 40, 64, 100, 1 << 20])
-def test_streamed_blocks_skip_comments_and_never_split_a_query(tmp_path, block_bytes, between):
+def test_streamed_blocks_skip_comments_and_never_split_a_query(tmp_path, block_bytes, between, gz):
     """Blank or comment lines among a query's lines, at any cut: the blocks give the in-memory values (a query
     cut in two after a blank line was a 'not contiguous' error, however contiguous its lines were)."""
     from tests.io.streamed import streamed
@@ -171,11 +172,32 @@ def test_streamed_blocks_skip_comments_and_never_split_a_query(tmp_path, block_b
             if r in (1, 3):
                 comment = between == "comment" or (between == "both" and (q + r) % 2)
                 lines.append("# between" if comment else "")
-    head, tail = ("", "\n") if between == "blank" else ("# head\n", "\n# tail\n\n")
-    (tmp_path / "r.run").write_text(head + "\n".join(lines) + tail)
+    head, tail = ("", "\n") if between == "blank" else ("\ufeff# head\n", "\n# tail\n\n")
+    text = (head + "\n".join(lines) + tail).encode()
+    (tmp_path / "r.run").write_bytes(gzip.compress(text) if gz else text)  # (gzip: read in order, not mapped)
     (tmp_path / "q.qrels").write_text("".join(f"q{q} 0 d{q % 5}#{q} 1\n" for q in range(6)))
     want = rw.evaluate(rw.Qrels.read(tmp_path / "q.qrels"), rw.Run.read(tmp_path / "r.run"), ["AP", "P@3"])
     got = streamed(tmp_path / "q.qrels", tmp_path / "r.run", ["AP", "P@3"], block_bytes=block_bytes)
     for m in ("AP", "P@3"):
         assert got.values[m].tolist() == want.values[m].tolist()
     assert want.values["AP"].size == 6
+
+
+@pytest.mark.parametrize("gz", [False, True])
+@pytest.mark.parametrize("text", [
+    b"\xef\xbb\xbfq1 Q0 d1 1 3 t\n",  # a byte-order mark, then the one data line
+    b"\xef\xbb\xbfq1 Q0 d1 1 3 t",
+    b"\xef\xbb\xbfq1 Q0 d1 1 3 t\n# end\n",
+    b"#c\rq1 Q0 d1 1 3 t\rq2 Q0 d1 1 3 t\r",  # lines ended by a lone CR, a comment first
+    b"\xef\xbb\xbf# c\nq1 Q0 d1 1 3 t\nq2 Q0 d1 1 3 t\n",
+], ids=["bom", "bom_no_newline", "bom_comment_last", "cr_only", "bom_comment_first"])
+@pytest.mark.parametrize("block_bytes", [1, 2, 3, 8, 1 << 20])
+def test_streamed_edges_read_as_in_memory(tmp_path, gz, text, block_bytes):
+    from tests.io.streamed import streamed
+
+    (tmp_path / "q.qrels").write_bytes(b"q1 0 d1 1\nq1 0 d2 1\nq2 0 d1 1\n")
+    (tmp_path / "r.run").write_bytes(gzip.compress(text) if gz else text)
+    want = rw.evaluate(rw.Qrels.read(tmp_path / "q.qrels"), rw.Run.read(tmp_path / "r.run"), ["AP"])
+    got = streamed(tmp_path / "q.qrels", tmp_path / "r.run", ["AP"], block_bytes=block_bytes)
+    assert got.query_ids.tolist() == want.query_ids.tolist() and got.values["AP"].tolist() == want.values["AP"].tolist()
+    assert run_tags.read_run_tag(tmp_path / "r.run") == "t"

@@ -58,10 +58,10 @@ def test_comment_lines_are_skipped_as_the_local_reader_skips_them(spark, tmp_pat
     import rankwise as rw
     from rankwise.spark.read import read
 
-    text = ("# run made by bm25\n1 Q0 D#1 1 2.5 run\n  \t# indented note\n1 Q0 D2 2 1.5 run # trailing words\n"
-            "#2 Q0 D9 1 9 run\n2 Q0 D1 1 9 run\n# last\n")
+    text = ("# run made by bm25\n1 Q0 D#1 1 2.5 run\n  \t# indented note\n1 Q0 D2 2 1.5 run\n\x0c# fed\n"
+            "#2 Q0 D9 1 9 run\n2 Q0 D1 1 9 run\n\x0b#\n# last\n")
     path = tmp_path / "commented.run"
-    path.write_text(text.replace(" # trailing words", ""))
+    path.write_text(text)
     got = sorted(tuple(r) for r in read(spark, str(path), "score").collect())
     assert got == sorted([("1", "D#1", 2.5, 1.0), ("1", "D2", 1.5, 2.0), ("2", "D1", 9.0, 1.0)])
     assert rw.Run.read(path).to_dict() == {"1": {"D#1": 2.5, "D2": 1.5}, "2": {"D1": 9.0}}

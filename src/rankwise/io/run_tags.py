@@ -20,9 +20,10 @@ def read_run_tag(path) -> str | None:
             if fh.read(2) == b"\x1f\x8b":
                 fh.seek(0)
                 with gzip.open(fh) as gz:
-                    for line in gz:
-                        if is_data_line(line):
-                            last = line
+                    for text in gz:
+                        for line in text.replace(b"\r", b"\n").split(b"\n"):  # (a lone CR ends a line, as reading)
+                            if is_data_line(line):
+                                last = line
             else:
                 end = fh.seek(0, os.SEEK_END)
                 buf, start = b"", end
@@ -30,7 +31,7 @@ def read_run_tag(path) -> str | None:
                     start = max(0, start - (1 << 16))
                     fh.seek(start)
                     buf = fh.read(end - start)
-                    lines = buf.split(b"\n")
+                    lines = buf.replace(b"\r", b"\n").split(b"\n")  # (a lone CR ends a line, as reading)
                     whole = lines if start == 0 else lines[1:]  # the first piece may be a partial line
                     last = next((ln for ln in reversed(whole) if is_data_line(ln)), b"")
     except (OSError, EOFError, zlib.error):
@@ -41,7 +42,7 @@ def read_run_tag(path) -> str | None:
 def run_tag_of(data: bytes) -> str | None:
     """``read_run_tag`` of a run given as its bytes (text or gzip)."""
     try:
-        text = _decompressed(data, STDIN_SOURCE)
+        text = _decompressed(data, STDIN_SOURCE).replace(b"\r", b"\n")  # (a lone CR ends a line, as reading)
     except ParseError:
         return None
     end = len(text)

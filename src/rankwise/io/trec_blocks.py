@@ -34,8 +34,17 @@ from rankwise.io.trec import (
 )
 
 _BOM = b"\xef\xbb\xbf"
-# a line that is neither blank nor a comment (its first non-blank character is not '#')
-_DATA_LINE = re.compile(rb"(?m)^[ \t\r\x0b\x0c]*[^ \t\r\n\x0b\x0c#]")
+# a line that is neither blank nor a comment (its first non-blank character is not '#'): at the start, or after a
+# line break, LF or a lone CR (a CR-only file is one line to the block cutter, its lines to the reader)
+_FIRST_DATA_LINE = re.compile(rb"[ \t\r\x0b\x0c]*[^ \t\r\n\x0b\x0c#]")
+_LATER_DATA_LINE = re.compile(rb"[\r\n][ \t\r\x0b\x0c]*[^ \t\r\n\x0b\x0c#]")
+
+
+def _has_data_line(buf, start: int, end: int) -> bool:
+    """Whether ``buf[start:end]`` (``start`` a line's start) holds a line that is neither blank nor a comment.
+    (Not one pattern with ``^``: a search from ``start`` would not take ``start`` for a line's start.)"""
+    return _FIRST_DATA_LINE.match(buf, start, end) is not None or \
+        _LATER_DATA_LINE.search(buf, start, end) is not None
 
 
 def read_run_blocks(path: str, block_bytes: int, *, duplicates: str = "error") -> Iterator[tuple[Run, int]]:
@@ -75,18 +84,17 @@ def _byte_blocks(path: str, block_bytes: int) -> Iterator[tuple[bytes, int]]:
         line_no = 1
         first = True
         while True:
-            try:
-                chunk = fh.read(block_bytes)
+            try:  # (at least a byte-order mark's worth first: a mark cut in two would be read as text)
+                read = fh.read(max(block_bytes, len(_BOM)) if first else block_bytes)
             except (EOFError, OSError, zlib.error) as exc:
                 if opener is open:  # (a plain file's error is not its data's)
                     raise
                 # as io.trec.read_bytes says it of the whole file
                 raise ParseError(f"corrupt gzip data ({exc})", path=path, expected="a complete gzip file") from None
-            if first and chunk.startswith(_BOM):
-                chunk = chunk[3:]
+            chunk = read[len(_BOM):] if first and read.startswith(_BOM) else read
             first = False
-            if not chunk:
-                if _DATA_LINE.search(carry):  # (a tail of blank or comment lines is no block)
+            if not read:  # (the end of the file; a first read of the mark alone is not)
+                if _has_data_line(carry, 0, len(carry)):  # (a tail of blank or comment lines is no block)
                     yield carry, line_no
                 return
             buf = carry + chunk
@@ -151,7 +159,7 @@ def block_spans(mm: mmap.mmap, block_bytes: int) -> list[tuple[int, int]]:
             continue
         spans.append((start, boundary))
         start = boundary
-    if _DATA_LINE.search(mm, start, size) is not None:  # (a tail of blank or comment lines is no block)
+    if _has_data_line(mm, start, size):  # (a tail of blank or comment lines is no block)
         spans.append((start, size))
     return spans
 
