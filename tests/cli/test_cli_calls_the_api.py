@@ -68,8 +68,8 @@ def test_formats_of_the_command_line_are_the_api_s(tmp_path, capsys):
 def test_compare_evaluates_every_run_in_one_call_of_the_api(tmp_path, monkeypatch, capsys):
     qp, rp = _files(tmp_path, seed=44)
     seen = []
-    real = systems.evaluate_runs
-    monkeypatch.setattr(systems, "evaluate_runs", lambda *a, **k: seen.append((a, k)) or real(*a, **k))
+    real = systems.evaluate_runs_read
+    monkeypatch.setattr(systems, "evaluate_runs_read", lambda *a, **k: seen.append((a, k)) or real(*a, **k))
     assert main(["compare", str(qp), f"a={rp}", f"b={rp}", "-m", "AP", "--format", "json", "--jobs", "1",
                  "--run-format", "trec"]) == 0
     (args, kw), = seen

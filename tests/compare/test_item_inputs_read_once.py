@@ -1,7 +1,8 @@
 """rankwise.compare reads its beyond-accuracy inputs a fixed number of times, not once per system (issue #24): a
 training file of 20M rows was parsed again for every run and for every whole-run figure. The first run's evaluation
-reads them as rankwise.evaluate does (so its errors come in the same order), the other runs take them read once, and
-the whole-run figures read them once. The figures are those of evaluating each system on its own."""
+reads them as rankwise.evaluate does (so its errors come in the same order), the other runs and the whole-run figures
+take them read once. With a whole-run metric, the qrels and run files are read once too (the bootstrap takes them as
+the evaluation read them). The figures are those of evaluating each system on its own."""
 from __future__ import annotations
 
 import numpy as np
@@ -34,7 +35,7 @@ def _files(tmp_path, seed: int = 3):
     return test, runs, paths
 
 
-def test_compare_reads_each_input_file_three_times_whatever_the_systems(tmp_path, monkeypatch):
+def test_compare_reads_each_input_file_twice_whatever_the_systems(tmp_path, monkeypatch):
     test, runs, paths = _files(tmp_path)
     calls = {"train": 0, "items": 0}
     read_interactions, read_ids = item_inputs.read_interactions, item_inputs.read_ids
@@ -51,7 +52,8 @@ def test_compare_reads_each_input_file_three_times_whatever_the_systems(tmp_path
     monkeypatch.setattr(item_inputs, "read_ids", counted_ids)
     c = rw.compare(test, runs, METRICS, convention="rectools", train=paths["train"], items=paths["items"],
                    item_features=paths["features"], permutations=50)
-    assert calls == {"train": 3, "items": 3}  # (the first run, the other runs, the whole-run figures: 6 before)
+    # (the first run's evaluation, then once for the other runs and the whole-run figures: 6 before #24, 3 before)
+    assert calls == {"train": 2, "items": 2}
     for name, run in runs.items():
         alone = rw.evaluate(test, run, METRICS, "rectools", train=paths["train"], items=paths["items"],
                             item_features=paths["features"])
@@ -114,3 +116,38 @@ def test_training_judgments_read_once_are_those_evaluate_reads():
         alone = rw.evaluate(test, run, ["Novelty@3", "Coverage@3"], "rectools", train=empty, items=list(range(12)))
         assert c.systems[name]["Coverage@3"].mean == alone.means["Coverage@3"]
         assert c.systems[name]["Novelty@3"].mean == pytest.approx(alone.means["Novelty@3"], abs=1e-12)
+
+
+@pytest.mark.parametrize("how", ["api", "cli"])
+def test_with_a_whole_run_metric_each_file_is_read_once(tmp_path, monkeypatch, capsys, how):
+    """The qrels and every run file are read once (the whole-run bootstrap took them from the files again), and
+    the figures are those of reading them twice."""
+    from rankwise.cli.main import main
+    from rankwise.io import tabular
+
+    test, runs, paths = _files(tmp_path, seed=5)
+    test.to_csv(tmp_path / "test.csv", index=False)
+    for name, run in runs.items():
+        run.to_csv(tmp_path / f"{name}.csv", index=False)
+    files = [str(tmp_path / f"{name}.csv") for name in runs]
+    reads: list[str] = []
+    real_run, real_qrels = tabular.read_run_file, tabular.read_qrels_file
+    monkeypatch.setattr(tabular, "read_run_file", lambda p, *a, **k: reads.append(str(p)) or real_run(p, *a, **k))
+    monkeypatch.setattr(tabular, "read_qrels_file", lambda p, *a, **k: reads.append(str(p)) or real_qrels(p, *a, **k))
+    metrics = ["R@5", "Coverage@5", "Gini@5"]
+    if how == "api":
+        c = rw.compare(str(tmp_path / "test.csv"), files, metrics, convention="rectools", items=paths["items"],
+                       permutations=50)
+        figures = {m: {s: c.systems[s][m].mean for s in runs} for m in metrics}
+    else:
+        argv = ["compare", str(tmp_path / "test.csv"), *files, *[x for m in metrics for x in ("-m", m)], "-c",
+                "rectools", "--items", str(paths["items"]), "--permutations", "50", "--format", "json"]
+        assert main(argv) == 0
+        import json
+        out = json.loads(capsys.readouterr().out)
+        figures = {m: {s: out["systems"][s][m]["mean"] for s in runs} for m in metrics}
+    assert sorted(reads) == sorted([str(tmp_path / "test.csv"), *files])  # (each once: twice each before)
+    for name, run in runs.items():
+        alone = rw.evaluate(test, run, metrics, "rectools", items=paths["items"])
+        for m in metrics:
+            assert figures[m][name] == pytest.approx(alone.means[m], abs=1e-12), (name, m)

@@ -113,7 +113,8 @@ def _number(text: str) -> int | float | str:
 
 def load_matrix(args):
     """The per-query matrix from the command's inputs (qrels and runs, or --values)."""
-    return load_inputs(args)[0]
+    matrix, _, _ = load_inputs(args)
+    return matrix
 
 
 def item_inputs(args) -> dict[str, Any]:
@@ -122,12 +123,13 @@ def item_inputs(args) -> dict[str, Any]:
             "item_features": getattr(args, "item_features", None)}
 
 
-def load_inputs(args):
-    """The per-query matrix from the command's inputs, and the notices of the runs' evaluations."""
+def load_inputs(args, keep_runs: bool = False):
+    """The per-query matrix from the command's inputs, the notices of the runs' evaluations, and the inputs as read
+    (``EvaluatedRuns``; None for --values), each run kept with them when ``keep_runs``."""
     from rankwise.api import as_qrels
     from rankwise.cli.output import notice_lines
     from rankwise.comparison.matrix import PerQueryMatrix
-    from rankwise.comparison.systems import evaluate_runs
+    from rankwise.comparison.systems import evaluate_runs_read
     from rankwise.conventions import DEFAULT, get_convention
     from rankwise.execution.workers import resolve_workers
     from rankwise.run_names import named_runs
@@ -148,7 +150,7 @@ def load_inputs(args):
 
         # (trec_eval's spellings name the values as trec_eval prints them: -m P.5,10 keeps P_5 and P_10)
         return read_values(args.values, group_tags=group, metrics=None if args.metric is None else expand(args.metric),
-                           mixed_conventions=args.mixed_conventions), ()
+                           mixed_conventions=args.mixed_conventions), (), None
     if args.mixed_conventions:
         raise InvalidParameterError("--mixed-conventions applies to --values files; runs given here are all "
                                     "evaluated under one convention")
@@ -181,16 +183,17 @@ def load_inputs(args):
             warn_if_graded(collection, args.metric, conv)
     with warnings.catch_warnings():  # set-aside queries are reported by run(); the rest below, once per run
         warnings.simplefilter("ignore", RankwiseWarning)
-        results = evaluate_runs(qrels, named_runs(args.inputs[1:], command_line=True), args.metric,
-                                convention=convention, columns=columns,
-                                formats={"qrels": args.qrels_format, "run": args.run_format}, workers=workers,
-                                duplicates=args.duplicates, reference=args.reference, **item_inputs(args),
-                                **overrides_from(args))
-    for name, res in results.items():
+        read = evaluate_runs_read(qrels, named_runs(args.inputs[1:], command_line=True), args.metric,
+                                  convention=convention, columns=columns,
+                                  formats={"qrels": args.qrels_format, "run": args.run_format}, workers=workers,
+                                  duplicates=args.duplicates, reference=args.reference,
+                                  keep_runs=keep_runs, **item_inputs(args),
+                                  **overrides_from(args))
+    for name, res in read.results.items():
         for line in notice_lines(res, f"{name}: "):
             print(line, file=sys.stderr)
     from rankwise.comparison.provenance import run_notices
-    return PerQueryMatrix.from_results(results, group_tags=group), run_notices(results)
+    return PerQueryMatrix.from_results(read.results, group_tags=group), run_notices(read.results), read
 
 
 def run(args) -> int:
@@ -203,11 +206,12 @@ def run(args) -> int:
     table_options(args.format, **table)  # a wrong option is said before the runs are read and compared
     check_permutations(args.permutations)  # before the runs are evaluated: a wrong value is said at once
     check_seed(args.seed)
-    matrix, said = load_inputs(args)
+    from rankwise.comparison.whole_run import names_whole_run
+    matrix, said, read = load_inputs(args, keep_runs=names_whole_run(args.metric))
     comparison = compare_matrix(matrix, baseline=args.baseline, all_pairs=args.all_pairs, test=args.test,
                                 correction=args.correction, family=args.family, alpha=args.alpha,
                                 permutations=args.permutations, seed=args.seed, bootstrap_ci=args.bootstrap_ci,
-                                whole_run=_whole_run(args, matrix), lower_is_better=args.lower_is_better or (),
+                                whole_run=_whole_run(args, matrix, read), lower_is_better=args.lower_is_better or (),
                                 higher_is_better=args.higher_is_better or ())
     comparison = replace(comparison, inputs=_input_files(args), command_line=_command_line(args), notices=said)
     from rankwise.cli.output import terminal_width, write_report
@@ -228,16 +232,17 @@ def run(args) -> int:
     return 0
 
 
-def _whole_run(args, matrix):
-    """The bootstrap figures of the whole-run metrics (coverage, Gini, ...) among the compared metrics, or None."""
-    if args.values or not matrix.metrics:
+def _whole_run(args, matrix, read):
+    """The bootstrap figures of the whole-run metrics (coverage, Gini, ...) among the compared metrics, or None;
+    ``read``: the inputs as load_inputs read them (the runs kept when a whole-run metric was named), not read again."""
+    if read is None or not matrix.metrics:
         return None
     from rankwise.comparison.whole_run import whole_run_for
     from rankwise.run_names import named_runs
-    return whole_run_for(args.inputs[0], named_runs(args.inputs[1:], command_line=True), matrix,
+    return whole_run_for(read.qrels, read.runs or named_runs(args.inputs[1:], command_line=True), matrix,
                          convention=args.convention, columns=columns_from(args), duplicates=args.duplicates,
                          all_pairs=args.all_pairs, test=args.test, permutations=args.permutations, seed=args.seed,
-                         overrides=overrides_from(args), **item_inputs(args))
+                         overrides=overrides_from(args), **read.item_inputs)
 
 
 def _input_files(args):

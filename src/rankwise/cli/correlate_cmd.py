@@ -78,7 +78,7 @@ def _sources(args) -> tuple[dict[str, tuple[Any, str]], list[str]]:
     from rankwise.comparison.provenance import run_notices
 
     if not args.qrels:
-        matrix, said = load_inputs(args)
+        matrix, said, _ = load_inputs(args)
         return {m: (matrix, m) for m in matrix.metrics}, [str(n) for n in said]
     from rankwise.api import as_qrels
     from rankwise.cli.options import columns_from, overrides_from

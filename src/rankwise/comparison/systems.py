@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -18,7 +18,14 @@ from rankwise.comparison.matrix import PerQueryMatrix
 from rankwise.comparison.paired import PairedStats, paired, take
 from rankwise.comparison.provenance import run_inputs, run_notices
 from rankwise.comparison.result import AnovaTable, Comparison, PairedResult, PairwiseResult, SystemSummary
-from rankwise.comparison.whole_run import WholeRun, whole_run_for, whole_run_note, whole_run_result
+from rankwise.comparison.whole_run import (
+    WholeRun,
+    names_whole_run,
+    whole_run_for,
+    whole_run_note,
+    whole_run_result,
+)
+from rankwise.data.collections import Qrels, Run
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.evaluation.results import Results
 from rankwise.run_names import named_runs
@@ -51,13 +58,16 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
     entropy, personalization) has no per-user value, and is compared by a paired bootstrap over the users
     (``comparison.whole_run``: ``permutations`` samples), in baseline mode.
     """
-    item_inputs = {"train": train, "items": items, "item_features": item_features}
-    results = evaluate_runs(qrels, runs, metrics, convention=convention, columns=columns, workers=workers,
-                            duplicates=duplicates, reference=reference, **item_inputs, **overrides)
+    read = evaluate_runs_read(qrels, runs, metrics, convention=convention, columns=columns, workers=workers,
+                              duplicates=duplicates, reference=reference, keep_runs=names_whole_run(metrics),
+                              train=train, items=items, item_features=item_features, **overrides)
+    results = read.results
     matrix = PerQueryMatrix.from_results(results, group_tags=group_tags, groups=groups)
-    figures = whole_run_for(qrels, named_runs(runs), matrix, convention=next(iter(results.values())).convention,
-                            columns=columns, duplicates=duplicates, all_pairs=all_pairs, test=test,
-                            permutations=permutations, seed=seed, **item_inputs)
+    # (the whole-run figures take the inputs as read: the qrels, runs and item inputs are not read again)
+    figures = whole_run_for(read.qrels, read.runs or named_runs(runs), matrix,
+                            convention=next(iter(results.values())).convention, columns=columns,
+                            duplicates=duplicates, all_pairs=all_pairs, test=test, permutations=permutations,
+                            seed=seed, **read.item_inputs)
     cmp = compare_matrix(matrix, baseline=baseline, all_pairs=all_pairs, test=test, correction=correction,
                          family=family, alpha=alpha, permutations=permutations, seed=seed,
                          bootstrap_ci=bootstrap_ci, whole_run=figures, lower_is_better=lower_is_better,
@@ -72,19 +82,45 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: 
                   duplicates: str = "error", **overrides: Any) -> dict[str, Results]:
     """Every run of a comparison evaluated on the same qrels (read and indexed once) and metrics: {name:
     Results}, the runs named as :func:`compare` names them; ``formats`` and the rest as :func:`rankwise.evaluate`
-    takes them. ``rankwise compare`` evaluates its runs this way."""
-    from rankwise.api import as_qrels, evaluate, read_item_inputs, side_format
+    takes them."""
+    return evaluate_runs_read(qrels, runs, metrics, convention=convention, columns=columns, formats=formats,
+                              workers=workers, duplicates=duplicates, **overrides).results
+
+
+@dataclass(frozen=True)
+class EvaluatedRuns:
+    """The runs of a comparison evaluated, and the inputs as they were read: the qrels, the item inputs
+    (``train``, ``items``, ``item_features``: read, or None) and, when kept, every run (``runs``, by name; empty
+    otherwise), for the whole-run figures' bootstrap, which needs them again."""
+    results: dict[str, Results]
+    qrels: Qrels
+    item_inputs: dict[str, Any]
+    runs: dict[str, Run]
+
+
+def evaluate_runs_read(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str] | None, *,
+                       convention: Any = None, columns: Mapping[str, Any] | None = None,
+                       formats: str | Mapping[str, str | None] | None = None, workers: int | None = None,
+                       duplicates: str = "error", keep_runs: bool = False, **overrides: Any) -> EvaluatedRuns:
+    """:func:`evaluate_runs`, with the inputs as read. ``keep_runs``: each run is read (``as_run``) just before it
+    is evaluated, and kept: a file is then read once, where the whole-run figures read it again (it is also not
+    streamed in blocks: the bootstrap needs it whole). ``rankwise compare`` and ``rankwise.compare`` evaluate
+    their runs this way."""
+    from rankwise.api import as_qrels, as_run, evaluate, read_item_inputs, side_format
     from rankwise.evaluation.notices import SystemNotices
 
     named = named_runs(runs)
     qrels = as_qrels(qrels, columns, duplicates=duplicates, file_format=side_format(formats, "qrels"))
     given = {k: overrides[k] for k in ("train", "items", "item_features") if overrides.get(k) is not None}
     metric_list = None if metrics is None else [metrics] if isinstance(metrics, str) else list(metrics)
-    results = {}
+    results, kept = {}, {}
     notices = SystemNotices()  # (one warning for the call, each notice once, with the systems it concerns)
     try:
         for name, run in named.items():
             with notices.of(str(name)):
+                if keep_runs:  # (its errors first, as when evaluate reads it)
+                    run = kept[name] = as_run(run, columns, duplicates=duplicates,
+                                              file_format=side_format(formats, "run"))
                 # (convention None: evaluate's default, or ir_measures' for a collection's official measures)
                 results[name] = evaluate(qrels, run, metric_list, convention=convention, columns=columns,
                                          formats=formats, workers=workers, duplicates=duplicates, **overrides)
@@ -93,7 +129,7 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: 
                 given = {}
     finally:  # (what the systems before a failing one warned is said too)
         notices.say()
-    return results
+    return EvaluatedRuns(results, qrels, {k: overrides.get(k) for k in ("train", "items", "item_features")}, kept)
 
 
 def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_pairs: bool = False,
