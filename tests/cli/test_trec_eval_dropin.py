@@ -116,3 +116,21 @@ def test_standard_input_errors_say_what_to_do(monkeypatch):
     assert code == 2 and "holds one run" in err
     code, _, err = run_cli("evaluate", str(qrels), "-", "--run-format", "csv", "-m", "AP")
     assert code == 2 and "read as a TREC run" in err
+    code, _, err = run_cli("evaluate", str(qrels), "-", "--stream", "yes", "-m", "AP")
+    assert code == 2 and "is read whole" in err
+
+
+def test_standard_input_first_under_no_qrels_is_a_run(tmp_path, monkeypatch):
+    """With --no-qrels every positional is a run: '-' first is one too (not the qrels)."""
+    import json
+    import sys
+
+    _, run = INPUTS["seed003"]
+    items = sorted({line.split()[2] for line in run.read_text().splitlines() if line.strip()})
+    (tmp_path / "items.txt").write_text("\n".join(items) + "\n")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(run.read_bytes())))
+    code, out, err = run_cli("evaluate", "--no-qrels", "-", str(run), "-m", "ItemCoverage@10", "--items",
+                             str(tmp_path / "items.txt"), "--format", "json")
+    assert code == 0, err
+    systems = json.loads(out)["runs"]
+    assert len(systems) == 2 and "-" in systems and len({json.dumps(v["metrics"]) for v in systems.values()}) == 1

@@ -123,9 +123,9 @@ def item_inputs(args) -> dict[str, Any]:
             "item_features": getattr(args, "item_features", None)}
 
 
-def load_inputs(args, keep_runs: bool = False):
-    """The per-query matrix from the command's inputs, the notices of the runs' evaluations, and the inputs as read
-    (``EvaluatedRuns``; None for --values), each run kept with them when ``keep_runs``."""
+def load_inputs(args):
+    """The per-query matrix from the command's inputs, the notices of the runs' evaluations, and the shared inputs
+    as read (``EvaluatedRuns``; None for --values)."""
     from rankwise.api import as_qrels
     from rankwise.cli.output import notice_lines
     from rankwise.comparison.matrix import PerQueryMatrix
@@ -186,8 +186,7 @@ def load_inputs(args, keep_runs: bool = False):
         read = evaluate_runs_read(qrels, named_runs(args.inputs[1:], command_line=True), args.metric,
                                   convention=convention, columns=columns,
                                   formats={"qrels": args.qrels_format, "run": args.run_format}, workers=workers,
-                                  duplicates=args.duplicates, reference=args.reference,
-                                  keep_runs=keep_runs, **item_inputs(args),
+                                  duplicates=args.duplicates, reference=args.reference, **item_inputs(args),
                                   **overrides_from(args))
     for name, res in read.results.items():
         for line in notice_lines(res, f"{name}: "):
@@ -206,8 +205,7 @@ def run(args) -> int:
     table_options(args.format, **table)  # a wrong option is said before the runs are read and compared
     check_permutations(args.permutations)  # before the runs are evaluated: a wrong value is said at once
     check_seed(args.seed)
-    from rankwise.comparison.whole_run import names_whole_run
-    matrix, said, read = load_inputs(args, keep_runs=names_whole_run(args.metric))
+    matrix, said, read = load_inputs(args)
     comparison = compare_matrix(matrix, baseline=args.baseline, all_pairs=args.all_pairs, test=args.test,
                                 correction=args.correction, family=args.family, alpha=args.alpha,
                                 permutations=args.permutations, seed=args.seed, bootstrap_ci=args.bootstrap_ci,
@@ -234,12 +232,12 @@ def run(args) -> int:
 
 def _whole_run(args, matrix, read):
     """The bootstrap figures of the whole-run metrics (coverage, Gini, ...) among the compared metrics, or None;
-    ``read``: the inputs as load_inputs read them (the runs kept when a whole-run metric was named), not read again."""
+    ``read``: the qrels and item inputs as load_inputs read them, not read again."""
     if read is None or not matrix.metrics:
         return None
     from rankwise.comparison.whole_run import whole_run_for
     from rankwise.run_names import named_runs
-    return whole_run_for(read.qrels, read.runs or named_runs(args.inputs[1:], command_line=True), matrix,
+    return whole_run_for(read.qrels, named_runs(args.inputs[1:], command_line=True), matrix,
                          convention=args.convention, columns=columns_from(args), duplicates=args.duplicates,
                          all_pairs=args.all_pairs, test=args.test, permutations=args.permutations, seed=args.seed,
                          overrides=overrides_from(args), **read.item_inputs)

@@ -117,7 +117,7 @@ def run(args) -> int:
     from rankwise.conventions.presets import DEFAULT
 
     given = [a for a in (args.qrels, *args.run) if a is not None]
-    if len(given) > 1 and given[0] == STDIN:
+    if len(given) > 1 and given[0] == STDIN and not args.no_qrels:
         raise InvalidParameterError("the qrels cannot be read from standard input ('-'): give their file (standard "
                                     "input can hold the run, as for trec_eval)")
     collection = _named_collection(args, given)
@@ -243,6 +243,9 @@ def _read_stdin_run(args) -> None:
     if args.engine == "spark":
         raise InvalidParameterError("--engine spark reads files; a run from standard input ('-') is read by the local "
                                     "engine: leave out --engine spark")
+    if args.stream == "yes":
+        raise InvalidParameterError("a run from standard input ('-') is read whole; --stream yes evaluates a file in "
+                                    "blocks: give the run as a file, or leave out --stream yes")
     args.stdin_run = sys.stdin.buffer.read()
 
 

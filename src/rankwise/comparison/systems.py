@@ -20,12 +20,11 @@ from rankwise.comparison.provenance import run_inputs, run_notices
 from rankwise.comparison.result import AnovaTable, Comparison, PairedResult, PairwiseResult, SystemSummary
 from rankwise.comparison.whole_run import (
     WholeRun,
-    names_whole_run,
     whole_run_for,
     whole_run_note,
     whole_run_result,
 )
-from rankwise.data.collections import Qrels, Run
+from rankwise.data.collections import Qrels
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.evaluation.results import Results
 from rankwise.run_names import named_runs
@@ -59,12 +58,12 @@ def compare(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | 
     (``comparison.whole_run``: ``permutations`` samples), in baseline mode.
     """
     read = evaluate_runs_read(qrels, runs, metrics, convention=convention, columns=columns, workers=workers,
-                              duplicates=duplicates, reference=reference, keep_runs=names_whole_run(metrics),
-                              train=train, items=items, item_features=item_features, **overrides)
+                              duplicates=duplicates, reference=reference, train=train, items=items,
+                              item_features=item_features, **overrides)
     results = read.results
     matrix = PerQueryMatrix.from_results(results, group_tags=group_tags, groups=groups)
-    # (the whole-run figures take the inputs as read: the qrels, runs and item inputs are not read again)
-    figures = whole_run_for(read.qrels, read.runs or named_runs(runs), matrix,
+    # (the whole-run figures take the qrels and item inputs as read, not read again)
+    figures = whole_run_for(read.qrels, named_runs(runs), matrix,
                             convention=next(iter(results.values())).convention, columns=columns,
                             duplicates=duplicates, all_pairs=all_pairs, test=test, permutations=permutations,
                             seed=seed, **read.item_inputs)
@@ -89,38 +88,33 @@ def evaluate_runs(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: 
 
 @dataclass(frozen=True)
 class EvaluatedRuns:
-    """The runs of a comparison evaluated, and the inputs as they were read: the qrels, the item inputs
-    (``train``, ``items``, ``item_features``: read, or None) and, when kept, every run (``runs``, by name; empty
-    otherwise), for the whole-run figures' bootstrap, which needs them again."""
+    """The runs of a comparison evaluated, and the inputs they shared as they were read: the qrels and the item
+    inputs (``train``, ``items``, ``item_features``: read, or None), for the whole-run figures' bootstrap, which
+    needs them again. (The runs are not kept: the bootstrap reads them again one at a time, so that a comparison
+    of large runs never holds them all at once.)"""
     results: dict[str, Results]
     qrels: Qrels
     item_inputs: dict[str, Any]
-    runs: dict[str, Run]
 
 
 def evaluate_runs_read(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metrics: str | Iterable[str] | None, *,
                        convention: Any = None, columns: Mapping[str, Any] | None = None,
                        formats: str | Mapping[str, str | None] | None = None, workers: int | None = None,
-                       duplicates: str = "error", keep_runs: bool = False, **overrides: Any) -> EvaluatedRuns:
-    """:func:`evaluate_runs`, with the inputs as read. ``keep_runs``: each run is read (``as_run``) just before it
-    is evaluated, and kept: a file is then read once, where the whole-run figures read it again (it is also not
-    streamed in blocks: the bootstrap needs it whole). ``rankwise compare`` and ``rankwise.compare`` evaluate
+                       duplicates: str = "error", **overrides: Any) -> EvaluatedRuns:
+    """:func:`evaluate_runs`, with the shared inputs as read. ``rankwise compare`` and ``rankwise.compare`` evaluate
     their runs this way."""
-    from rankwise.api import as_qrels, as_run, evaluate, read_item_inputs, side_format
+    from rankwise.api import as_qrels, evaluate, read_item_inputs, side_format
     from rankwise.evaluation.notices import SystemNotices
 
     named = named_runs(runs)
     qrels = as_qrels(qrels, columns, duplicates=duplicates, file_format=side_format(formats, "qrels"))
     given = {k: overrides[k] for k in ("train", "items", "item_features") if overrides.get(k) is not None}
     metric_list = None if metrics is None else [metrics] if isinstance(metrics, str) else list(metrics)
-    results, kept = {}, {}
+    results = {}
     notices = SystemNotices()  # (one warning for the call, each notice once, with the systems it concerns)
     try:
         for name, run in named.items():
             with notices.of(str(name)):
-                if keep_runs:  # (its errors first, as when evaluate reads it)
-                    run = kept[name] = as_run(run, columns, duplicates=duplicates,
-                                              file_format=side_format(formats, "run"))
                 # (convention None: evaluate's default, or ir_measures' for a collection's official measures)
                 results[name] = evaluate(qrels, run, metric_list, convention=convention, columns=columns,
                                          formats=formats, workers=workers, duplicates=duplicates, **overrides)
@@ -129,7 +123,7 @@ def evaluate_runs_read(qrels: Any, runs: Mapping[str, Any] | Sequence[Any], metr
                 given = {}
     finally:  # (what the systems before a failing one warned is said too)
         notices.say()
-    return EvaluatedRuns(results, qrels, {k: overrides.get(k) for k in ("train", "items", "item_features")}, kept)
+    return EvaluatedRuns(results, qrels, {k: overrides.get(k) for k in ("train", "items", "item_features")})
 
 
 def compare_matrix(matrix: PerQueryMatrix, *, baseline: str | None = None, all_pairs: bool = False,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 from scipy import stats
@@ -21,7 +21,7 @@ from scipy import stats
 from rankwise.comparison import options as opt
 from rankwise.comparison.matrix import PerQueryMatrix
 from rankwise.comparison.result import PairedResult
-from rankwise.errors import InvalidParameterError, RankwiseError
+from rankwise.errors import InvalidParameterError
 from rankwise.evaluation.lists import draw_blocks
 
 
@@ -81,21 +81,6 @@ def whole_run_figures(qrels: Any, runs: Mapping[str, Any], metrics: list[str], c
                   for s, run in runs.items()}
     return {m: WholeRun({s: per_system[s][m][0] for s in runs}, {s: per_system[s][m][1] for s in runs},
                         int(users.size), draws, seed) for m in metrics}
-
-
-def names_whole_run(metrics: str | Iterable[str] | None) -> bool:
-    """Whether ``metrics`` name a whole-run metric (a metric string that does not parse names none here: the
-    evaluation says what is wrong with it)."""
-    from rankwise.spec.grammar import parse_metric
-
-    for m in [] if metrics is None else [metrics] if isinstance(metrics, str) else metrics:
-        try:
-            form = parse_metric(str(m)).definition.lists
-        except RankwiseError:
-            continue
-        if form is not None and form.whole_run:
-            return True
-    return False
 
 
 def whole_run_for(qrels: Any, runs: Mapping[str, Any], matrix: PerQueryMatrix, *, convention: Any,
