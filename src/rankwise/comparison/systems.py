@@ -18,12 +18,7 @@ from rankwise.comparison.matrix import PerQueryMatrix
 from rankwise.comparison.paired import PairedStats, paired, take
 from rankwise.comparison.provenance import run_inputs, run_notices
 from rankwise.comparison.result import AnovaTable, Comparison, PairedResult, PairwiseResult, SystemSummary
-from rankwise.comparison.whole_run import (
-    WholeRun,
-    whole_run_for,
-    whole_run_note,
-    whole_run_result,
-)
+from rankwise.comparison.whole_run import WholeRun, whole_run_for, whole_run_note, whole_run_result
 from rankwise.data.collections import Qrels
 from rankwise.errors import DataError, InvalidParameterError
 from rankwise.evaluation.results import Results
