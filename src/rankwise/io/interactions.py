@@ -128,6 +128,12 @@ def read_interactions(path: str | os.PathLike[str], columns: Sequence[str] | Non
     data = read_bytes(path_s)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    if fmt in ("csv", "tsv"):  # pyarrow's reading where it is this function's exactly (else the csv module's)
+        from rankwise.io.interactions_arrow import arrow_interactions
+        fast = arrow_interactions(data, "," if fmt == "csv" else "\t",
+                                  lambda header: guess_columns(header, columns, path_s))
+        if fast is not None:
+            return fast
     text = decode_text(data, path_s, "UTF-8 text")
     if not text.strip():
         raise ParseError("the file is empty", path=path_s, expected="(user, item) interactions")

@@ -1,0 +1,78 @@
+"""CSV/TSV interactions read by pyarrow (io/interactions_arrow.py) are exactly what Python's csv module reads (the
+reference, io/interactions.py): the same ids and dtypes, or the same error, for any file; and the fast path is taken
+for plain files (a 4M-row training file: 4.5-6.4 s row by row, 1.0-1.4 s so)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rankwise.io import interactions, interactions_arrow
+
+TOKENS = ["1", "17", "0", "007", "42", "u1", "item-9", "a b", " x", "y ", "", "é", "9" * 18, "9" * 19, '"q"', "-3",
+          "1.0", "\t", "#", "x\x0by"]
+HEADERS = {"csv": ["user,item", "user_id,item_id,rating", "rating, userId ,movieId"],
+           "tsv": ["user\titem", "user_id\titem_id\trating"]}
+
+
+def _read(path, fast: bool, monkeypatch):
+    with monkeypatch.context() as m:
+        if not fast:
+            m.setattr(interactions_arrow, "arrow_interactions", lambda *a, **k: None)
+        try:
+            return interactions.read_interactions(path)
+        except Exception as exc:  # (compared below: the same type and words)
+            return exc
+
+
+@st.composite
+def files(draw):
+    fmt = draw(st.sampled_from(["csv", "tsv"]))
+    header = draw(st.sampled_from(HEADERS[fmt]))
+    sep = "," if fmt == "csv" else "\t"
+    n = header.count(sep) + 1
+    plain = draw(st.booleans())  # (most files of the field: integer or word ids, nothing odd)
+    pool = TOKENS[:3] + ["42", "u1", "item-9"] if plain else TOKENS
+    rows = []
+    for _ in range(draw(st.integers(0, 8))):
+        width = n if plain else draw(st.sampled_from([n, n, n, n - 1, n + 1]))
+        rows.append(sep.join(draw(st.sampled_from(pool)) for _ in range(width)))
+        if not plain and draw(st.integers(0, 5)) == 0:
+            rows.append(draw(st.sampled_from(["", " ", sep * (n - 1)])))
+    end = draw(st.sampled_from(["\n", "\r\n"] if plain else ["\n", "\r\n", "\r"]))
+    text = end.join([header, *rows]) + draw(st.sampled_from([end, ""]))
+    return fmt, text.encode("utf-8")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(files())
+def test_the_same_ids_or_the_same_error_as_the_csv_module(tmp_path, monkeypatch, f):
+    fmt, data = f
+    path = tmp_path / f"train.{fmt}"
+    path.write_bytes(data)
+    want, got = _read(path, False, monkeypatch), _read(path, True, monkeypatch)
+    if isinstance(want, Exception):
+        assert type(got) is type(want) and str(got) == str(want)
+        return
+    assert not isinstance(got, Exception), got
+    for w, g in zip(want, got):
+        assert g.dtype == w.dtype and np.array_equal(g, w), (g, w)
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("user,item,rating\n1,10,5\n2,11,4\n1,12,3\n", "i"),
+    ("user_id\titem_id\nu1\ti9\r\nu2\ti10\r\n", "U"),
+    ("userId,movieId\n0,7\n10,70\n", "i"),
+    ("user,item\n7,007\n", "U"),  # (a leading zero: text, not the integer 7)
+])
+def test_plain_files_take_the_fast_path(tmp_path, monkeypatch, text, kind):
+    path = tmp_path / ("t.tsv" if "\t" in text else "t.csv")
+    path.write_text(text)
+    taken = []
+    real = interactions_arrow.arrow_interactions
+    monkeypatch.setattr(interactions_arrow, "arrow_interactions", lambda *a, **k: taken.append(r := real(*a, **k)) or r)
+    users, items = interactions.read_interactions(path)
+    assert taken and taken[0] is not None
+    assert users.dtype.kind == ("i" if kind == "i" or "007" in text else "U")
+    assert items.dtype.kind == kind
