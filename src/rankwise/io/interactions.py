@@ -18,7 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -140,7 +140,7 @@ def read_interactions(path: str | os.PathLike[str], columns: Sequence[str] | Non
     rows: Iterable[list[str]]
     if fmt in ("csv", "tsv"):
         delimiter = "," if fmt == "csv" else "\t"
-        rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+        rows = _csv_rows(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), path_s)
         header = next(rows)
         ucol, icol = guess_columns([h.strip() for h in header], columns, path_s)
         iu, ii = [h.strip() for h in header].index(ucol), [h.strip() for h in header].index(icol)
@@ -168,6 +168,16 @@ def read_interactions(path: str | os.PathLike[str], columns: Sequence[str] | Non
         raise ParseError("no interactions after the header", path=path_s, expected="(user, item) rows")
     return natural_ids(np.array(users, dtype=str), "user", path_s), natural_ids(np.array(items, dtype=str), "item",
                                                                                path_s)
+
+
+def _csv_rows(reader: Any, path: str) -> Iterator[list[str]]:
+    """The csv module's rows, its own errors (a field over its size limit, 131072 characters by default) said as
+    a ParseError naming the file and line."""
+    try:
+        yield from reader
+    except csv.Error as exc:
+        raise ParseError(f"{exc} (Python's csv module)", path=path, line=reader.line_num,
+                         expected=f"fields of at most {csv.field_size_limit()} characters") from None
 
 
 def read_ids(path: str | os.PathLike[str]) -> np.ndarray:
