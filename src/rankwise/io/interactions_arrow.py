@@ -42,7 +42,8 @@ def arrow_interactions(data: bytes, delimiter: str,
     if not data or b"\x00" in data or b'"' in data or data.count(b"\r") != data.count(b"\r\n"):
         return None
     text = np.frombuffer(data, dtype=np.uint8)
-    if int(text.max()) >= 128 or _STRIPPED[text].all():  # (not ASCII; or blank: the reference says it is empty)
+    top = int(text.max())
+    if top >= 128 or (top <= 32 and _STRIPPED[text].all()):  # (not ASCII; or blank: the reference says it's empty)
         return None
     ends = np.flatnonzero(text == 10)
     if int(np.diff(np.r_[-1, ends, text.size]).max()) > csv.field_size_limit():
