@@ -171,13 +171,14 @@ def read_interactions(path: str | os.PathLike[str], columns: Sequence[str] | Non
 
 
 def _csv_rows(reader: Any, path: str) -> Iterator[list[str]]:
-    """The csv module's rows, its own errors (a field over its size limit, 131072 characters by default) said as
-    a ParseError naming the file and line."""
+    """The csv module's rows, its own errors (a field over its size limit, 131072 characters by default) said as a
+    ParseError naming the file and line."""
     try:
         yield from reader
     except csv.Error as exc:
         raise ParseError(f"{exc} (Python's csv module)", path=path, line=reader.line_num,
-                         expected=f"fields of at most {csv.field_size_limit()} characters") from None
+                         expected=f"CSV text that Python's csv module reads (fields of at most "
+                                  f"{csv.field_size_limit()} characters)") from None
 
 
 def read_ids(path: str | os.PathLike[str]) -> np.ndarray:
