@@ -14,7 +14,8 @@ reference then reads the file, and says what is wrong with it):
   rows of blank fields).
 
 A column whose every id is a canonical decimal integer of at most 18 digits comes back as int64, as
-``natural_ids`` makes it; any other as a numpy str array of the ids.
+``natural_ids`` makes it; any other as a numpy str array of the ids (ids of at most 32 bytes, as ``idkeys.pack``
+packs them; a longer one leaves the file to the reference).
 """
 from __future__ import annotations
 
@@ -83,6 +84,7 @@ def _ids(col: Any) -> np.ndarray | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from rankwise.data import idkeys
     from rankwise.data.arrow_views import to_numpy
 
     bufs = col.buffers()
@@ -99,9 +101,7 @@ def _ids(col: Any) -> np.ndarray | None:
                and not bool(((data[starts] == 48) & (lengths > 1)).any()))
     if decimal:
         return np.array(to_numpy(pc.cast(col, pa.int64())), dtype=np.int64)
-    width = int(lengths.max())
-    chars = np.zeros((lengths.size, width), dtype=np.uint8)
-    for k in range(width):  # (the k-th byte of every id that long: ids are a few bytes, so a few passes)
-        has = np.flatnonzero(lengths > k)
-        chars[has, k] = data[starts[has] + k]
-    return chars.view(f"S{width}").ravel().astype(f"U{width}")
+    keys = idkeys.pack(col)  # (each id's bytes in big-endian words, NUL-padded: the bytes of a fixed-width str)
+    if keys is None:  # (an id longer than idkeys packs: the reference reads the file)
+        return None
+    return keys.astype(">u8").view(f"S{8 * keys.shape[1]}").ravel().astype(f"U{int(lengths.max())}")

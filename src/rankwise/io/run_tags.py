@@ -6,7 +6,7 @@ import os
 import zlib
 
 from rankwise.errors import ParseError
-from rankwise.io.trec import STDIN_SOURCE, _decompressed, is_data_line
+from rankwise.io.trec import STDIN_SOURCE, _decompressed, line_query
 
 
 def read_run_tag(path) -> str | None:
@@ -22,7 +22,7 @@ def read_run_tag(path) -> str | None:
                 with gzip.open(fh) as gz:
                     for text in gz:
                         for line in text.replace(b"\r", b"\n").split(b"\n"):  # (a lone CR ends a line, as reading)
-                            if is_data_line(line):
+                            if line_query(line) is not None:
                                 last = line
             else:
                 end = fh.seek(0, os.SEEK_END)
@@ -33,7 +33,7 @@ def read_run_tag(path) -> str | None:
                     buf = fh.read(end - start)
                     lines = buf.replace(b"\r", b"\n").split(b"\n")  # (a lone CR ends a line, as reading)
                     whole = lines if start == 0 else lines[1:]  # the first piece may be a partial line
-                    last = next((ln for ln in reversed(whole) if is_data_line(ln)), b"")
+                    last = next((ln for ln in reversed(whole) if line_query(ln) is not None), b"")
     except (OSError, EOFError, zlib.error):
         return None
     return _tag(last)
@@ -48,7 +48,7 @@ def run_tag_of(data: bytes) -> str | None:
     end = len(text)
     while end > 0:  # the lines from the last, until a data line
         start = text.rfind(b"\n", 0, end) + 1
-        if is_data_line(text[start:end]):
+        if line_query(text[start:end]) is not None:
             return _tag(text[start:end])
         end = start - 1
     return None

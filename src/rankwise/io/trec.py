@@ -120,10 +120,10 @@ def has_comment(data, start: int = 0, end: int | None = None) -> bool:
         _LATER_LINE_COMMENT.search(data, start, end) is not None
 
 
-def is_data_line(line: bytes) -> bool:
-    """Neither blank nor a comment."""
+def line_query(line: bytes) -> bytes | None:
+    """A line's first field (a run's or qrels' query id); None for a blank or comment line, which holds no data."""
     first = line.split(None, 1)[:1]
-    return bool(first) and not first[0].startswith(b"#")
+    return first[0] if first and not first[0].startswith(b"#") else None
 
 
 def _prepare(data, path: str, kind: str):

@@ -31,6 +31,7 @@ from rankwise.io.trec import (
     _prepare,
     _strict_parse,
     has_comment,
+    line_query,
 )
 
 _BOM = b"\xef\xbb\xbf"
@@ -119,26 +120,20 @@ def _last_query_start(buf, lo: int, cut: int) -> int:
     never cut in two. (``buf``: bytes or an mmap, read only between ``lo`` and ``cut``.)"""
     end = cut
     start = max(buf.rfind(b"\n", lo, end) + 1, lo)
-    last_q = _query_of(buf[start:end])
+    last_q = line_query(buf[start:end])
     while last_q is None:  # blank or comment lines at the end
         if start <= lo:
             return lo
         end = start - 1
         start = max(buf.rfind(b"\n", lo, end) + 1, lo)
-        last_q = _query_of(buf[start:end])
+        last_q = line_query(buf[start:end])
     while start > lo:
         prev = max(buf.rfind(b"\n", lo, start - 1) + 1, lo)
-        q = _query_of(buf[prev:start - 1])
+        q = line_query(buf[prev:start - 1])
         if q is not None and q != last_q:
             return start
         start = prev
     return lo
-
-
-def _query_of(line: bytes) -> bytes | None:
-    """A line's query id; None for a blank or comment line."""
-    first = line.split(None, 1)[:1]
-    return first[0] if first and not first[0].startswith(b"#") else None
 
 
 def block_spans(mm: mmap.mmap, block_bytes: int) -> list[tuple[int, int]]:
