@@ -191,3 +191,35 @@ def test_errors():
     with pytest.raises(DataError, match="NaN"):
         ranks_from_callable(lambda u: np.full((len(u), 3), np.nan), 2, 3, None, held, ties="average",
                             backend="numpy")
+
+
+@pytest.mark.parametrize("form", ["canonical", "unsorted", "duplicates", "zeros", "csc", "array"])
+def test_interaction_matrices_of_every_form_read_alike(form):
+    """A canonical CSR (sorted, unique, no stored zero) is read without copying its indices; every other form
+    goes through the copying clean-up. Both give the same sets, and the input is left as it was."""
+    import scipy.sparse as sp
+
+    from rankwise.catalogue.interactions import as_interaction_csr
+
+    rows, cols = np.array([0, 0, 1, 2, 2]), np.array([3, 1, 0, 4, 2])
+    want = {(0, 1), (0, 3), (1, 0), (2, 2), (2, 4)}
+    data = np.array([1.0, 2.0, 1.0, 5.0, 1.0])
+    m = sp.csr_matrix((data, (rows, cols)), shape=(3, 5))
+    if form == "unsorted":
+        m = sp.csr_matrix((data, cols, np.array([0, 2, 3, 5])), shape=(3, 5))  # row 0 holds columns 3, 1
+    elif form == "duplicates":
+        m = sp.csr_matrix((np.append(data, 1.0), np.append(cols, 4), np.array([0, 2, 3, 6])), shape=(3, 5))
+    elif form == "zeros":
+        m = sp.csr_matrix((np.append(data, 0.0), (np.append(rows, 1), np.append(cols, 2))), shape=(3, 5))
+    elif form == "csc":
+        m = m.tocsc()
+    elif form == "array":
+        m = sp.csr_array(m)
+    before = (m.data.copy(), m.indices.copy(), m.indptr.copy())
+    got = as_interaction_csr(m, 3, 5, "train")
+    assert got.dtype == bool and got.has_canonical_format
+    coo = got.tocoo()
+    assert set(zip(coo.row.tolist(), coo.col.tolist())) == want and coo.data.all()
+    for a, b in zip(before, (m.data, m.indices, m.indptr)):
+        np.testing.assert_array_equal(a, b)
+    assert np.shares_memory(got.indices, m.indices) == (form in ("canonical", "array"))
