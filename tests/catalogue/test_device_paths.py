@@ -35,20 +35,21 @@ def _check(got, scores, train, held, other, ties):
 @needs_triton
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**16), ties=st.sampled_from(TIES), other=st.sampled_from(["compete", "exclude"]),
-       max_held=st.sampled_from([1, 3]), n_items=st.integers(2, 150))
-def test_fused_kernel_equals_brute_force_on_integer_factors(seed, ties, other, max_held, n_items):
+       max_held=st.sampled_from([1, 3]), n_items=st.integers(2, 150),
+       kernel=st.sampled_from(["fused", "fused-bf16x6", "fused-bf16x9"]))
+def test_fused_kernel_equals_brute_force_on_integer_factors(seed, ties, other, max_held, n_items, kernel):
     # ragged: 0..max_held held-out items and any number of training items per user, ties everywhere;
     # up to 150 items: several catalogue tiles (64 items) and several row blocks (32 held-out rows)
     scores, uf, vf, train, held = random_problem(seed, n_users=40, n_items=n_items, max_held=min(max_held, n_items - 1))
     got = item_ranks(FactorScorer(uf, vf), train, held, ties=ties, other_relevant=other, backend="torch",
-                     kernel="fused")
+                     kernel=kernel)
     _check(got, scores, train, held, other, ties)
 
 
 @pytest.mark.slow
 @needs_triton
-@pytest.mark.parametrize("splits, dot", [(1, False), (3, False), (3, True)])
-def test_fused_catalogue_slices_and_small_tiles_add_up(splits, dot):
+@pytest.mark.parametrize("splits, dot, terms", [(1, False, 0), (3, False, 0), (3, True, 0), (3, True, 6)])
+def test_fused_catalogue_slices_and_small_tiles_add_up(splits, dot, terms):
     import torch
 
     from rankwise.catalogue.fused import fused_counts
@@ -59,7 +60,7 @@ def test_fused_catalogue_slices_and_small_tiles_add_up(splits, dot):
     u, v = (torch.as_tensor(a, dtype=torch.float32) for a in (uf, vf))
     # 16-row, 32-item tiles: many row blocks and tiles, slices of several tiles each
     greater, at_least, target = fused_counts(torch, torch.device("cpu"), u, v, train, held_m, splits=splits,
-                                             dot=dot, tiles=(16, 32, 16, 4, 2))
+                                             dot=dot, terms=terms, tiles=(16, 32, 16, 4, 2))
     want = brute_counts(scores, train, held, "compete")
     np.testing.assert_array_equal(greater, [g for _, _, g, _, _ in want])
     np.testing.assert_array_equal(at_least, [g + e for _, _, g, e, _ in want])
@@ -124,31 +125,51 @@ def test_fused_kernel_exact_on_float_factors(ties):
 
 @pytest.mark.slow
 @needs_triton
-@pytest.mark.parametrize("d, tiles", [(16, (16, 32, 0, 4, 3)), (20, (16, 32, 0, 4, 2)), (32, (16, 32, 16, 4, 1))])
-def test_fused_dot_tiles_on_integer_factors(d, tiles, monkeypatch):
+@pytest.mark.parametrize("terms", [0, 6, 9])
+@pytest.mark.parametrize("d, tiles", [(16, (16, 32, 0, 4, 3)), (20, (16, 32, 0, 4, 2)), (48, (16, 32, 16, 4, 1))])
+def test_fused_dot_tiles_on_integer_factors(d, tiles, terms):
     """The rows' factors loaded once (BLOCK_K 0: all of D, exactly or padded) or per chunk; whole tiles without
-    masks and a partial last tile; slices kept under the 2^16 tiles that each count field of a uint32 holds."""
+    masks and a partial last tile, in two slices; float32 multiply-adds and the bfloat16 parts' products. The
+    user factors need two bfloat16 parts (up to 300), so the parts' cross products are exercised too."""
     import torch
 
-    import rankwise.catalogue.fused as fused
+    from rankwise.catalogue.fused import fused_counts
     from rankwise.catalogue.interactions import as_interaction_csr
 
     rng = np.random.default_rng(d)
     n_users, n_items = 30, 150
-    uf = rng.integers(-3, 4, (n_users, d)).astype(np.float32)
+    uf = rng.integers(-300, 301, (n_users, d)).astype(np.float32)
     vf = rng.integers(-3, 4, (n_items, d)).astype(np.float32)
     _, _, _, train, held = random_problem(d, n_users=n_users, n_items=n_items)
     held_m = as_interaction_csr(held, n_users, n_items, "heldout")
-    scores = uf @ vf.T  # small integers: exact in any order
+    scores = uf @ vf.T  # integers under 2^24: exact in any order
     want = brute_counts(scores, train, held, "compete")
-    # two-bit count fields: at most 3 tiles a slice (5 tiles of 32 items: 2 slices), and a count of 2 or 3
-    # sets the uint32's highest bit, which a signed count read back negative
-    monkeypatch.setattr(fused, "FIELD_BITS", 2)
-    greater, at_least, target = fused.fused_counts(torch, torch.device("cpu"), torch.as_tensor(uf),
-                                                   torch.as_tensor(vf), train, held_m, tiles=tiles)
+    greater, at_least, target = fused_counts(torch, torch.device("cpu"), torch.as_tensor(uf), torch.as_tensor(vf),
+                                             train, held_m, tiles=tiles, terms=terms, splits=2)
     np.testing.assert_array_equal(greater, [g for _, _, g, _, _ in want])
     np.testing.assert_array_equal(at_least, [g + e for _, _, g, e, _ in want])
     np.testing.assert_array_equal(target, [scores[u_, i] for u_, i, *_ in want])
+
+
+@needs_torch
+def test_bfloat16_parts_sum_to_the_factors_exactly():
+    """Three bfloat16 parts hold every float32 of normal range exactly (24 significant bits, 8 a part plus the
+    sign of the rounding); what they cannot hold is refused, not rounded."""
+    import torch
+
+    from rankwise.catalogue.fused import split_bf16
+
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal(20_000) * 10.0 ** rng.integers(-30, 30, 20_000)).astype(np.float32)
+    x = np.concatenate([x, np.float32([0.0, -0.0, 1 + 2**-23, -(2**24 - 1), 3.3e38, 2**-100])])
+    assert x.dtype == np.float32
+    parts = split_bf16(torch, torch.as_tensor(x))
+    assert parts.dtype == torch.bfloat16 and parts.shape == (3, x.size)
+    widened = parts.to(torch.float64).numpy()
+    np.testing.assert_array_equal(widened.sum(axis=0), x.astype(np.float64))
+    for bad in (np.float32(3.4e38), np.float32(1e-40), np.float32(np.inf)):
+        with pytest.raises(InvalidParameterError, match="not the sum of three bfloat16 parts"):
+            split_bf16(torch, torch.as_tensor(np.array([1.0, bad], dtype=np.float32)))
 
 
 def _host_copies(monkeypatch) -> list[int]:
@@ -231,14 +252,14 @@ def test_auto_backend_is_torch_only_on_an_accelerator(monkeypatch):
 
 
 @pytest.mark.parametrize("device, scorer, dtype, triton, want", [
-    ("cuda", "factors", "float32", True, "fused"),
+    ("cuda", "factors", "float32", True, "fused-bf16x6"),
     ("cpu", "factors", "float32", True, "blocks"),
     ("cuda", "dense", "float32", True, "blocks"),
     ("cuda", "factors", "float64", True, "blocks"),
     ("cuda", "factors", "float32", False, "blocks"),
 ])
 def test_auto_kernel_is_fused_wherever_it_applies(device, scorer, dtype, triton, want, monkeypatch):
-    """On a CUDA device with factors in float32 and Triton installed the fused kernel was faster on an H200
+    """On a CUDA device with factors in float32 and Triton installed the fused kernels were faster on an H200
     at every size timed (benchmarks/README_gpu.md); anywhere else auto keeps the blocks."""
     from rankwise.catalogue import ranks
 
@@ -327,3 +348,23 @@ def test_a_fused_kernel_off_cuda_is_refused_without_the_interpreter(monkeypatch)
     with pytest.raises(InvalidParameterError, match=r"kernel='fused' is a Triton kernel for CUDA devices; got "
                                                     r"device 'cpu' .*TRITON_INTERPRET=1"):
         item_ranks(FactorScorer(uf, vf), None, held, backend="torch", kernel="fused")
+
+
+@pytest.mark.slow
+@needs_triton
+def test_factors_beyond_bfloat16_fall_back_to_float32_under_auto_only(monkeypatch):
+    """A factor that three bfloat16 parts cannot hold (here a float32 subnormal) is refused by a named
+    bfloat16 kernel; auto, which would have chosen it on a GPU, counts with the float32 multiply-adds."""
+    from rankwise.catalogue import ranks
+
+    scores, uf, vf, train, held = random_problem(6, n_users=20, n_items=40)
+    uf = uf.copy()
+    uf[3, 0] = np.float32(1e-40)
+    scores = uf.astype(np.float64) @ vf.T.astype(np.float64)  # the subnormal's products vanish beside integers
+    with pytest.raises(InvalidParameterError, match="not the sum of three bfloat16 parts.*use kernel='fused'"):
+        item_ranks(FactorScorer(uf, vf), train, held, backend="torch", kernel="fused-bf16x6")
+    real = ranks.choose_kernel
+    monkeypatch.setattr(ranks, "choose_kernel",
+                        lambda kernel, *a: "fused-bf16x6" if kernel == "auto" else real(kernel, *a))
+    got = item_ranks(FactorScorer(uf, vf), train, held, ties="average", backend="torch", kernel="auto")
+    _check(got, scores, train, held, "compete", "average")

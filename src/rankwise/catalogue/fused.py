@@ -8,19 +8,20 @@ once. Memory beyond the factors: the held-out pairs, their users' training items
 rows, each user's items once: about the training matrix's size) and two int32 counts per row and
 catalogue slice.
 
-Exactness: every score is computed by the same float32 instructions in every tile (a float32
-``tl.dot``, or with ``dot=False`` an explicit chain of multiply-adds), so the target, its
-competitors and the excluded training items are compared as the same numbers, and the ranks are
-those of the blocks path whenever both compute the same products (integer-valued factors: bit for
-bit). Against numpy's BLAS product with general float factors, scores may differ in the last bit
-(another order of summation), so ranks may differ for items whose scores agree to within rounding,
-as between the numpy and torch paths.
+Exactness: every score is computed by the same instructions in every tile (float32 multiply-adds, or with
+``terms`` the exact products of the factors' bfloat16 parts summed in float32; ``fused_kernel.py``), so the
+target, its competitors and the excluded training items are compared as the same numbers, and the ranks are
+those of the blocks path whenever both compute the same products (integer-valued factors: bit for bit).
+Against numpy's BLAS product with general float factors, scores may differ in the last bits (another order
+of summation), so ranks may differ for items whose scores agree to within rounding, as between the numpy and
+torch paths.
 
 On a CPU the kernel runs in Triton's interpreter (``TRITON_INTERPRET=1`` before triton is first
 imported), which is how the tests exercise it; it is meant for CUDA devices.
 """
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -28,73 +29,146 @@ import scipy.sparse as sp
 
 from rankwise.errors import InvalidParameterError, require
 
-# (held-out rows per program, catalogue items per tile, factor columns per dot (0: all of them, the rows'
-# factors then loaded once per program), warps, pipeline stages); BLOCK_N >= BLOCK_M: the targets' tile has
-# the catalogue tiles' shape. The fastest of the tiles timed on an H200 (benchmarks/README_gpu.md)
-TILES = (128, 128, 0, 8, 3)
+# per arithmetic (0: float32 multiply-adds, 6 or 9 bfloat16 products): (held-out rows per program, catalogue items
+# per tile, factor columns per dot (0: all of them, the rows' factors then loaded once per program), warps, pipeline
+# stages); BLOCK_N >= BLOCK_M: the targets' tile has the catalogue tiles' shape. The fastest timed on an H200
+# (benchmarks/README_gpu.md); read at each call
+TILES = {0: (128, 128, 32, 8, 3), 6: (128, 128, 0, 8, 3), 9: (128, 128, 0, 8, 2)}
 # the rows' factors stay in registers (BLOCK_K = all of D) up to this many floats per program
 HOISTED_FLOATS = 128 * 128
-# a tile element's two counts share one uint32, FIELD_BITS bits each, and each grows by at most one a tile:
-# a program scores at most 2^FIELD_BITS - 1 tiles per slice (more slices where the catalogue needs them)
-FIELD_BITS = 16
 
 
 def fused_counts(torch: Any, device: Any, user_factors: Any, item_factors: Any, train: sp.csr_matrix,
-                 held: sp.csr_matrix, *, dot: bool = True, splits: int | None = None,
-                 tiles: tuple[int, int, int, int, int] = TILES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(greater, at_least, target) per held-out pair in CSR order, like ``resident_counts``.
+                 held: sp.csr_matrix, **options: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(greater, at_least, target) per held-out pair in CSR order, like ``resident_counts``; ``options``: those
+    of ``launch_fused``."""
+    return launch_fused(torch, device, user_factors, item_factors, train, held, **options).result()
+
+
+class FusedCounts:
+    """A launched kernel's counts: ``result()`` waits for the device, checks and returns them."""
+
+    def __init__(self, torch: Any, n_items: int, gt: Any, ge: Any, target: Any):
+        self._torch, self._n_items, self._gt, self._ge, self._target = torch, n_items, gt, ge, target
+
+    def result(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        torch, n_items = self._torch, self._n_items
+        if self._gt is None:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty.copy(), np.zeros(0, dtype=np.float64)
+        greater = self._gt.sum(dim=0, dtype=torch.int64).cpu().numpy()
+        at_least = self._ge.sum(dim=0, dtype=torch.int64).cpu().numpy() - 1  # the target ties itself
+        if (at_least < greater).any() or (greater < 0).any() or (at_least > n_items - 1).any():
+            # a target not tied with itself means its score was not reproduced by its tile; a negative count (or
+            # more competitors than items) that an excluded training item was scored differently in the exclusion
+            # pass
+            raise RuntimeError("the fused kernel scored an item differently in two tiles (a held-out item in its "
+                               "own tile and the catalogue's, or a training item in the catalogue and the exclusion "
+                               "pass), so its ranks are not exact; use kernel='blocks'")
+        return greater, at_least, self._target.cpu().numpy().astype(np.float64)
+
+
+def launch_fused(torch: Any, device: Any, user_factors: Any, item_factors: Any, train: sp.csr_matrix,
+                 held: sp.csr_matrix, *, dot: bool = True, terms: int = 0, splits: int | None = None,
+                 tiles: tuple[int, int, int, int, int] | None = None) -> FusedCounts:
+    """The kernel launched on the device (the host goes on meanwhile); its ``result()``: (greater, at_least,
+    target) per held-out pair in CSR order.
 
     ``user_factors``/``item_factors``: float32 tensors on ``device``. ``dot``: tiles by ``tl.dot`` in
     float32 (``kernel="fused"``), else by an explicit loop of float32 multiply-adds (exact in Triton's
-    interpreter too; see ``fused_kernel.py``). ``splits``: slices of the catalogue run by separate programs
+    interpreter too; see ``fused_kernel.py``). ``terms``: 0 for float32 multiply-adds, or 6 or 9 products of
+    the factors' bfloat16 parts on the tensor cores (``split_bf16``; ``kernel="fused-bf16x6"`` and
+    ``"fused-bf16x9"``). ``splits``: slices of the catalogue run by separate programs
     (default: enough programs to fill the device). ``tiles``: (rows per program, items per tile,
     factor columns per dot or 0 for all, warps, pipeline stages), powers of two, the first two at
-    least 16 and BLOCK_N >= BLOCK_M.
+    least 16 and BLOCK_N >= BLOCK_M (None: ``TILES[terms]``).
     """
-    if len(tiles) != 5:
-        raise InvalidParameterError(f"tiles are (BLOCK_M, BLOCK_N, BLOCK_K, warps, stages), got {tiles!r}")
-    block_m, block_n, block_k, warps, stages = tiles
-    if not (16 <= block_m <= block_n and (block_k == 0 or block_k >= 16) and stages >= 1
-            and all(x > 0 and x & (x - 1) == 0 for x in (block_m, block_n, block_k or 16, warps))):
-        raise InvalidParameterError(f"tiles must be powers of two with 16 <= BLOCK_M <= BLOCK_N and BLOCK_K 0 or "
-                                    f">= 16 (and stages >= 1), got {tiles!r}")
-    require("triton", "triton", "The fused full-catalogue kernel (kernel='fused')")
+    block_m, block_n, block_k, warps, stages = check_tiles(tiles, terms)
     from rankwise.catalogue.fused_kernel import count_kernel
 
     n_items, d = int(item_factors.shape[0]), int(item_factors.shape[1])
-    if block_k == 0:  # all of K in one dot when the rows' factors fit in registers, else chunks of 32
-        whole = max(16, 1 << (d - 1).bit_length())
-        block_k = whole if block_m * whole <= HOISTED_FLOATS else 32
+    block_k = block_k or whole_k(block_m, d)
     n_held = held.nnz
     if n_held == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty.copy(), np.zeros(0, dtype=np.float64)
+        return FusedCounts(torch, n_items, None, None, None)
     n_blocks = -(-n_held // block_m)
     held_user, ex_ptr, ex_col, ex_user = _training_lists(torch, device, train, held, block_m)
-    n_tiles = -(-n_items // block_n)
-    if splits is None:
-        splits = _default_splits(torch, device, n_blocks, n_items, block_n)
-    splits = max(splits, -(-n_tiles // ((1 << FIELD_BITS) - 1)))
-    per_split = -(-n_tiles // splits) * block_n  # whole tiles per slice
-    splits = -(-n_items // per_split)
-
+    splits, per_split = catalogue_slices(torch, device, n_blocks, n_items, block_n, splits)
     gt = torch.empty((splits, n_held), dtype=torch.int32, device=device)
     ge = torch.empty((splits, n_held), dtype=torch.int32, device=device)
     target = torch.empty(n_held, dtype=torch.float32, device=device)
     held_item = torch.as_tensor(held.indices.astype(np.int32, copy=False), device=device)
+    u, vt, u_part, v_part = kernel_operands(torch, user_factors, item_factors, terms)
     count_kernel[(n_blocks, splits)](
-        user_factors.contiguous(), item_factors.T.contiguous(), held_user, held_item, ex_ptr, ex_col, ex_user, gt, ge,
-        target, n_held, n_items, per_split, D=d, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, DOT=bool(dot),
-        FIELD_BITS=FIELD_BITS, num_warps=warps, num_stages=stages)
-    greater = gt.sum(dim=0, dtype=torch.int64).cpu().numpy()
-    at_least = ge.sum(dim=0, dtype=torch.int64).cpu().numpy() - 1  # the target ties itself
-    if (at_least < greater).any() or (greater < 0).any() or (at_least > n_items - 1).any():
-        # a target not tied with itself means its score was not reproduced by its tile; a negative count (or more
-        # competitors than items) that an excluded training item was scored differently in the exclusion pass
-        raise RuntimeError("the fused kernel scored an item differently in two tiles (a held-out item in its own "
-                           "tile and the catalogue's, or a training item in the catalogue and the exclusion pass), "
-                           "so its ranks are not exact; use kernel='blocks'")
-    return greater, at_least, target.cpu().numpy().astype(np.float64)
+        u, vt, held_user, held_item, ex_ptr, ex_col, ex_user, gt, ge, target, n_held, n_items, per_split, u_part,
+        v_part, D=d, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, DOT=bool(dot), TERMS=terms,
+        PARTS_F32=os.environ.get("TRITON_INTERPRET") == "1", num_warps=warps, num_stages=stages)
+    return FusedCounts(torch, n_items, gt, ge, target)
+
+
+def check_tiles(tiles: tuple[int, ...] | None, terms: int) -> tuple[int, int, int, int, int]:
+    """The tiles (None: the arithmetic's default, ``TILES``) and terms of a fused kernel, checked (see
+    ``launch_fused``), and Triton there."""
+    if terms not in (0, 6, 9):
+        raise InvalidParameterError(f"terms must be 0 (float32 multiply-adds), 6 or 9 (bfloat16 products), got "
+                                    f"{terms!r}")
+    if tiles is None:
+        tiles = TILES[terms]
+    if len(tiles) != 5:
+        raise InvalidParameterError(f"tiles are (BLOCK_M, BLOCK_N, BLOCK_K, warps, stages), got {tiles!r}")
+    block_m, block_n, block_k, warps, stages = tiles
+    if not (16 <= block_m <= block_n < 1 << 16 and (block_k == 0 or block_k >= 16) and stages >= 1
+            and all(x > 0 and x & (x - 1) == 0 for x in (block_m, block_n, block_k or 16, warps))):
+        raise InvalidParameterError(f"tiles must be powers of two with 16 <= BLOCK_M <= BLOCK_N < 2^16 and BLOCK_K 0 "
+                                    f"or >= 16 (and stages >= 1), got {tiles!r}")
+    require("triton", "triton", "The fused full-catalogue kernels (kernel='fused...')")
+    return block_m, block_n, block_k, warps, stages
+
+
+def whole_k(block_m: int, d: int) -> int:
+    """BLOCK_K for tiles that name 0: all of K in one dot when the rows' factors fit in registers, else 32."""
+    whole = max(16, 1 << (d - 1).bit_length())
+    return whole if block_m * whole <= HOISTED_FLOATS else 32
+
+
+def kernel_operands(torch: Any, user_factors: Any, item_factors: Any, terms: int) -> tuple[Any, Any, int, int]:
+    """(U, Vt, u_part, v_part) as the kernels read them: the factors and the item factors transposed, or with
+    ``terms`` their bfloat16 parts, (3, n_users, D) and (3, D, n_items), and the elements between two parts."""
+    if not terms:
+        return user_factors.contiguous(), item_factors.T.contiguous(), 0, 0
+    u, vt = split_bf16(torch, user_factors), split_bf16(torch, item_factors).transpose(1, 2).contiguous()
+    return u, vt, int(u[0].numel()), int(vt[0].numel())
+
+
+def catalogue_slices(torch: Any, device: Any, n_blocks: int, n_items: int, block_n: int,
+                     splits: int | None) -> tuple[int, int]:
+    """(slices, items per slice: whole tiles) of the catalogue for a grid of ``n_blocks`` row blocks."""
+    if splits is None:
+        splits = _default_splits(torch, device, n_blocks, n_items, block_n)
+    n_tiles = -(-n_items // block_n)
+    per_split = -(-n_tiles // splits) * block_n
+    return -(-n_items // per_split), per_split
+
+
+class NotSplit(InvalidParameterError):
+    """Factors that three bfloat16 parts do not hold exactly."""
+
+
+def split_bf16(torch: Any, x: Any) -> Any:
+    """(3, *x.shape) bfloat16 parts of the float32 tensor ``x`` whose sum is exactly ``x``: each part is the
+    rest so far rounded to bfloat16 (8 significant bits), and the rest after three parts is checked to be
+    zero. It is not for magnitudes beyond bfloat16's largest (3.39e38, where rounding overflows) or
+    rests below float32's smallest normal (1.2e-38), which the check refuses rather than round."""
+    parts = torch.empty((3, *x.shape), dtype=torch.bfloat16, device=x.device)
+    rest = x
+    for p in range(3):
+        parts[p] = rest.to(torch.bfloat16)
+        rest = rest - parts[p].to(torch.float32)  # exact: the part is the rest rounded
+    if bool(torch.any(rest != 0)):
+        raise NotSplit("a factor is not the sum of three bfloat16 parts (a magnitude beyond 3.39e38 or a "
+                                    "value below float32's normal range, or not finite), so the bfloat16 kernels "
+                                    "would not compute its products exactly; use kernel='fused'")
+    return parts
 
 
 def _training_lists(torch: Any, device: Any, train: sp.csr_matrix, held: sp.csr_matrix, block_m: int,
@@ -145,13 +219,13 @@ def _default_splits(torch: Any, device: Any, n_blocks: int, n_items: int, block_
     return int(max(1, min(want, -(-n_items // block_n))))
 
 
-def check_fused(scorer: Any, dtype: str) -> None:
-    """Fail clearly where the fused kernel does not apply."""
+def check_fused(scorer: Any, dtype: str, kernel: str = "fused") -> None:
+    """Fail clearly where a fused kernel does not apply."""
     from rankwise.catalogue.scorers import FactorScorer
 
     if not isinstance(scorer, FactorScorer):
-        raise InvalidParameterError(f"kernel='fused' computes scores from factors; got a {type(scorer).__name__} "
+        raise InvalidParameterError(f"kernel={kernel!r} computes scores from factors; got a {type(scorer).__name__} "
                                     "(use kernel='blocks' for dense or callable scores)")
     if dtype != "float32":
-        raise InvalidParameterError(f"kernel='fused' compares float32 scores; got dtype={dtype!r} (use "
+        raise InvalidParameterError(f"kernel={kernel!r} compares float32 scores; got dtype={dtype!r} (use "
                                     "dtype='float32' or kernel='blocks')")

@@ -54,7 +54,9 @@ from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import DataError, InvalidParameterError
 
 OtherRelevant = Literal["compete", "exclude"]
-KERNELS = ("auto", "blocks", "fused")
+KERNELS = ("auto", "blocks", "fused", "fused-bf16x6", "fused-bf16x9")
+# the fused kernels' arithmetic: float32 multiply-adds (0), or that many products of bfloat16 parts (fused.py)
+FUSED_TERMS = {"fused": 0, "fused-bf16x6": 6, "fused-bf16x9": 9}
 
 
 @dataclass(frozen=True)
@@ -134,9 +136,13 @@ def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevan
     ``kernel``: how the counts are made. ``'blocks'``: a block of users' scores at a time, compared with
     the targets (numpy; with torch, every array resident on the device, see ``resident.py``).
     ``'fused'``: factors only, float32, torch tensors on a CUDA device with Triton installed: one kernel
-    computes and compares tiles of scores without writing them (``fused.py``). ``'auto'``: ``'fused'``
-    wherever it applies (on an H200 it ranked 10^6 users x 10^6 items 3.6 times faster than the blocks,
-    benchmarks/README_gpu.md), else ``'blocks'``.
+    computes and compares tiles of scores without writing them (``fused.py``), by float32 multiply-adds.
+    ``'fused-bf16x6'``/``'fused-bf16x9'``: the same on the tensor cores, each factor split into three
+    bfloat16 parts whose 6 or 9 products are exact and summed in float32 (``fused_kernel.py``): exact
+    scores for integer-valued factors, float32 rounding otherwise. ``'auto'``: ``'fused-bf16x6'`` wherever
+    it applies (on an H200 it ranked 10^6 users x 10^6 items in 2.7-2.9 s, about 7 times faster than the
+    blocks and in 0.64-0.70 times cuBLAS's float32 products alone; benchmarks/README_gpu.md), ``'fused'``
+    for factors beyond bfloat16's range, else ``'blocks'``.
     """
     conv = get_convention(convention)
     ties = resolve_ties(conv, ties, seed)
@@ -144,6 +150,19 @@ def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevan
     scorer = source_of(scorer, rows=True)
     dtype, n_users, n_items, block_size, be, train = prepare(scorer, train, dtype, block_size, backend, device)
     held = as_interaction_csr(heldout, n_users, n_items, "heldout")
+    asked, kernel = kernel, choose_kernel(kernel, scorer, be, dtype)
+    launched = None
+    if kernel in FUSED_TERMS:  # launched first: the host's check below runs while the device counts
+        from rankwise.catalogue.fused import NotSplit, launch_fused
+
+        u, v = be.from_numpy(scorer.user_factors), be.from_numpy(scorer.item_factors)
+        try:
+            launched = launch_fused(be.torch, be.device, u, v, train, held, terms=FUSED_TERMS[kernel])
+        except NotSplit:
+            if asked != "auto":
+                raise
+            # factors beyond bfloat16's range: auto's choice goes to the float32 multiply-adds
+            launched = launch_fused(be.torch, be.device, u, v, train, held, terms=0)
     check_disjoint(train, held)
 
     per_user = np.diff(held.indptr)
@@ -151,12 +170,8 @@ def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevan
     n_held = held.nnz
     need_gt = ties != "pessimistic"
     need_ge = ties != "optimistic"
-    kernel = choose_kernel(kernel, scorer, be, dtype)
-    if kernel == "fused":
-        from rankwise.catalogue.fused import fused_counts
-
-        u, v = be.from_numpy(scorer.user_factors), be.from_numpy(scorer.item_factors)
-        greater, at_least, target = fused_counts(be.torch, be.device, u, v, train, held)
+    if launched is not None:
+        greater, at_least, target = launched.result()
         if progress is not None:
             progress(eval_users.size, eval_users.size)
     elif be.name == "torch":
@@ -236,11 +251,11 @@ def choose_kernel(kernel: str, scorer, be, dtype: str) -> str:
     if kernel == "auto":
         fused = (be.name == "torch" and be.device.type == "cuda" and isinstance(scorer, FactorScorer)
                  and dtype == "float32" and importlib.util.find_spec("triton") is not None)
-        return "fused" if fused else "blocks"
+        return "fused-bf16x6" if fused else "blocks"
     if kernel != "blocks":
         from rankwise.catalogue.fused import check_fused
 
-        check_fused(scorer, dtype)
+        check_fused(scorer, dtype, kernel)
         if be.name != "torch":
             raise InvalidParameterError(f"kernel={kernel!r} runs on torch tensors; got backend={be.name!r} (use "
                                         "backend='torch', or kernel='blocks')")
