@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 
 from rankwise.catalogue.interactions import block_entries
-from rankwise.catalogue.ranks import prepare
+from rankwise.catalogue.ranks import FUSED_TERMS, choose_kernel, prepare
 from rankwise.catalogue.sources import source_of
 from rankwise.errors import InvalidParameterError
 
@@ -48,11 +48,14 @@ class TopK:
 
 
 def top_k(scorer, train, k: int, *, users=None, backend: str = "auto", dtype="float32", device=None,
-          block_size: int | None = None, progress: Callable[[int, int], None] | None = None) -> TopK:
+          block_size: int | None = None, progress: Callable[[int, int], None] | None = None,
+          kernel: str = "auto") -> TopK:
     """The K best non-training items of each user (all users, or the given user indices).
 
     ``scorer``: a ``DenseScorer``/``FactorScorer``/``CallableScorer`` (or ``PairCallableScorer`` with
-    sizes), a dense score matrix or a (user_factors, item_factors) pair.
+    sizes), a dense score matrix or a (user_factors, item_factors) pair. ``kernel``: as for ``item_ranks``;
+    the fused kernels keep only the items above a threshold per user and never write the other scores
+    (``fused_topk.py``).
     """
     scorer = source_of(scorer, rows=True)
     if isinstance(k, bool) or int(k) != k or k < 1:
@@ -69,6 +72,13 @@ def top_k(scorer, train, k: int, *, users=None, backend: str = "auto", dtype="fl
         if users.size and (users[0] < 0 or users[-1] >= n_users):
             raise InvalidParameterError(f"users must be indices in 0..{n_users - 1}")
     k_eff = min(k, n_items)
+    asked, kernel = kernel, choose_kernel(kernel, scorer, be, dtype)
+    if kernel == "fused":
+        raise InvalidParameterError("kernel='fused' (float32 multiply-adds) has no top-K lists: on an H200 its "
+                                    "candidate kernel was slower than the blocks (benchmarks/README_gpu.md); use "
+                                    "kernel='fused-bf16x6', 'fused-bf16x9' or 'blocks'")
+    if kernel in FUSED_TERMS:
+        return _fused(be, scorer, train, users, k_eff, FUSED_TERMS[kernel], asked, block_size, progress)
     score_block = scorer.bind(be)
     if be.name == "torch":
         from rankwise.catalogue.resident_topk import resident_top_k
@@ -96,3 +106,31 @@ def top_k(scorer, train, k: int, *, users=None, backend: str = "auto", dtype="fl
     if not out_u:
         return TopK(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.dtype(dtype)))
     return TopK(np.concatenate(out_u), np.concatenate(out_i), np.concatenate(out_s))
+
+
+def _fused(be, scorer, train, users, k, terms, asked, block_size, progress) -> TopK:
+    """The fused kernel's lists; the users it hands back (see ``fused_topk.py``) listed by the resident blocks
+    (which then copy the factors to the device again: a rare case, not worth holding them twice)."""
+    from rankwise.catalogue.fused import NotSplit
+    from rankwise.catalogue.fused_topk import fused_top_k
+    from rankwise.catalogue.resident_topk import resident_top_k
+
+    u, v = be.from_numpy(scorer.user_factors), be.from_numpy(scorer.item_factors)
+    try:
+        lists_u, lists_i, lists_s, back = fused_top_k(be.torch, be.device, u, v, train, users, k, terms=terms,
+                                                      progress=progress)
+    except NotSplit:
+        if asked != "auto":
+            raise
+        # factors beyond bfloat16's range: auto's choice goes to the blocks
+        u = v = None
+        lists_u, lists_i, lists_s = resident_top_k(be, scorer.bind(be), True, train, users, block_size, k, progress)
+        return TopK(lists_u, lists_i, lists_s)
+    if back.size:
+        u = v = None
+        more = resident_top_k(be, scorer.bind(be), True, train, back, block_size, k, None)
+        # each user's list is in one part only, in list order: a stable sort by user interleaves the parts
+        lists_u, lists_i, lists_s = (np.concatenate(pair) for pair in zip((lists_u, lists_i, lists_s), more))
+        order = np.argsort(lists_u, kind="stable")
+        lists_u, lists_i, lists_s = lists_u[order], lists_i[order], lists_s[order]
+    return TopK(lists_u, lists_i, lists_s)

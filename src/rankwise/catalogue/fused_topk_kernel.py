@@ -1,0 +1,64 @@
+"""The Triton kernel of the fused top-K lists (``rankwise.catalogue.fused_topk``): imported only when that path runs.
+
+One program takes BLOCK_M users and one slice of the catalogue and computes their scores tile by tile with
+``fused_kernel.score_tile``, the arithmetic of the fused ranks. Every score at or above its user's threshold is
+appended to the user's candidate list: a tile reserves its places with one atomic addition to each user's count,
+and a row's kept elements take consecutive places in column order. A list holds ``cap`` entries; the count goes
+on past that, so the caller sees an overflow. No other score is written.
+"""
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+
+from rankwise.catalogue.fused_kernel import row_factors, score_tile
+
+
+@triton.jit
+def _append(tile, th, cols, cmask, rows, rmask, count, cand_col, cand_score, cap,
+            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """The tile's scores at or above each row's threshold ``th``, appended to the rows' lists."""
+    keep = (tile >= th[:, None]) & cmask[None, :] & rmask[:, None]
+    k32 = keep.to(tl.int32)
+    n_new = tl.sum(k32, axis=1)
+    if tl.max(n_new, axis=0) > 0:
+        base = tl.atomic_add(count + rows, n_new, mask=n_new > 0)
+        pos = base[:, None] + tl.cumsum(k32, axis=1) - 1
+        ok = keep & (pos < cap)
+        dst = rows.to(tl.int64)[:, None] * cap + pos
+        tl.store(cand_col + dst, tl.broadcast_to(cols[None, :], (BLOCK_M, BLOCK_N)).to(tl.int32), mask=ok)
+        tl.store(cand_score + dst, tile, mask=ok)
+
+
+# sizes stay runtime integers: Triton would otherwise turn a size of 1 into a constant (no ``.to``)
+@triton.jit(do_not_specialize=["n_rows", "n_items", "per_split", "cap", "u_part", "v_part"])
+def candidate_kernel(U, Vt, row_user, tau, count, cand_col, cand_score, n_rows, n_items, per_split, cap, u_part,
+                     v_part, D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                     DOT: tl.constexpr, TERMS: tl.constexpr, PARTS_F32: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_s = tl.program_id(1)
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rmask = rows < n_rows
+    user = tl.load(row_user + rows, mask=rmask, other=0).to(tl.int64)
+    th = tl.load(tau + rows, mask=rmask, other=float("inf"))
+    a = row_factors(U, user, rmask, u_part, D, BLOCK_M, BLOCK_K, DOT, TERMS)
+    nn = tl.arange(0, BLOCK_N)
+    n64 = n_items.to(tl.int64)
+    lo = pid_s * per_split
+    hi = tl.minimum(lo + per_split, n_items)
+    whole_end = lo + (hi - lo) // BLOCK_N * BLOCK_N
+    every = nn < BLOCK_N
+    for n0 in range(lo, whole_end, BLOCK_N):
+        cols = n0 + nn.to(tl.int64)
+        tile = score_tile(a, U, Vt, n64, u_part, v_part, user, cols, rmask, every, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT,
+                          False, TERMS, PARTS_F32)
+        _append(tile, th, cols, every, rows, rmask, count, cand_col, cand_score, cap, BLOCK_M, BLOCK_N)
+    if whole_end < hi:
+        cols = whole_end + nn.to(tl.int64)
+        cmask = cols < hi
+        tile = score_tile(a, U, Vt, n64, u_part, v_part, user, cols, rmask, cmask, D, BLOCK_M, BLOCK_N, BLOCK_K, DOT,
+                          True, TERMS, PARTS_F32)
+        _append(tile, th, cols, cmask, rows, rmask, count, cand_col, cand_score, cap, BLOCK_M, BLOCK_N)
+
+
+__all__ = ["candidate_kernel"]
