@@ -1,4 +1,4 @@
-"""Full-catalogue ranks on a GPU, in one command: parity with numpy first, then issue #27's table.
+"""Full-catalogue ranks and top-K lists on a GPU, in one command: parity with numpy, then issue #27's table.
 
     PYTHONPATH=src python benchmarks/bench_gpu.py            # on a CUDA machine: parity, then the table
     PYTHONPATH=src python benchmarks/bench_gpu.py --quick    # parity checks only
@@ -6,15 +6,16 @@
 
 1. Parity: integer factors (every product exact, so the ranks must equal numpy's bit for bit), ties
    average/optimistic/pessimistic, one and three held-out items per user, for each torch kernel:
-   'blocks' (device-resident blocks) and 'fused' (Triton). Float factors:
-   the number of ranks that differ from numpy and from the torch blocks path (last-bit differences of
-   the products; expected few).
+   'blocks' (device-resident blocks), 'fused' (Triton, float32 multiply-adds), 'fused-bf16x6' and
+   'fused-bf16x9' (the tensor cores on the factors' bfloat16 parts). Float factors: the number of ranks
+   that differ from numpy's, from the torch blocks' and from those of the scores computed in float64
+   (last-bit differences of the products; expected few). Then top_k's lists against numpy's (K = 10, 100).
 2. The table: 100k users x 50k items and 1M x 1M, d = 64, float32, one held-out and 20 training items
-   per user; each kernel's time next to the matrix products alone (torch matmul over blocks of users,
-   results discarded; float32, and tf32 for reference), measured in the same run, and the ratio; then
-   each fused variant alone (its host preparation included, and the kernel's own time by CUDA events)
-   for several tile configurations. Each step is first run on a slice of
-   the users; a step whose extrapolated time exceeds --step-limit is skipped (printed as such), and
+   per user; each kernel's item_ranks and top_k (K = --topk) next to the matrix products alone (torch
+   matmul over blocks of users, results discarded; float32, and tf32 for reference), measured in the
+   same run, and the ratio; then each fused kernel alone (its host preparation included, and the
+   kernel's own time by CUDA events) for several tile configurations. Each step is first run on a slice
+   of the users; a step whose extrapolated time exceeds --step-limit is skipped (printed as such), and
    no step starts after --budget seconds, so the run ends in known time.
 
 Rows are printed as they finish (and written to $OUT/bench_gpu.json when $OUT is set), so a run
@@ -35,10 +36,11 @@ import torch
 if not torch.cuda.is_available():  # the kernel runs on CPU tensors only in Triton's interpreter
     os.environ.setdefault("TRITON_INTERPRET", "1")
 
-from rankwise.catalogue import FactorScorer, item_ranks  # noqa: E402
+from rankwise.catalogue import FactorScorer, item_ranks, top_k  # noqa: E402
+from rankwise.catalogue.ranks import FUSED_TERMS  # noqa: E402
 
 DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-KERNELS = ("blocks", "fused")
+KERNELS = ("blocks", "fused", "fused-bf16x6", "fused-bf16x9")
 T0 = time.perf_counter()
 ROWS: list[dict] = []
 
@@ -95,6 +97,13 @@ def parity(n_users, n_items, d, kernels=KERNELS, integer_only=False):
             uf, vf, train, held = problem(n_users, n_items, d, 20, held_per_user, integer, seed=held_per_user)
             for ties in ("average", "optimistic", "pessimistic"):
                 ref = item_ranks(FactorScorer(uf, vf), train, held, ties=ties, backend="numpy")
+                # the scores in float64: for float factors, the ranks nearest to the exact products' (how far each
+                # float32 arithmetic is from them, numpy's included)
+                exact = ref if integer else item_ranks(FactorScorer(uf, vf), train, held, ties=ties, backend="numpy",
+                                                       dtype="float64")
+                if not integer:
+                    emit({"parity": "numpy float32", "ties": ties, "held": held_per_user, "integer": False,
+                          "differ_from_float64": int((ref.ranks != exact.ranks).sum())})
                 base = None
                 for kernel in kernels:
                     try:
@@ -115,8 +124,50 @@ def parity(n_users, n_items, d, kernels=KERNELS, integer_only=False):
                     ok &= passed
                     emit({"parity": kernel, "ties": ties, "held": held_per_user, "integer": integer,
                           "ranks": int(r.size), "differ_from_numpy": diff_numpy,
-                          "differ_from_torch_blocks": diff_blocks, "pass": passed})
+                          "differ_from_torch_blocks": diff_blocks,
+                          "differ_from_float64": int((r != exact.ranks).sum()), "pass": passed})
     return ok
+
+
+def topk_parity(n_users, n_items, d, kernels, integer_only=False):
+    """top_k's lists by each torch kernel against numpy's: equal for integer factors; with float factors the
+    entries that differ (scores that agree to within rounding)."""
+    ok = True
+    for integer in ((True,) if integer_only else (True, False)):
+        uf, vf, train, _ = problem(n_users, n_items, d, 20, 1, integer, seed=5)
+        for k in (10, 100):
+            ref = top_k(FactorScorer(uf, vf), train, k, backend="numpy")
+            for kernel in kernels:
+                try:
+                    got = top_k(FactorScorer(uf, vf), train, k, backend="torch", device=DEVICE, kernel=kernel)
+                except Exception as e:
+                    emit({"topk_parity": kernel, "k": k, "integer": integer, "error": repr(e)[:300], "pass": False})
+                    ok = False
+                    continue
+                same_shape = got.items.shape == ref.items.shape
+                differ = int((got.items != ref.items).sum()) if same_shape else None
+                passed = bool(same_shape and differ == 0 and (got.users == ref.users).all()) if integer else same_shape
+                ok &= passed
+                emit({"topk_parity": kernel, "k": k, "integer": integer, "entries": int(got.items.size),
+                      "items_differ_from_numpy": differ, "handed_back": HANDED_BACK[-1] if kernel != "blocks" else None,
+                      "pass": passed})
+    return ok
+
+
+HANDED_BACK: list[int] = []
+
+
+def _count_handed_back():
+    """Record how many users each fused top-K call hands back to the blocks (HANDED_BACK)."""
+    from rankwise.catalogue import fused_topk
+
+    real = fused_topk.fused_top_k
+
+    def spy(*a, **k):
+        out = real(*a, **k)
+        HANDED_BACK.append(int(out[3].size))
+        return out
+    fused_topk.fused_top_k = spy
 
 
 def matmul_alone(uf_d, vf_d, block):
@@ -151,10 +202,12 @@ def guarded(name, run_at, n_users, args):
     return best
 
 
-# tile configurations of the fused kernel (rows, items, factor columns per dot or 0 = all, warps, stages)
+# tile configurations of the fused kernels (rows, items, factor columns per dot or 0 = all, warps, stages)
 TILE_CONFIGS = {
-    "fused": ((128, 128, 0, 8, 3), (128, 128, 0, 4, 3), (256, 128, 0, 16, 3), (128, 256, 0, 16, 2),
-              (128, 128, 0, 8, 4)),
+    "fused": ((128, 128, 0, 8, 3), (128, 128, 32, 8, 3), (128, 128, 0, 8, 4)),
+    "fused-bf16x6": ((128, 128, 0, 8, 3), (128, 128, 0, 8, 2), (128, 128, 16, 8, 3), (64, 128, 0, 4, 3),
+                     (128, 256, 0, 8, 2)),
+    "fused-bf16x9": ((128, 128, 0, 8, 3), (128, 128, 0, 8, 2)),
 }
 KERNEL_MS: list[float] = []
 
@@ -230,19 +283,33 @@ def table(n_users, n_items, d, args, label, kernels, block_sizes, configs):
         for ties in ("average",):
             for block in (block_sizes if kernel == "blocks" else [None]):
                 def run_at(m, kernel=kernel, ties=ties, block=block):
+                    # the whole inputs at full size: a slice of a CSR matrix is a copy, not item_ranks' work
                     sel = held[0] < m
-                    return item_ranks(FactorScorer(uf[:m], vf), train[:m], (held[0][sel], held[1][sel]), ties=ties,
-                                      backend="torch", device=DEVICE, kernel=kernel, block_size=block)
+                    t_m, h_m = (train, held) if m == n_users else (train[:m], (held[0][sel], held[1][sel]))
+                    return item_ranks(FactorScorer(uf[:m], vf), t_m, h_m, ties=ties, backend="torch", device=DEVICE,
+                                      kernel=kernel, block_size=block)
                 name = f"{label}: item_ranks, {kernel}, ties {ties}"
                 if kernel == "blocks":
                     name += f", block {block or 'default'}"
                 step(name, run_at, n_users, args, base)
+        # top-K lists: the blocks (at 100k users; at 1M tens of seconds) and the bfloat16 fused kernels (top_k
+        # refuses the float32 one)
+        if args.topk and kernel != "fused" and (kernel != "blocks" or n_users <= 100_000):
+            def lists_at(m, kernel=kernel):
+                return top_k(FactorScorer(uf[:m], vf), train if m == n_users else train[:m], args.topk,
+                             backend="torch", device=DEVICE, kernel=kernel)
+            name = f"{label}: top_k, K = {args.topk}, {kernel}"
+            HANDED_BACK.clear()
+            step(name, lists_at, n_users, args, base)
+            if HANDED_BACK:
+                emit({"step": f"{name}: users handed back to the blocks", "handed_back": HANDED_BACK[-1]})
         if kernel == "blocks":
             continue
         # the kernel with its host preparation (kernel_s: the launch alone), per tile configuration
         for tiles in configs.get(kernel, ()):
             def kernel_at(m, kernel=kernel, tiles=tiles):
-                return fused_counts(torch, DEVICE, uf_d[:m], vf_d, train[:m], held_m[:m], tiles=tiles)
+                t_m, h_m = (train, held_m) if m == n_users else (train[:m], held_m[:m])
+                return fused_counts(torch, DEVICE, uf_d[:m], vf_d, t_m, h_m, tiles=tiles, terms=FUSED_TERMS[kernel])
             t = step(f"{label}: fused_counts, {kernel}, tiles {tiles}", kernel_at, n_users, args, base,
                      {"kernel": kernel, "tiles": list(tiles)})
             if t is not None:
@@ -250,7 +317,7 @@ def table(n_users, n_items, d, args, label, kernels, block_sizes, configs):
     uf_d = vf_d = None  # the factors' memory goes back before the next table
     if DEVICE.type == "cuda":
         torch.cuda.empty_cache()
-    return {k: [tiles for _, tiles in sorted(v)[:args.keep]] for k, v in best.items()}
+    return {k: [config for _, config in sorted(v, key=lambda r: r[0])[:args.keep]] for k, v in best.items()}
 
 
 def markdown():
@@ -273,25 +340,35 @@ def main():
     ap.add_argument("--budget", type=float, default=420.0, help="start no step after this many seconds")
     ap.add_argument("--probe", type=int, default=16, help="a step is first timed on 1/PROBE of its users")
     ap.add_argument("--reps", type=int, default=3, help="repetitions of a step predicted under 2 s (the best)")
+    ap.add_argument("--tile-configs", type=int, default=None,
+                    help="time only the first N tile configurations of each fused kernel at 100k x 50k")
     ap.add_argument("--keep", type=int, default=2, help="tile configurations per kernel taken to 1M x 1M")
     ap.add_argument("--large", action="store_true", help="also the blocks kernel at 1M x 1M (tens of seconds)")
     ap.add_argument("--kernels", default=",".join(KERNELS), help="the kernels timed (comma-separated)")
+    ap.add_argument("--topk", type=int, default=10, help="K of the top-K lists timed (0: none)")
+    ap.add_argument("--topk-parity-kernels", default="blocks,fused-bf16x6",
+                    help="the kernels whose top-K lists are checked against numpy's")
     ap.add_argument("--parity-kernels", default=",".join(KERNELS), help="the kernels checked against numpy")
     ap.add_argument("--integer-parity-only", action="store_true", help="parity on integer factors only")
     args = ap.parse_args()
     print(f"device: {device_name()}, torch {torch.__version__}, triton {_triton_version()}", flush=True)
     _timed_launches()
     pk, ip = args.parity_kernels.split(","), args.integer_parity_only
+    _count_handed_back()
     ok = parity(40, 300, 16, pk, ip) if args.tiny else parity(2000, 5000, 64, pk, ip)
+    tk = [k for k in args.topk_parity_kernels.split(",") if k]
+    if tk:
+        ok &= topk_parity(60, 2000, 16, tk, ip) if args.tiny else topk_parity(2000, 50_000, 64, tk, ip)
     kernels = args.kernels.split(",")
     print(f"parity: {'PASS' if ok else 'FAIL'}", flush=True)
     if args.quick:
         return 0 if ok else 1
     if args.tiny:
-        table(32, 200, 8, args, "32 x 200", kernels, [None, 8],
-              {"fused": [(16, 32, 16, 4, 1), (16, 32, 0, 4, 2)]})
+        tiny = [(16, 32, 16, 4, 1), (16, 32, 0, 4, 2)]
+        table(32, 200, 8, args, "32 x 200", kernels, [None, 8], {k: tiny for k in TILE_CONFIGS})
     else:
-        best = table(100_000, 50_000, 64, args, "100k x 50k", kernels, [None, 4096], TILE_CONFIGS)
+        configs = {k: v[:args.tile_configs] for k, v in TILE_CONFIGS.items()}
+        best = table(100_000, 50_000, 64, args, "100k x 50k", kernels, [None, 4096], configs)
         # at 1M x 1M the fused kernels with the tiles that were fastest at 100k x 50k
         table(1_000_000, 1_000_000, 64, args, "1M x 1M",
               kernels if args.large else [k for k in kernels if k != "blocks"], [2048], best)
