@@ -126,11 +126,13 @@ def test_fused_kernel_exact_on_float_factors(ties):
 @pytest.mark.slow
 @needs_triton
 @pytest.mark.parametrize("terms", [0, 6, 9])
-@pytest.mark.parametrize("d, tiles", [(16, (16, 32, 0, 4, 3)), (20, (16, 32, 0, 4, 2)), (48, (16, 32, 16, 4, 1))])
+@pytest.mark.parametrize("d, tiles", [(16, (16, 32, 0, 4, 3)), (20, (16, 32, 0, 4, 2)), (48, (16, 32, 16, 4, 1)),
+                                     (130, None)])
 def test_fused_dot_tiles_on_integer_factors(d, tiles, terms):
-    """The rows' factors loaded once (BLOCK_K 0: all of D, exactly or padded) or per chunk; whole tiles without
-    masks and a partial last tile, in two slices; float32 multiply-adds and the bfloat16 parts' products. The
-    user factors need two bfloat16 parts (up to 300), so the parts' cross products are exercised too."""
+    """The rows' factors loaded once (BLOCK_K 0: all of D, exactly or padded) or per chunk (the default tiles at
+    d = 130: chunks of 32); whole tiles without masks and a partial last tile, in two slices; float32
+    multiply-adds and the bfloat16 parts' products. The user factors need two bfloat16 parts (up to 300), so
+    the parts' cross products are exercised too."""
     import torch
 
     from rankwise.catalogue.fused import fused_counts
@@ -146,6 +148,35 @@ def test_fused_dot_tiles_on_integer_factors(d, tiles, terms):
     want = brute_counts(scores, train, held, "compete")
     greater, at_least, target = fused_counts(torch, torch.device("cpu"), torch.as_tensor(uf), torch.as_tensor(vf),
                                              train, held_m, tiles=tiles, terms=terms, splits=2)
+    np.testing.assert_array_equal(greater, [g for _, _, g, _, _ in want])
+    np.testing.assert_array_equal(at_least, [g + e for _, _, g, e, _ in want])
+    np.testing.assert_array_equal(target, [scores[u_, i] for u_, i, *_ in want])
+
+
+@pytest.mark.slow
+@needs_triton
+@pytest.mark.parametrize("terms", [0, 6, 9])
+def test_large_integer_factors_stay_exact_within_the_bound(terms):
+    """Integer factors up to 4,000 with sum_k |u_k v_k| within 2^24 - 2^19: every product of bfloat16 parts and
+    every partial sum stays an integer below 2^24, also where a part rounds up (3999 is held as 4000 - 1), so
+    scores one apart near 1.6e7 keep their order. (Just past the bound, 4095 held as 4096 - 1 with scores near
+    2^24, the parts' products round in float32: the documented limit.)"""
+    import torch
+
+    from rankwise.catalogue.fused import fused_counts
+    from rankwise.catalogue.interactions import as_interaction_csr
+
+    uf = np.array([[3999, 1], [3999, -1], [-2000, 2000]], dtype=np.float32)
+    vf = np.array([[3999, 1], [3999, 0], [3999, 2], [0, 0], [3998, 3], [-3999, 1], [1999, 999], [2001, 3999]],
+                  dtype=np.float32)
+    assert (np.abs(uf)[:, None, :] * np.abs(vf)[None, :, :]).sum(axis=2).max() <= 2**24 - 2**19
+    held = (np.array([0, 0, 1, 2, 2]), np.array([0, 4, 2, 6, 7]))
+    scores = uf.astype(np.float64) @ vf.T.astype(np.float64)
+    held_m = as_interaction_csr(held, 3, 8, "heldout")
+    train = as_interaction_csr((np.array([1]), np.array([5])), 3, 8, "train")
+    want = brute_counts(scores, train.toarray(), held, "compete")
+    greater, at_least, target = fused_counts(torch, torch.device("cpu"), torch.as_tensor(uf), torch.as_tensor(vf),
+                                             train, held_m, terms=terms, tiles=(16, 32, 0, 4, 2))
     np.testing.assert_array_equal(greater, [g for _, _, g, _, _ in want])
     np.testing.assert_array_equal(at_least, [g + e for _, _, g, e, _ in want])
     np.testing.assert_array_equal(target, [scores[u_, i] for u_, i, *_ in want])

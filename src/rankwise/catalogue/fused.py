@@ -11,7 +11,8 @@ catalogue slice.
 Exactness: every score is computed by the same instructions in every tile (float32 multiply-adds, or with
 ``terms`` the exact products of the factors' bfloat16 parts summed in float32; ``fused_kernel.py``), so the
 target, its competitors and the excluded training items are compared as the same numbers, and the ranks are
-those of the blocks path whenever both compute the same products (integer-valued factors: bit for bit).
+those of the blocks path whenever both compute the same scores (integer-valued factors with sum_k |u_k v_k|
+within 2^24, or 2^24 - 2^19 with ``terms``: bit for bit).
 Against numpy's BLAS product with general float factors, scores may differ in the last bits (another order
 of summation), so ranks may differ for items whose scores agree to within rounding, as between the numpy and
 torch paths.
@@ -102,8 +103,19 @@ def launch_fused(torch: Any, device: Any, user_factors: Any, item_factors: Any, 
     count_kernel[(n_blocks, splits)](
         u, vt, held_user, held_item, ex_ptr, ex_col, ex_user, gt, ge, target, n_held, n_items, per_split, u_part,
         v_part, D=d, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, DOT=bool(dot), TERMS=terms,
-        PARTS_F32=os.environ.get("TRITON_INTERPRET") == "1", num_warps=warps, num_stages=stages)
+        PARTS_F32=interpreted(count_kernel), num_warps=warps, num_stages=stages)
     return FusedCounts(torch, n_items, gt, ge, target)
+
+
+def interpreted(kernel: Any) -> bool:
+    """Whether Triton runs ``kernel`` in its interpreter (decided when the kernel's module was imported, by
+    Triton's own reading of TRITON_INTERPRET), where bfloat16 parts are widened before ``tl.dot``."""
+    return type(kernel).__name__ == "InterpretedFunction"
+
+
+def interpreter_on() -> bool:
+    """Whether TRITON_INTERPRET asks for Triton's interpreter, read as Triton reads it."""
+    return os.environ.get("TRITON_INTERPRET", "").strip().lower() in ("1", "true", "on", "yes")
 
 
 def check_tiles(tiles: tuple[int, ...] | None, terms: int) -> tuple[int, int, int, int, int]:
@@ -157,17 +169,23 @@ class NotSplit(InvalidParameterError):
 def split_bf16(torch: Any, x: Any) -> Any:
     """(3, *x.shape) bfloat16 parts of the float32 tensor ``x`` whose sum is exactly ``x``: each part is the
     rest so far rounded to bfloat16 (8 significant bits), and the rest after three parts is checked to be
-    zero. It is not for magnitudes beyond bfloat16's largest (3.39e38, where rounding overflows) or
-    rests below float32's smallest normal (1.2e-38), which the check refuses rather than round."""
+    zero. It is not for magnitudes beyond bfloat16's largest (3.39e38, where rounding overflows) or values
+    whose low bits fall below bfloat16's smallest subnormal (2^-133), which the check refuses rather than
+    round.
+
+    With round-to-nearest parts, the sum of a factor's parts' magnitudes is at most (1 + 2^-7 + 2^-15) times
+    its own, so for integer-valued factors every product of parts and every partial sum of a score is an
+    integer of magnitude at most (1 + 2^-5) sum_k |u_k v_k|: exact in float32 in any order while that sum stays
+    within 2^24 - 2^19."""
     parts = torch.empty((3, *x.shape), dtype=torch.bfloat16, device=x.device)
     rest = x
     for p in range(3):
         parts[p] = rest.to(torch.bfloat16)
         rest = rest - parts[p].to(torch.float32)  # exact: the part is the rest rounded
     if bool(torch.any(rest != 0)):
-        raise NotSplit("a factor is not the sum of three bfloat16 parts (a magnitude beyond 3.39e38 or a "
-                                    "value below float32's normal range, or not finite), so the bfloat16 kernels "
-                                    "would not compute its products exactly; use kernel='fused'")
+        raise NotSplit("a factor is not the sum of three bfloat16 parts (a magnitude beyond 3.39e38, low bits below "
+                       "bfloat16's smallest subnormal 2^-133, or not finite), so the bfloat16 kernels would not "
+                       "compute its products exactly; use kernel='fused'")
     return parts
 
 

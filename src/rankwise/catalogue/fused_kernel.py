@@ -22,12 +22,14 @@ and adds the counts of ``>`` and ``>=``: scores are never written to memory. Eac
   products first: a bfloat16 product has at most 16 significant bits, so every product is exact and
   only the float32 additions round, as in the multiply-adds. Six terms leave out the three smallest
   products (parts 2 x 3, 3 x 2 and 3 x 3: of order 2^-24 and 2^-32 of the factors' product, below its
-  float32 rounding); nine keep them. For integer-valued factors whose products are exact in float32 the
-  left-out products are zero (a third part needs 17 significant bits, a second one 9, and their
-  product 25), so both give the exact scores. Triton's interpreter mistakes bfloat16 operands of
-  ``tl.dot``, so there (``PARTS_F32=True``) the parts are widened to float32 first: the same exact
-  products. (Triton's own ``input_precision="tf32x3"``, three tf32 products a pair, was slower than the
-  float32 multiply-adds on an H200, 5.6 s against 3.7 s at 10^6 x 10^6, and inexact in the last bits.)
+  float32 rounding); nine keep them. For integer-valued factors with sum_k |u_k v_k| within 2^24 - 2^19
+  every partial sum is an integer below 2^24 (``fused.split_bf16``) and the left-out products are zero (a
+  third part needs 17 significant bits, a second one 9, and their product 25), so both give the exact
+  scores. Triton's interpreter
+  mistakes bfloat16 operands of ``tl.dot``, so there (``PARTS_F32=True``) the parts are widened to
+  float32 first: the same exact products. (Triton's own ``input_precision="tf32x3"``, three tf32
+  products a pair, was slower than the float32 multiply-adds on an H200, 5.6 s against 3.7 s at
+  10^6 x 10^6, and inexact in the last bits.)
 
 The counts of ``>`` and ``>=`` of a tile element share one uint32 (``>=`` in the top 16 bits), summed
 across the tile's row at once and added to the rows' two int32 counts. Counts kept per tile element and

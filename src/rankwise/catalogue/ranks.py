@@ -35,7 +35,6 @@ factors) and may otherwise differ only for items whose scores agree to within ro
 from __future__ import annotations
 
 import importlib.util
-import os
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
@@ -139,10 +138,10 @@ def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevan
     computes and compares tiles of scores without writing them (``fused.py``), by float32 multiply-adds.
     ``'fused-bf16x6'``/``'fused-bf16x9'``: the same on the tensor cores, each factor split into three
     bfloat16 parts whose 6 or 9 products are exact and summed in float32 (``fused_kernel.py``): exact
-    scores for integer-valued factors, float32 rounding otherwise. ``'auto'``: ``'fused-bf16x6'`` wherever
-    it applies (on an H200 it ranked 10^6 users x 10^6 items in 2.7-2.9 s, about 7 times faster than the
-    blocks and in 0.64-0.70 times cuBLAS's float32 products alone; benchmarks/README_gpu.md), ``'fused'``
-    for factors beyond bfloat16's range, else ``'blocks'``.
+    scores for integer-valued factors (sum_k |u_k v_k| within 2^24 - 2^19), float32 rounding otherwise. ``'auto'``:
+    ``'fused-bf16x6'`` wherever it applies (on an H200 it ranked 10^6 users x 10^6 items in 2.7-2.9 s,
+    about 7 times faster than the blocks and in 0.64-0.70 times cuBLAS's float32 products alone;
+    benchmarks/README_gpu.md), ``'fused'`` for factors beyond bfloat16's range, else ``'blocks'``.
     """
     conv = get_convention(convention)
     ties = resolve_ties(conv, ties, seed)
@@ -253,13 +252,13 @@ def choose_kernel(kernel: str, scorer, be, dtype: str) -> str:
                  and dtype == "float32" and importlib.util.find_spec("triton") is not None)
         return "fused-bf16x6" if fused else "blocks"
     if kernel != "blocks":
-        from rankwise.catalogue.fused import check_fused
+        from rankwise.catalogue.fused import check_fused, interpreter_on
 
         check_fused(scorer, dtype, kernel)
         if be.name != "torch":
             raise InvalidParameterError(f"kernel={kernel!r} runs on torch tensors; got backend={be.name!r} (use "
                                         "backend='torch', or kernel='blocks')")
-        if be.device.type != "cuda" and os.environ.get("TRITON_INTERPRET") != "1":
+        if be.device.type != "cuda" and not interpreter_on():
             raise InvalidParameterError(f"kernel={kernel!r} is a Triton kernel for CUDA devices; got device "
                                         f"{str(be.device)!r} (use a CUDA device, or kernel='blocks'; tests run it on "
                                         "the CPU in Triton's interpreter, with TRITON_INTERPRET=1 set before "

@@ -51,7 +51,7 @@ def register(sub) -> None:
                    help="how the ranks are counted: blocks of scores, or, with factors on a CUDA device and "
                         "Triton installed, one kernel that never writes the scores (fused: float32 multiply-adds; "
                         "fused-bf16x6, fused-bf16x9: the tensor cores, on exact products of bfloat16 parts of the "
-                        "factors; auto: fused wherever it applies, else blocks; docs/catalogue.md)")
+                        "factors; auto: fused-bf16x6 wherever it applies, else blocks; docs/catalogue.md)")
     p.add_argument("--per-query", "-q", action="store_true", help="also print one value per user")
     p.add_argument("--format", "-f", default="table", choices=["table", "json", "csv", "tsv"])
     p.add_argument("--output", "-o", metavar="FILE", help="write the result here instead of stdout")
