@@ -137,3 +137,24 @@ def test_the_float32_kernel_is_refused_and_auto_falls_back_to_the_blocks(monkeyp
                         lambda kernel, *a: "fused-bf16x6" if kernel == "auto" else real(kernel, *a))
     got = top_k(FactorScorer(u32, v32), train, 3, backend="torch", kernel="auto")
     assert _lists(got) == _lists(want)
+
+
+def test_a_user_with_no_item_to_list_is_not_handed_back(monkeypatch):
+    """A user whose every item is a training item gets no threshold, so every item is a candidate and the list
+    overflows; with nothing to list, the empty list is complete all the same (the blocks would redo it)."""
+    import scipy.sparse as sp
+
+    import rankwise.catalogue.fused_topk as fused_topk
+
+    monkeypatch.setattr(fused_topk, "list_capacity", lambda k: k)
+    back = _handed_back(monkeypatch)
+    rng = np.random.default_rng(1)
+    uf = rng.integers(-3, 4, (4, 5)).astype(np.float32)
+    vf = rng.integers(-3, 4, (40, 5)).astype(np.float32)
+    train = sp.lil_matrix((4, 40), dtype=bool)
+    train[2, :] = True  # user 2: every item
+    train[0, :5] = True
+    train = train.tocsr()
+    got = top_k(FactorScorer(uf, vf), train, 3, backend="torch", kernel="fused-bf16x6")
+    assert _lists(got) == brute_top_k(uf.astype(np.float64) @ vf.T.astype(np.float64), train, 3)
+    assert 2 not in back[0]

@@ -4,33 +4,35 @@ The resident blocks (``resident_topk.py``) write every score and select from it;
 of traffic. Here, for a chunk of users at a time, all on the device:
 
 1. **A threshold per user**: the K-th best non-training score among every ``SAMPLE_EVERY``-th item (torch's
-   float32 product), less a margin. About ``SAMPLE_EVERY`` x K items score above it.
+   float32 product), less a margin (-inf where the sample holds fewer than K non-training items). About
+   ``SAMPLE_EVERY`` x K items score above it.
 2. **Candidates**: the kernel scores the whole catalogue with the fused ranks' arithmetic and appends each
    item at or above its user's threshold to the user's list (``list_capacity(k)`` places).
 3. **The lists**: training items are dropped from the candidates and the K best are taken by one ``topk`` on a
    key that orders by score descending, then item ascending: ``top_k``'s order and tie-break.
 
 Exact whatever the threshold: an item missing from a user's candidates scores below it, so when the list holds
-at least K non-training candidates (or every non-training item) and has not overflowed, its K best are the
-catalogue's, ties at the K-th place included. A user for whom either fails is handed back, and the caller
+at least min(K, the user's non-training items) non-training candidates and has not overflowed, its K best are
+the catalogue's, ties at the K-th place included. A user for whom either fails is handed back, and the caller
 lists that user another way. The scores are the kernel's, so the lists are those of the blocks path wherever
-both compute the same products (integer-valued factors), and may otherwise differ where scores agree to
-within float32 rounding (``fused_kernel.py``).
+both compute the same scores (integer-valued factors with sum_k |u_k v_k| within 2^24 - 2^19), and may
+otherwise differ where scores agree to within float32 rounding (``fused_kernel.py``).
 """
 from __future__ import annotations
 
-import os
 from typing import Any, Callable
 
 import numpy as np
 import scipy.sparse as sp
 
-from rankwise.catalogue.fused import catalogue_slices, check_tiles, kernel_operands, whole_k
+from rankwise.catalogue.fused import catalogue_slices, check_tiles, interpreted, kernel_operands, whole_k
 
 # the threshold's sample: every SAMPLE_EVERY-th item, so that about SAMPLE_EVERY x K items are candidates
 SAMPLE_EVERY = 16
-# candidate lists (item and score, 8 bytes a place) of a chunk of users, and a sample's scores, at most this
+# device memory for a chunk of users' candidate lists (PLACE_BYTES a place: item and score, then a key and
+# the choice's temporaries), and for a block of the sample's scores
 CHUNK_BYTES = 1 << 30
+PLACE_BYTES = 24
 # a threshold is lowered by this fraction of its magnitude: torch's product and the kernel's may differ in the
 # last bits, and a threshold above a list's K-th score would hand its user back
 MARGIN = 2.0 ** -12
@@ -47,15 +49,16 @@ def fused_top_k(torch: Any, device: Any, user_factors: Any, item_factors: Any, t
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(users, items, scores) of the K best non-training items of each of ``users`` (ascending), in list order,
     and the users handed back (see the module). ``user_factors``/``item_factors``: float32 tensors on
-    ``device``; ``terms``, ``tiles``, ``splits``: as for ``fused.launch_fused``."""
+    ``device``; ``terms``, ``tiles``, ``splits``: as for ``fused.launch_fused``. ``progress(done, total)`` after
+    each chunk of users but the last (the caller says when all are listed)."""
     block_m, block_n, block_k, warps, stages = check_tiles(tiles, terms)
     from rankwise.catalogue.fused_topk_kernel import candidate_kernel
 
     n_items, d = int(item_factors.shape[0]), int(item_factors.shape[1])
     block_k = block_k or whole_k(block_m, d)
     k = min(k, n_items)
-    cap = list_capacity(k)
-    chunk = max(block_m, CHUNK_BYTES // (8 * cap) // block_m * block_m)
+    cap = min(list_capacity(k), n_items)  # (a list of the whole catalogue cannot overflow)
+    chunk = max(block_m, CHUNK_BYTES // (PLACE_BYTES * cap) // block_m * block_m)
     u_op, vt, u_part, v_part = kernel_operands(torch, user_factors, item_factors, terms)
     sample = item_factors[::SAMPLE_EVERY]
     t_ptr = torch.as_tensor(train.indptr.astype(np.int64), device=device)
@@ -76,18 +79,21 @@ def fused_top_k(torch: Any, device: Any, user_factors: Any, item_factors: Any, t
         candidate_kernel[(n_blocks, n_splits)](
             u_op, vt, cu_d, tau, count, cand_col, cand_score, cu.size, n_items, per_split, cap, u_part, v_part, D=d,
             BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, DOT=True, TERMS=terms,
-            PARTS_F32=os.environ.get("TRITON_INTERPRET") == "1", num_warps=warps, num_stages=stages)
+            PARTS_F32=interpreted(candidate_kernel), num_warps=warps, num_stages=stages)
         need = torch.as_tensor(np.minimum(k, n_items - n_train[cu]), device=device)
-        lists, good = _best(torch, count, cand_col, cand_score, rows * n_items + cols, n_items, k, need)
+        # sorted for the search whatever the CSR's cached flags say (a caller may have changed it in place)
+        train_keys = torch.sort(rows * n_items + cols).values
+        lists, good = _best(torch, count, cand_col, cand_score, train_keys, n_items, k, need)
         listed = good[:, None] & (lists[0] >= 0)  # complete lists, and of those only real entries
-        parts.append((cu_d[:, None].expand(-1, k)[listed], lists[1][listed], lists[2][listed]))
+        parts.append(tuple(x.cpu() for x in (cu_d[:, None].expand(-1, k)[listed], lists[1][listed],
+                                                lists[2][listed])))
         back.append(cu[~good.cpu().numpy()])
-        if progress is not None:
-            progress(min(a + chunk, users.size), users.size)
+        if progress is not None and a + chunk < users.size:  # (the last call is the caller's, after the rest)
+            progress(a + chunk, users.size)
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy(), np.zeros(0, dtype=np.float32), empty.copy()
-    u, i, s = (torch.cat(xs).cpu().numpy() for xs in zip(*parts))
+    u, i, s = (torch.cat(xs).numpy() for xs in zip(*parts))
     return u.astype(np.int64), i.astype(np.int64), s, np.concatenate(back)
 
 
@@ -131,7 +137,7 @@ def _best(torch: Any, count: Any, cand_col: Any, cand_score: Any, train_keys: An
                                as_tuple=True)
     col = cand_col[row, place].to(torch.int64)
     ok = torch.ones_like(col, dtype=torch.bool)
-    if train_keys.numel():  # the users' training items (keys sorted: rows ascending, columns within)
+    if train_keys.numel():  # the users' training items, keys sorted
         keys = row * n_items + col
         at = torch.searchsorted(train_keys, keys).clamp(max=train_keys.numel() - 1)
         ok = train_keys[at] != keys
@@ -143,5 +149,5 @@ def _best(torch: Any, count: Any, cand_col: Any, cand_score: Any, train_keys: An
     key[row, place] = torch.where(ok, ordered * (1 << 31) + (2**31 - 1 - col), -1)
     top, at = torch.topk(key, k, dim=1)
     n_ok = torch.zeros(n, dtype=torch.int64, device=count.device).index_add_(0, row, ok.to(torch.int64))
-    good = (count <= cap) & (n_ok >= need)
+    good = ((count <= cap) & (n_ok >= need)) | (need <= 0)  # (a user with no item to list needs no candidate)
     return (top, cand_col.gather(1, at), cand_score.gather(1, at)), good

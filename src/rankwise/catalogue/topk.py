@@ -133,4 +133,6 @@ def _fused(be, scorer, train, users, k, terms, asked, block_size, progress) -> T
         lists_u, lists_i, lists_s = (np.concatenate(pair) for pair in zip((lists_u, lists_i, lists_s), more))
         order = np.argsort(lists_u, kind="stable")
         lists_u, lists_i, lists_s = lists_u[order], lists_i[order], lists_s[order]
+    if progress is not None:
+        progress(users.size, users.size)
     return TopK(lists_u, lists_i, lists_s)
