@@ -177,30 +177,33 @@ class DenseScorer(ScoreSource):
 
 class FactorScorer(ScoreSource):
     """Scores ``user_factors @ item_factors.T``: whole rows one block of users at a time, or given
-    pairs as one batched matrix-vector product per block of lines."""
+    pairs as one batched matrix-vector product per block of lines.
+
+    The factors are numpy arrays (or anything ``np.asarray`` takes) or torch tensors, kept where they are: on a
+    GPU, the torch backend and the fused kernels copy them on the device instead of from the host, and they
+    are checked finite there. The numpy backend and pair scores read a CPU copy."""
 
     _covers = "factors cover"
     _pair_factors: tuple[np.ndarray, np.ndarray] | None  # the factors in their pair-scoring dtype, made once
 
     def __init__(self, user_factors, item_factors):
-        u = np.asarray(user_factors)
-        v = np.asarray(item_factors)
+        u, v = _factor_values(user_factors), _factor_values(item_factors)
         if u.ndim != 2 or v.ndim != 2 or u.shape[1] != v.shape[1]:
-            raise DataError(f"factors must be 2-D with the same number of columns, got user factors {u.shape} "
-                            f"and item factors {v.shape}")
+            raise DataError(f"factors must be 2-D with the same number of columns, got user factors "
+                            f"{tuple(u.shape)} and item factors {tuple(v.shape)}")
         for name, a in (("user_factors", u), ("item_factors", v)):
-            if not np.isfinite(a).all():
+            if not _all_finite(a):
                 raise DataError(f"{name} contain NaN or inf")
         self.user_factors, self.item_factors = u, v
-        self.n_users, self.n_items = u.shape[0], v.shape[0]
-        self.width = max(1, u.shape[1])
+        self.n_users, self.n_items = int(u.shape[0]), int(v.shape[0])
+        self.width = max(1, int(u.shape[1]))
         self._pair_factors = None
 
     def bind(self, backend):
         # the product is taken in the scoring dtype by the backend's own matrix multiply
-        u = backend.from_numpy(self.user_factors)
-        v = backend.from_numpy(self.item_factors)
         if backend.name == "numpy":
+            u = backend.from_numpy(_host(self.user_factors))
+            v = backend.from_numpy(_host(self.item_factors))
             vt = v.T
             buf = []
 
@@ -214,19 +217,48 @@ class FactorScorer(ScoreSource):
                     buf[:] = [np.empty((n, vt.shape[1]), dtype=u.dtype)]
                 return np.matmul(u[users], vt, out=buf[0][:n])
             return block
+        u = backend.from_numpy(self.user_factors)
+        v = backend.from_numpy(self.item_factors)
         return lambda users: u[backend._idx(users)] @ v.T
 
     def score_pairs(self, users, items, line0=0):
         if self._pair_factors is None:  # pairs are scored in the factors' dtype (integers: float64)
-            dtype = np.result_type(self.user_factors, self.item_factors)
+            uf, vf = _host(self.user_factors), _host(self.item_factors)
+            dtype = np.result_type(uf, vf)
             if not np.issubdtype(dtype, np.floating):
                 dtype = np.dtype(np.float64)
-            self._pair_factors = (self.user_factors.astype(dtype, copy=False),
-                                  self.item_factors.astype(dtype, copy=False))
+            self._pair_factors = (uf.astype(dtype, copy=False), vf.astype(dtype, copy=False))
         u, v = self._pair_factors
         # a batched matrix-vector product: every score of a line comes out of one product
         # np.take gathers rows about 3x faster than fancy indexing (measured, 100 x 32 float32 per line)
         return np.matmul(np.take(v, items, axis=0), np.take(u, users, axis=0)[:, :, None])[:, :, 0]
+
+
+def _is_tensor(a) -> bool:
+    """A torch tensor, told without importing torch (a numpy-only caller never pays for it)."""
+    return type(a).__module__.split(".")[0] == "torch" and hasattr(a, "detach")
+
+
+def _factor_values(a):
+    """Factors as given: a torch tensor (detached, where it is), else a numpy array."""
+    return a.detach() if _is_tensor(a) else np.asarray(a)
+
+
+def _all_finite(a) -> bool:
+    if _is_tensor(a):
+        import torch
+
+        return bool(torch.isfinite(a).all())  # (on the tensor's device)
+    return bool(np.isfinite(a).all())
+
+
+def _host(a) -> np.ndarray:
+    """A numpy view or copy of factors held as an array or a tensor (bfloat16 and float16 widened to float32)."""
+    if not _is_tensor(a):
+        return a
+    if a.dtype.is_floating_point and a.element_size() < 4:
+        a = a.float()
+    return a.cpu().numpy()
 
 
 class _CallableSource(ScoreSource):
