@@ -292,6 +292,14 @@ def table(n_users, n_items, d, args, label, kernels, block_sizes, configs):
                 if kernel == "blocks":
                     name += f", block {block or 'default'}"
                 step(name, run_at, n_users, args, base)
+            if kernel == "fused-bf16x6":  # the factors as tensors already on the device (a model's embeddings)
+                def on_device_at(m, kernel=kernel, ties=ties):
+                    sel = held[0] < m
+                    t_m, h_m = (train, held) if m == n_users else (train[:m], (held[0][sel], held[1][sel]))
+                    return item_ranks(FactorScorer(uf_d[:m], vf_d), t_m, h_m, ties=ties, backend="torch",
+                                      device=DEVICE, kernel=kernel)
+                step(f"{label}: item_ranks, {kernel}, ties {ties}, factors on the device", on_device_at, n_users,
+                     args, base)
         # top-K lists: the blocks (at 100k users; at 1M tens of seconds) and the bfloat16 fused kernels (top_k
         # refuses the float32 one)
         if args.topk and kernel != "fused" and (kernel != "blocks" or n_users <= 100_000):

@@ -399,3 +399,14 @@ def test_factors_beyond_bfloat16_fall_back_to_float32_under_auto_only(monkeypatc
                         lambda kernel, *a: "fused-bf16x6" if kernel == "auto" else real(kernel, *a))
     got = item_ranks(FactorScorer(uf, vf), train, held, ties="average", backend="torch", kernel="auto")
     _check(got, scores, train, held, "compete", "average")
+
+
+@needs_triton
+def test_a_wrapped_kernel_is_still_known_to_run_in_the_interpreter():
+    """bench_gpu.py wraps the kernel in a timer: the parts must still be widened in the interpreter (its
+    bfloat16 dot is wrong), so Triton's own setting decides where the kernel's type cannot."""
+    from rankwise.catalogue.fused import interpreted
+    from rankwise.catalogue.fused_kernel import count_kernel
+
+    assert interpreted(count_kernel)
+    assert interpreted(lambda *a: None)

@@ -108,9 +108,17 @@ def launch_fused(torch: Any, device: Any, user_factors: Any, item_factors: Any, 
 
 
 def interpreted(kernel: Any) -> bool:
-    """Whether Triton runs ``kernel`` in its interpreter (decided when the kernel's module was imported, by
-    Triton's own reading of TRITON_INTERPRET), where bfloat16 parts are widened before ``tl.dot``."""
-    return type(kernel).__name__ == "InterpretedFunction"
+    """Whether Triton runs ``kernel`` in its interpreter, where bfloat16 parts are widened before ``tl.dot``:
+    the kernel's own type says so (decided when its module was imported), or, for a kernel wrapped by a
+    caller (a benchmark's timer), Triton's reading of TRITON_INTERPRET."""
+    if type(kernel).__name__ == "InterpretedFunction":
+        return True
+    try:
+        from triton import knobs
+
+        return bool(knobs.runtime.interpret)
+    except (ImportError, AttributeError):  # (a Triton before its knobs: the variable as it reads it)
+        return interpreter_on()
 
 
 def interpreter_on() -> bool:
