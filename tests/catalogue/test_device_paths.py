@@ -25,6 +25,15 @@ needs_triton = pytest.mark.skipif(not (HAS_TORCH and HAS_TRITON), reason="torch 
 TIES = ["optimistic", "pessimistic", "average"]
 
 
+def _check_counts(got, scores, train, held, other):
+    """``fused_counts``' (greater, at_least, target) against the brute-force counts."""
+    want = brute_counts(scores, train, held, other)
+    greater, at_least, target = got
+    np.testing.assert_array_equal(greater, [g for _, _, g, _, _ in want])
+    np.testing.assert_array_equal(at_least, [g + e for _, _, g, e, _ in want])
+    np.testing.assert_array_equal(target, [scores[u_, i] for u_, i, *_ in want])
+
+
 def _check(got, scores, train, held, other, ties):
     want = brute_counts(scores, train, held, other)
     assert list(zip(got.users.tolist(), got.items.tolist())) == [(u, i) for u, i, *_ in want]
@@ -61,10 +70,7 @@ def test_fused_catalogue_slices_and_small_tiles_add_up(splits, dot, terms):
     # 16-row, 32-item tiles: many row blocks and tiles, slices of several tiles each
     greater, at_least, target = fused_counts(torch, torch.device("cpu"), u, v, train, held_m, splits=splits,
                                              dot=dot, terms=terms, tiles=(16, 32, 16, 4, 2))
-    want = brute_counts(scores, train, held, "compete")
-    np.testing.assert_array_equal(greater, [g for _, _, g, _, _ in want])
-    np.testing.assert_array_equal(at_least, [g + e for _, _, g, e, _ in want])
-    np.testing.assert_array_equal(target, [scores[u_, i] for u_, i, *_ in want])
+    _check_counts((greater, at_least, target), scores, train, held, "compete")
 
 
 @needs_torch
@@ -117,10 +123,7 @@ def test_fused_kernel_exact_on_float_factors(ties):
     greater, at_least, target = fused_counts(torch, torch.device("cpu"), torch.as_tensor(uf), torch.as_tensor(vf),
                                              train, held_m, dot=False, tiles=(16, 32, 16, 4, 1))
     scores = _sequential_scores(uf, vf)
-    want = brute_counts(scores, train, held, "compete")
-    np.testing.assert_array_equal(greater, [g for _, _, g, _, _ in want])
-    np.testing.assert_array_equal(at_least, [g + e for _, _, g, e, _ in want])
-    np.testing.assert_array_equal(target, [scores[u_, i] for u_, i, *_ in want])
+    _check_counts((greater, at_least, target), scores, train, held, "compete")
 
 
 @pytest.mark.slow
@@ -145,12 +148,9 @@ def test_fused_dot_tiles_on_integer_factors(d, tiles, terms):
     _, _, _, train, held = random_problem(d, n_users=n_users, n_items=n_items)
     held_m = as_interaction_csr(held, n_users, n_items, "heldout")
     scores = uf @ vf.T  # integers under 2^24: exact in any order
-    want = brute_counts(scores, train, held, "compete")
     greater, at_least, target = fused_counts(torch, torch.device("cpu"), torch.as_tensor(uf), torch.as_tensor(vf),
                                              train, held_m, tiles=tiles, terms=terms, splits=2)
-    np.testing.assert_array_equal(greater, [g for _, _, g, _, _ in want])
-    np.testing.assert_array_equal(at_least, [g + e for _, _, g, e, _ in want])
-    np.testing.assert_array_equal(target, [scores[u_, i] for u_, i, *_ in want])
+    _check_counts((greater, at_least, target), scores, train, held, "compete")
 
 
 @pytest.mark.slow
@@ -174,12 +174,9 @@ def test_large_integer_factors_stay_exact_within_the_bound(terms):
     scores = uf.astype(np.float64) @ vf.T.astype(np.float64)
     held_m = as_interaction_csr(held, 3, 8, "heldout")
     train = as_interaction_csr((np.array([1]), np.array([5])), 3, 8, "train")
-    want = brute_counts(scores, train.toarray(), held, "compete")
     greater, at_least, target = fused_counts(torch, torch.device("cpu"), torch.as_tensor(uf), torch.as_tensor(vf),
                                              train, held_m, terms=terms, tiles=(16, 32, 0, 4, 2))
-    np.testing.assert_array_equal(greater, [g for _, _, g, _, _ in want])
-    np.testing.assert_array_equal(at_least, [g + e for _, _, g, e, _ in want])
-    np.testing.assert_array_equal(target, [scores[u_, i] for u_, i, *_ in want])
+    _check_counts((greater, at_least, target), scores, train.toarray(), held, "compete")
 
 
 @needs_torch
