@@ -50,3 +50,19 @@ def brute_counts(scores, train, held, other_relevant):
 
 def brute_rank(g, e, ties):
     return {"optimistic": 1 + g, "pessimistic": 1 + g + e, "average": 1 + g + e / 2}[ties]
+
+
+def check_counts(got, scores, train, held, other):
+    """``fused_counts``' (greater, at_least, target) against the brute-force counts."""
+    want = brute_counts(scores, train, held, other)
+    greater, at_least, target = got
+    np.testing.assert_array_equal(greater, [g for _, _, g, _, _ in want])
+    np.testing.assert_array_equal(at_least, [g + e for _, _, g, e, _ in want])
+    np.testing.assert_array_equal(target, [scores[u_, i] for u_, i, *_ in want])
+
+
+def check_ranks(got, scores, train, held, other, ties):
+    """An ``ItemRanks``' pairs and ranks against the brute-force counts under ``ties``."""
+    want = brute_counts(scores, train, held, other)
+    assert list(zip(got.users.tolist(), got.items.tolist())) == [(u, i) for u, i, *_ in want]
+    np.testing.assert_array_equal(got.ranks, [brute_rank(g, e, ties) for _, _, g, e, _ in want])
