@@ -61,6 +61,17 @@ def test_tensor_factors_on_the_numpy_backend_pairs_and_top_k():
     np.testing.assert_array_equal(half.score_pairs(users, items), arrays.score_pairs(users, items))
 
 
+def test_evaluate_catalogue_takes_a_pair_of_tensors():
+    from rankwise.catalogue import evaluate_catalogue
+
+    _, uf, vf, train, held = random_problem(4, n_users=20, n_items=30)
+    want = evaluate_catalogue(train, held, (uf.astype(np.float32), vf.astype(np.float32)), ["Recall@5", "NDCG@10"],
+                              backend="numpy")
+    for backend in ("numpy", "torch"):
+        got = evaluate_catalogue(train, held, _tensors(uf, vf), ["Recall@5", "NDCG@10"], backend=backend)
+        assert got.means == want.means
+
+
 def test_tensor_factors_are_checked_like_arrays():
     import torch
 
