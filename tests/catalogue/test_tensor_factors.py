@@ -1,12 +1,12 @@
-"""Factors given as torch tensors: kept where they are (the torch backend and the fused kernels never read a
-host copy), and every path gives what the same factors as numpy arrays give."""
+"""Factors and dense scores given as torch tensors: kept where they are (the torch backend and the fused kernels
+never read a host copy), and every path gives what the same values as numpy arrays give."""
 import importlib.util
 import os
 
 import numpy as np
 import pytest
 
-from rankwise.catalogue import FactorScorer, item_ranks, top_k
+from rankwise.catalogue import DenseScorer, FactorScorer, item_ranks, top_k
 from rankwise.errors import DataError
 
 from .oracle import random_problem
@@ -81,3 +81,46 @@ def test_tensor_factors_are_checked_like_arrays():
         FactorScorer(u, v)
     with pytest.raises(DataError, match=r"same number of columns, got user factors \(3, 2\) and item factors \(4, 3\)"):
         FactorScorer(torch.ones((3, 2)), torch.ones((4, 3)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_dense_tensor_scores_rank_and_list_as_arrays_do(dtype, monkeypatch):
+    import torch
+
+    from rankwise.catalogue import scorers
+
+    scores, _, _, train, held = random_problem(7, n_users=18, n_items=25)  # integer scores: ties everywhere
+    t = torch.tensor(scores).to(getattr(torch, dtype))
+    before = t.clone()
+    want = item_ranks(DenseScorer(scores), train, held, ties="average", backend="numpy")
+    want_lists = top_k(DenseScorer(scores), train, 5, backend="numpy")
+    got_numpy = item_ranks(DenseScorer(t), train, held, ties="average", backend="numpy")
+    np.testing.assert_array_equal(got_numpy.ranks, want.ranks)
+
+    def no_host(a):
+        raise AssertionError("the torch path read a host copy of a tensor on its device")
+    monkeypatch.setattr(scorers, "_host", no_host)
+    got = item_ranks(DenseScorer(t), train, held, ties="average", backend="torch", block_size=4)
+    np.testing.assert_array_equal(got.ranks, want.ranks)
+    lists = top_k(DenseScorer(t), train, 5, backend="torch", block_size=4)
+    for name in ("users", "items", "scores"):
+        np.testing.assert_array_equal(getattr(lists, name), getattr(want_lists, name))
+    assert torch.equal(t, before)  # the blocks were masked, the caller's tensor was not
+
+
+def test_dense_tensor_scores_are_checked_like_arrays():
+    import torch
+
+    from rankwise.errors import DataError
+
+    t = torch.zeros((3, 4))
+    t[2, 1] = float("nan")
+    with pytest.raises(DataError, match=r"scores\[2, 1\] is NaN"):
+        DenseScorer(t)
+    t[2, 1] = float("inf")
+    source = DenseScorer(t)  # +-inf: fine for pairs, refused for whole rows
+    np.testing.assert_array_equal(source.score_pairs(np.array([2]), np.array([[1, 0]])), [[np.inf, 0.0]])
+    with pytest.raises(DataError, match=r"scores\[2, 1\] is inf: full-catalogue ranks and top-K need finite"):
+        item_ranks(source, None, (np.array([0]), np.array([0])), backend="torch")
+    with pytest.raises(DataError, match=r"2-D numeric tensor .*got shape \(3,\)"):
+        DenseScorer(torch.zeros(3))

@@ -98,6 +98,30 @@ def _first_not_finite(a: np.ndarray):
     return None
 
 
+def _on(t, device) -> bool:
+    """Whether tensor ``t`` is on ``device`` (a device named without an index is the current one of its type)."""
+    if t.device.type != device.type:
+        return False
+    if device.index is None and device.type == "cuda":
+        import torch
+
+        return t.device.index == torch.cuda.current_device()
+    return device.index is None or t.device.index == device.index
+
+
+def _first_not_finite_tensor(t):
+    """``_first_not_finite`` of a torch tensor, computed where the tensor is (a Python float for the value)."""
+    import torch
+
+    if not t.dtype.is_floating_point or t.numel() == 0 or bool(torch.isfinite(t).all()):
+        return None
+    for bad in (torch.isnan(t), ~torch.isfinite(t)):
+        if bool(bad.any()):
+            at = tuple(int(x) for x in torch.nonzero(bad)[0].tolist())
+            return at, float(t[at])
+    return None
+
+
 def _nan_message(what: str, user, item, line: int | None = None) -> str:
     """The one message for a NaN returned by a callable, on either access pattern (``line``: 1-based test line)."""
     where = "" if line is None else f"test line {line}, "
@@ -134,31 +158,52 @@ def _check_sizes(n_users, n_items) -> tuple[int, int]:
 
 
 class DenseScorer(ScoreSource):
-    """Scores given as a dense (n_users, n_items) array; serves whole rows and given pairs."""
+    """Scores given as a dense (n_users, n_items) array; serves whole rows and given pairs.
+
+    A torch tensor (a model's scores on a GPU) is kept where it is: the torch backend gathers its blocks on the
+    device, and the numpy backend and pair scores read one CPU copy."""
 
     _covers = "the score matrix covers"
 
     def __init__(self, scores):
-        scores = np.asarray(scores)
-        if scores.ndim != 2 or not np.issubdtype(scores.dtype, np.number):
-            raise DataError(f"scores must be a 2-D numeric array (users x items), got shape {scores.shape}, "
-                            f"dtype {scores.dtype}")
-        bad = _first_not_finite(scores)
+        if _is_tensor(scores):
+            scores = scores.detach()
+            if scores.ndim != 2 or scores.dtype.is_complex or str(scores.dtype) == "torch.bool":
+                raise DataError(f"scores must be a 2-D numeric tensor (users x items), got shape "
+                                f"{tuple(scores.shape)}, dtype {scores.dtype}")
+            bad = _first_not_finite_tensor(scores)
+        else:
+            scores = np.asarray(scores)
+            if scores.ndim != 2 or not np.issubdtype(scores.dtype, np.number):
+                raise DataError(f"scores must be a 2-D numeric array (users x items), got shape {scores.shape}, "
+                                f"dtype {scores.dtype}")
+            bad = _first_not_finite(scores)
         if bad is not None and np.isnan(bad[1]):
             i, j = bad[0]
             raise DataError(f"scores[{i}, {j}] is NaN: a NaN score has no place in a ranking; scores must be "
                             "finite numbers")
         self._inf_at = bad  # +-inf: fine for pairs, refused for whole rows (bind)
         self.scores = scores
-        self.n_users, self.n_items = scores.shape
+        self.n_users, self.n_items = int(scores.shape[0]), int(scores.shape[1])
+        self._on_host: np.ndarray | None = None  # a tensor's CPU copy, made once if a host path asks
+
+    def _host_scores(self) -> np.ndarray:
+        if self._on_host is None:
+            self._on_host = _host(self.scores)
+        return self._on_host
 
     def bind(self, backend):
         if self._inf_at is not None:
             (i, j), v = self._inf_at
             raise DataError(f"scores[{i}, {j}] is {v}: {ROWS_NEED_FINITE}")
+        if backend.name != "numpy" and _is_tensor(self.scores) and _on(self.scores, backend.device):
+            # a tensor already on the device: each block gathered there, then in the scoring dtype (a new tensor,
+            # so masking a block never touches the caller's); one elsewhere travels a block at a time, as arrays do
+            scores = self.scores
+            return lambda users: scores[backend._idx(users)].to(dtype=backend.dtype)
         # converted to the scoring dtype before any comparison, so that ties are decided on the
         # same values whichever backend compares them; blocks travel to the device one at a time
-        src = np.asarray(self.scores, dtype=backend.dtype_name)
+        src = np.asarray(self._host_scores(), dtype=backend.dtype_name)
         if backend.name == "numpy":
             buf = []
 
@@ -172,7 +217,7 @@ class DenseScorer(ScoreSource):
         return lambda users: backend.from_numpy(src[users])
 
     def score_pairs(self, users, items, line0=0):
-        return self.scores[users[:, None], items]
+        return self._host_scores()[users[:, None], items]
 
 
 class FactorScorer(ScoreSource):
