@@ -220,20 +220,27 @@ def _training_lists(torch: Any, device: Any, train: sp.csr_matrix, held: sp.csr_
     first[1:] |= held_user[1:] != held_user[:-1]
     lead = torch.nonzero(first).flatten()
     users = held_user[lead]
-    t_ptr = dev(train.indptr, torch.int64)
-    begin = t_ptr[:-1][users]
-    n_train = t_ptr[1:][users] - begin
-    starts = torch.zeros(lead.numel() + 1, dtype=torch.int64, device=device)
-    torch.cumsum(n_train, 0, out=starts[1:])
-    total = int(starts[-1])  # (one copy back: the size of the lists)
-    src = torch.repeat_interleave(begin - starts[:-1], n_train, output_size=total) + \
-        torch.arange(total, dtype=torch.int64, device=device)
-    ex_col = dev(train.indices, torch.int32)[src]
-    ex_user = torch.repeat_interleave(users.to(torch.int32), n_train, output_size=total)
+    starts, rows, ex_col = device_entries(torch, dev(train.indptr, torch.int64), dev(train.indices, torch.int32), users)
+    ex_user = users[rows].to(torch.int32)
     # block b's lists start at its first lead row's entries
     block_start = torch.searchsorted(lead // block_m, torch.arange(n_blocks + 1, device=device))
     ex_ptr = starts[block_start]
     return held_user, ex_ptr, ex_col, ex_user
+
+
+def device_entries(torch: Any, t_ptr: Any, t_col: Any, users: Any) -> tuple[Any, Any, Any]:
+    """The training entries of ``users`` (a device index tensor) from CSR arrays on the device: (where each user's
+    entries start, n_users + 1 offsets; each entry's position among ``users``; its column, ``t_col``'s dtype),
+    users in the given order and each one's columns in CSR order. One copy back: the number of entries."""
+    begin = t_ptr[users]
+    n = t_ptr[users + 1] - begin
+    starts = torch.zeros(users.numel() + 1, dtype=torch.int64, device=users.device)
+    torch.cumsum(n, 0, out=starts[1:])
+    total = int(starts[-1])
+    src = torch.repeat_interleave(begin - starts[:-1], n, output_size=total) + \
+        torch.arange(total, dtype=torch.int64, device=users.device)
+    rows = torch.repeat_interleave(torch.arange(users.numel(), device=users.device), n, output_size=total)
+    return starts, rows, t_col[src]
 
 
 def _default_splits(torch: Any, device: Any, n_blocks: int, n_items: int, block_n: int) -> int:

@@ -25,7 +25,14 @@ from typing import Any, Callable
 import numpy as np
 import scipy.sparse as sp
 
-from rankwise.catalogue.fused import catalogue_slices, check_tiles, interpreted, kernel_operands, whole_k
+from rankwise.catalogue.fused import (
+    catalogue_slices,
+    check_tiles,
+    device_entries,
+    interpreted,
+    kernel_operands,
+    whole_k,
+)
 
 # the threshold's sample: every SAMPLE_EVERY-th item, so that about SAMPLE_EVERY x K items are candidates
 SAMPLE_EVERY = 16
@@ -51,7 +58,8 @@ def fused_top_k(torch: Any, device: Any, user_factors: Any, item_factors: Any, t
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(users, items, scores) of the K best non-training items of each of ``users`` (ascending), in list order,
     and the users handed back (see the module). ``user_factors``/``item_factors``: float32 tensors on
-    ``device``; ``terms``, ``tiles``, ``splits``: as for ``fused.launch_fused``. ``progress(done, total)`` after
+    ``device``; ``train``: sorted and unique within rows (``as_interaction_csr``); ``terms``, ``tiles``,
+    ``splits``: as for ``fused.launch_fused``. ``progress(done, total)`` after
     each chunk of users but the last (the caller says when all are listed)."""
     block_m, block_n, block_k, warps, stages = check_tiles(tiles, terms)
     from rankwise.catalogue.fused_topk_kernel import candidate_kernel
@@ -71,7 +79,7 @@ def fused_top_k(torch: Any, device: Any, user_factors: Any, item_factors: Any, t
     for a in range(0, users.size, chunk):
         cu = users[a:a + chunk]
         cu_d = torch.as_tensor(cu, device=device)
-        rows, cols = _entries(torch, t_ptr, t_col, cu_d)
+        _, rows, cols = device_entries(torch, t_ptr, t_col, cu_d)
         tau = _thresholds(torch, user_factors, sample, cu_d, rows, cols, k)
         count = torch.zeros(cu.size, dtype=torch.int32, device=device)
         cand_col = torch.empty((cu.size, cap), dtype=torch.int32, device=device)
@@ -83,9 +91,8 @@ def fused_top_k(torch: Any, device: Any, user_factors: Any, item_factors: Any, t
             BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, DOT=True, TERMS=terms,
             PARTS_F32=interpreted(candidate_kernel), num_warps=warps, num_stages=stages)
         need = torch.as_tensor(np.minimum(k, n_items - n_train[cu]), device=device)
-        # sorted for the search whatever the CSR's cached flags say (a caller may have changed it in place)
-        train_keys = torch.sort(rows * n_items + cols).values
-        lists, good = _best(torch, count, cand_col, cand_score, train_keys, n_items, k, need)
+        # sorted: rows ascending, and each row's columns rising (``train`` as ``as_interaction_csr`` checks it)
+        lists, good = _best(torch, count, cand_col, cand_score, rows * n_items + cols, n_items, k, need)
         listed = good[:, None] & (lists[0] >= 0)  # complete lists, and of those only real entries
         parts.append(tuple(x.cpu() for x in (cu_d[:, None].expand(-1, k)[listed], lists[1][listed],
                                                 lists[2][listed])))
@@ -97,17 +104,6 @@ def fused_top_k(torch: Any, device: Any, user_factors: Any, item_factors: Any, t
         return empty, empty.copy(), np.zeros(0, dtype=np.float32), empty.copy()
     u, i, s = (torch.cat(xs).numpy() for xs in zip(*parts))
     return u.astype(np.int64), i.astype(np.int64), s, np.concatenate(back)
-
-
-def _entries(torch: Any, t_ptr: Any, t_col: Any, users: Any) -> tuple[Any, Any]:
-    """(row among ``users``, column) of the users' training entries, rows ascending and columns sorted within."""
-    begin = t_ptr[users]
-    n = t_ptr[users + 1] - begin
-    starts = torch.cumsum(n, 0) - n
-    total = int(n.sum())
-    src = torch.repeat_interleave(begin - starts, n, output_size=total) + torch.arange(total, device=users.device)
-    rows = torch.repeat_interleave(torch.arange(users.numel(), device=users.device), n, output_size=total)
-    return rows, t_col[src]
 
 
 def _thresholds(torch: Any, user_factors: Any, sample: Any, users: Any, rows: Any, cols: Any, k: int) -> Any:

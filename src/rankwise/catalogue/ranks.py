@@ -53,9 +53,9 @@ from rankwise.data.ranks import RelevantRanks
 from rankwise.errors import DataError, InvalidParameterError
 
 OtherRelevant = Literal["compete", "exclude"]
-KERNELS = ("auto", "blocks", "fused", "fused-bf16x6", "fused-bf16x9")
 # the fused kernels' arithmetic: float32 multiply-adds (0), or that many products of bfloat16 parts (fused.py)
 FUSED_TERMS = {"fused": 0, "fused-bf16x6": 6, "fused-bf16x9": 9}
+KERNELS = ("auto", "blocks", *FUSED_TERMS)
 
 
 @dataclass(frozen=True)
