@@ -171,3 +171,52 @@ def test_a_training_matrix_reordered_in_place_is_still_excluded():
     got = top_k(FactorScorer(uf.astype(np.float32), vf.astype(np.float32)), train, 30, backend="torch",
                 kernel="fused-bf16x6")
     assert _lists(got) == brute_top_k(scores, train, 30)
+
+
+@pytest.mark.parametrize("tiles,splits", [((16, 32, 0, 4, 1), 1), ((16, 32, 16, 4, 1), 3)])
+def test_the_candidate_kernel_lists_every_score_at_or_above_the_threshold(tiles, splits):
+    """The kernel alone: each row's count is its number of items at or above its threshold (past the capacity
+    too), and its places hold those items with their scores; within one catalogue slice in column order. Rows
+    keep from none to every item of a tile (several rounds of taking one per row), over whole and partial tiles
+    and several slices."""
+    import torch
+
+    from rankwise.catalogue.fused import interpreted, kernel_operands
+    from rankwise.catalogue.fused_topk_kernel import candidate_kernel
+
+    rng = np.random.default_rng(11)
+    n_rows, n_items, d, cap = 37, 150, 8, 40
+    uf = rng.integers(-3, 4, (n_rows, d)).astype(np.float32)
+    vf = rng.integers(-3, 4, (n_items, d)).astype(np.float32)
+    scores = uf.astype(np.float64) @ vf.T.astype(np.float64)
+    users = rng.permutation(n_rows)  # rows in another order than the users
+    # thresholds: from nothing kept (+inf, above every score) to every item (-inf), and quantiles between
+    q = rng.uniform(0.0, 1.0, n_rows)
+    tau = np.array([np.quantile(scores[u], qi) for u, qi in zip(users, q)], dtype=np.float32)
+    tau[0], tau[1] = np.inf, -np.inf
+    block_m, block_n, block_k, warps, stages = tiles
+    u_op, vt, u_part, v_part = kernel_operands(torch, torch.as_tensor(uf), torch.as_tensor(vf), 6)
+    n_tiles = -(-n_items // block_n)
+    per_split = -(-n_tiles // splits) * block_n
+    count = torch.zeros(n_rows, dtype=torch.int32)
+    cand_col = torch.full((n_rows, cap), -1, dtype=torch.int32)
+    cand_score = torch.full((n_rows, cap), np.nan, dtype=torch.float32)
+    candidate_kernel[(-(-n_rows // block_m), -(-n_items // per_split))](
+        u_op, vt, torch.as_tensor(users), torch.as_tensor(tau), count, cand_col, cand_score, n_rows, n_items,
+        per_split, cap, u_part, v_part, D=d, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k or d, DOT=True,
+        TERMS=6, PARTS_F32=interpreted(candidate_kernel), num_warps=warps, num_stages=stages)
+    counts = count.numpy()
+    assert counts[0] == 0 and counts[1] == n_items
+    for r, u in enumerate(users):
+        kept = np.flatnonzero(scores[u] >= tau[r])
+        assert counts[r] == kept.size
+        n = min(cap, kept.size)
+        got_cols, got_scores = cand_col[r, :n].numpy(), cand_score[r, :n].numpy()
+        if kept.size <= cap:  # every kept item once, with its score
+            assert sorted(got_cols.tolist()) == kept.tolist()
+        else:  # the places filled hold kept items, each once
+            assert np.isin(got_cols, kept).all() and np.unique(got_cols).size == n
+        assert (got_scores == scores[u, got_cols]).all()
+        assert (cand_col[r, n:].numpy() == -1).all()  # no place written past the list
+        if splits == 1:
+            assert (np.diff(got_cols) > 0).all()  # one slice: column order
