@@ -139,8 +139,8 @@ def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevan
     ``'fused-bf16x6'``/``'fused-bf16x9'``: the same on the tensor cores, each factor split into three
     bfloat16 parts whose 6 or 9 products are exact and summed in float32 (``fused_kernel.py``): exact
     scores for integer-valued factors (sum_k |u_k v_k| within 2^24 - 2^19), float32 rounding otherwise. ``'auto'``:
-    ``'fused-bf16x6'`` wherever it applies (on an H200 it ranked 10^6 users x 10^6 items in 2.7-2.9 s,
-    about 7 times faster than the blocks and in 0.64-0.70 times cuBLAS's float32 products alone;
+    ``'fused-bf16x6'`` wherever it applies (on an H200 it ranked 10^6 users x 10^6 items in 2.5-2.9 s,
+    about 7 times faster than the blocks and in 0.59-0.70 times cuBLAS's float32 products alone;
     benchmarks/README_gpu.md), ``'fused'`` for factors beyond bfloat16's range, else ``'blocks'``.
     """
     conv = get_convention(convention)
@@ -169,6 +169,9 @@ def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevan
     n_held = held.nnz
     need_gt = ties != "pessimistic"
     need_ge = ties != "optimistic"
+    users_of = np.repeat(np.arange(n_users, dtype=np.int64), per_user)
+    n_candidates = n_items - np.diff(train.indptr)[users_of]
+    held_items = held.indices.astype(np.int64)
     if launched is not None:
         greater, at_least, target = launched.result()
         if progress is not None:
@@ -182,9 +185,6 @@ def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevan
         greater, at_least, target = _block_counts(be, scorer.bind(be), train, held, eval_users, block_size,
                                                   need_gt, need_ge, progress)
 
-    users_of = np.repeat(np.arange(n_users, dtype=np.int64), per_user)
-    n_train = np.diff(train.indptr)
-    n_candidates = n_items - n_train[users_of]
     if other_relevant == "exclude":
         # remove the other held-out items of the same user from the counts
         order, user_end, run_start, run_end = _runs(users_of, target)
@@ -204,8 +204,8 @@ def item_ranks(scorer, train, heldout, *, ties: str | None = None, other_relevan
         ukeys = _draw_keys(user_ids, n_users, "user_ids", "rows")
         ikeys = _draw_keys(item_ids, n_items, "item_ids", "columns")
     ranks = ranks_from_counts(ties, greater, at_least - greater, users_of, target,
-                              other_relevant == "compete", seed, held.indices.astype(np.int64), ukeys, ikeys)
-    return ItemRanks(users_of, held.indices.astype(np.int64), ranks, n_candidates.astype(np.int64))
+                              other_relevant == "compete", seed, held_items, ukeys, ikeys)
+    return ItemRanks(users_of, held_items, ranks, n_candidates.astype(np.int64))
 
 
 def _block_counts(be, score_block, train, held, eval_users, block_size, need_gt, need_ge, progress):
