@@ -195,49 +195,109 @@ def guarded(name, run_at, n_users, args):
               "probe_users": m, "probe_s": round(t_probe, 4)})
         return None
     best = None
-    KERNEL_MS.clear()  # the kernel's own times of the full-size runs only
+    KERNEL_RUNS.clear()  # the kernels' own times of the full-size runs only
     for _ in range(args.reps if predicted < 2 else 1):  # short steps: the best of a few
+        KERNEL_MS.clear()
         t, _ = timed(lambda: run_at(n_users))
         best = t if best is None else min(best, t)
+        if KERNEL_MS:
+            KERNEL_RUNS.append(sum(KERNEL_MS))
     return best
 
 
 # tile configurations of the fused kernels (rows, items, factor columns per dot or 0 = all, warps, stages)
 TILE_CONFIGS = {
-    "fused": ((128, 128, 0, 8, 3), (128, 128, 32, 8, 3), (128, 128, 0, 8, 4)),
+    "fused": ((128, 128, 32, 8, 3), (128, 128, 16, 8, 2), (128, 128, 0, 8, 3)),
     "fused-bf16x6": ((128, 128, 0, 8, 3), (128, 128, 0, 8, 2), (128, 128, 16, 8, 3), (64, 128, 0, 4, 3),
                      (128, 256, 0, 8, 2)),
     "fused-bf16x9": ((128, 128, 0, 8, 3), (128, 128, 0, 8, 2)),
 }
-KERNEL_MS: list[float] = []
+KERNEL_MS: list[float] = []  # the fused kernels' launches of the run going on, ms each (CUDA events)
+KERNEL_RUNS: list[float] = []  # per full-size run of a step, its launches' total, ms
 
 
 def _timed_launches():
-    """Record each fused kernel launch's device time (CUDA events) in KERNEL_MS."""
-    from rankwise.catalogue import fused_kernel
+    """Record each fused kernel launch's device time (CUDA events) in KERNEL_MS: the ranks' and the top-K
+    lists' kernels."""
+    from rankwise.catalogue import fused_kernel, fused_topk_kernel
 
-    real = fused_kernel.count_kernel
+    for module, name in ((fused_kernel, "count_kernel"), (fused_topk_kernel, "candidate_kernel")):
+        setattr(module, name, _Timed(getattr(module, name)))
 
-    class Timed:
-        def __getitem__(self, grid):
-            launch = real[grid]
 
-            def run(*a, **k):
-                if DEVICE.type != "cuda":
-                    return launch(*a, **k)
-                e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                e0.record()
-                launch(*a, **k)
-                e1.record()
-                e1.synchronize()
-                KERNEL_MS.append(e0.elapsed_time(e1))
-            return run
-    fused_kernel.count_kernel = Timed()
+class _Timed:
+    def __init__(self, real):
+        self.real = real
+
+    def __getitem__(self, grid):
+        launch = self.real[grid]
+
+        def run(*a, **k):
+            if DEVICE.type != "cuda":
+                return launch(*a, **k)
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            launch(*a, **k)
+            e1.record()
+            e1.synchronize()
+            KERNEL_MS.append(e0.elapsed_time(e1))
+        return run
+
+
+STAGES = (  # (module, attribute) of the host and device steps a stage profile times, leaves only
+    ("rankwise.catalogue.ranks", "as_interaction_csr"),
+    ("rankwise.catalogue.ranks", "check_disjoint"),
+    ("rankwise.catalogue.ranks", "ranks_from_counts"),
+    ("rankwise.catalogue.fused", "_training_lists"),
+    ("rankwise.catalogue.fused", "kernel_operands"),
+    ("rankwise.catalogue.fused", "catalogue_slices"),
+    ("rankwise.catalogue.fused_topk", "kernel_operands"),
+    ("rankwise.catalogue.fused_topk", "device_entries"),
+    ("rankwise.catalogue.fused_topk", "_thresholds"),
+    ("rankwise.catalogue.fused_topk", "_best"),
+)
+
+
+def stage_profile(name, run):
+    """One more run of ``run()`` with each of STAGES timed (the device synchronised around it, so work that
+    overlaps in a plain run is serialised here): where a step's time goes, ms per stage, and the rest."""
+    import importlib
+
+    spent: dict[str, float] = {}
+    saved = []
+    for mod_name, attr in STAGES:
+        mod = importlib.import_module(mod_name)
+        real = getattr(mod, attr)
+        saved.append((mod, attr, real))
+        key = f"{mod_name.rsplit('.', 1)[1]}.{attr}"
+
+        def wrapped(*a, _real=real, _key=key, **k):
+            sync()
+            t = time.perf_counter()
+            out = _real(*a, **k)
+            sync()
+            spent[_key] = spent.get(_key, 0.0) + (time.perf_counter() - t) * 1e3
+            return out
+        setattr(mod, attr, wrapped)
+    KERNEL_MS.clear()
+    try:
+        total, _ = timed(run)
+    except Exception as e:
+        emit({"step": f"{name}: stages", "skipped": f"error: {e!r}"[:300]})
+        return
+    finally:
+        for mod, attr, real in saved:
+            setattr(mod, attr, real)
+    kernel = sum(KERNEL_MS)
+    stages = {k: round(v, 1) for k, v in spent.items()} | {"kernel launches (events)": round(kernel, 1)}
+    stages["rest"] = round(total * 1e3 - sum(spent.values()) - kernel, 1)
+    emit({"step": f"{name}: stages (ms, device synchronised around each)", "total_ms": round(total * 1e3, 1),
+          "stages": stages})
 
 
 def step(name, run_at, n_users, args, base, extra=None):
     """One guarded step, its row emitted (an error is reported and the next step still runs)."""
-    KERNEL_MS.clear()
+    KERNEL_RUNS.clear()
     try:
         t = guarded(name, run_at, n_users, args)
     except Exception as e:
@@ -246,8 +306,8 @@ def step(name, run_at, n_users, args, base, extra=None):
     if t is not None:
         row = {"step": name, "s": round(t, 4), "products_s": base and round(base, 4),
                "ratio": base and round(t / base, 2)}
-        if KERNEL_MS:
-            row["kernel_s"] = round(min(KERNEL_MS) / 1e3, 4)
+        if KERNEL_RUNS:
+            row["kernel_s"] = round(min(KERNEL_RUNS) / 1e3, 4)
         emit(row | (extra or {}))
     return t
 
@@ -298,8 +358,9 @@ def table(n_users, n_items, d, args, label, kernels, block_sizes, configs):
                     t_m, h_m = (train, held) if m == n_users else (train[:m], (held[0][sel], held[1][sel]))
                     return item_ranks(FactorScorer(uf_d[:m], vf_d), t_m, h_m, ties=ties, backend="torch",
                                       device=DEVICE, kernel=kernel)
-                step(f"{label}: item_ranks, {kernel}, ties {ties}, factors on the device", on_device_at, n_users,
-                     args, base)
+                name = f"{label}: item_ranks, {kernel}, ties {ties}, factors on the device"
+                if step(name, on_device_at, n_users, args, base) is not None:
+                    stage_profile(name, lambda: on_device_at(n_users))
         # top-K lists: the blocks (at 100k users; at 1M tens of seconds) and the bfloat16 fused kernels (top_k
         # refuses the float32 one)
         if args.topk and kernel != "fused" and (kernel != "blocks" or n_users <= 100_000):
@@ -308,7 +369,8 @@ def table(n_users, n_items, d, args, label, kernels, block_sizes, configs):
                              backend="torch", device=DEVICE, kernel=kernel)
             name = f"{label}: top_k, K = {args.topk}, {kernel}"
             HANDED_BACK.clear()
-            step(name, lists_at, n_users, args, base)
+            if step(name, lists_at, n_users, args, base) is not None and kernel != "blocks":
+                stage_profile(name, lambda: lists_at(n_users))
             if HANDED_BACK:
                 emit({"step": f"{name}: users handed back to the blocks", "handed_back": HANDED_BACK[-1]})
         if kernel == "blocks":
