@@ -131,17 +131,53 @@ def _gen_chunk(rng, qid0: int, nq: int):
     return (run_q, docs, scores), (qq[order], qd[order], qg[order]), runkey, qid0 + ntot
 
 
+def _write_lines(f, columns: list) -> None:
+    """Rows of space-separated fields (arrays: numpy or Arrow strings or ints; or a str for every row) to the
+    binary file ``f``, by pyarrow: the bytes polars' ``write_csv`` gives the same columns (for machines without
+    polars)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    fields = [c if isinstance(c, str) else pc.cast(pa.array(c), pa.string()) for c in columns]
+    lines = pc.binary_join_element_wise(pc.binary_join_element_wise(*fields, " "), "\n", "")
+    offsets, data = lines.buffers()[1:3]
+    end = int(pa.Array.from_buffers(pa.int32(), len(lines) + 1, [None, offsets])[-1].as_py())
+    f.write(memoryview(data)[:end])
+
+
+def _doc_ids(d):
+    """D0000042: the doc ids of ``d`` (int64 below DOC_POOL), zero-padded to seven digits (Arrow strings)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.binary_join_element_wise("D", pc.utf8_lpad(pc.cast(pa.array(d), pa.string()), 7, "0"), "")
+
+
+def _scores_3(x):
+    """Positive scores with three decimals, as polars writes them with ``float_precision=3`` (Arrow strings)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    milli = np.rint(x * 1000).astype(np.int64)
+    whole, frac = (pc.cast(pa.array(v), pa.string()) for v in (milli // 1000, milli % 1000))
+    return pc.binary_join_element_wise(whole, pc.utf8_lpad(frac, 3, "0"), ".")
+
+
 def generate(n: int, seed: int, force: bool = False) -> tuple[Path, Path]:
     import numpy as np
-    import polars as pl
 
+    try:
+        import polars as pl
+    except ImportError:  # (the GPU machine's image has no polars: the same bytes by pyarrow)
+        pl = None
     qrels_path, run_path = data_paths(n, seed)
     meta = qrels_path.with_suffix(".json")
     if not force and qrels_path.exists() and run_path.exists() and meta.exists():
         return qrels_path, run_path
     DATA.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    doc_id = pl.lit("D") + pl.col("d").cast(pl.Utf8).str.zfill(7)
+    doc_id = None if pl is None else pl.lit("D") + pl.col("d").cast(pl.Utf8).str.zfill(7)
     stats = {"run_rows": 0, "qrels_rows": 0, "run_queries": 0, "qrels_queries": 0, "qrels_only_queries": 0,
              "relevant": 0, "relevant_unretrieved": 0, "tied_adjacent": 0}
     tmp_q, tmp_r = qrels_path.with_suffix(".qrels.tmp"), run_path.with_suffix(".run.tmp")
@@ -151,15 +187,21 @@ def generate(n: int, seed: int, force: bool = False) -> tuple[Path, Path]:
             nq = min(CHUNK, n - start)
             rng = np.random.default_rng([seed, c])
             (run_q, docs, scores), (qq, qd, qg), runkey, qid_next = _gen_chunk(rng, qid, nq)
-            pl.DataFrame({
-                "q": np.repeat(run_q, DEPTH), "Q0": np.full(nq * DEPTH, "Q0"), "d": docs.ravel(),
-                "rank": np.tile(np.arange(1, DEPTH + 1, dtype=np.int32), nq), "score": scores.ravel(),
-                "tag": np.full(nq * DEPTH, "bench"),
-            }).select("q", "Q0", doc_id.alias("d"), "rank", "score", "tag").write_csv(
-                fr, include_header=False, separator=" ", float_precision=3, quote_style="never")
-            pl.DataFrame({"q": qq, "it": np.zeros(qq.size, dtype=np.int8), "d": qd, "g": qg.astype(np.int8)}).select(
-                "q", "it", doc_id.alias("d"), "g").write_csv(
-                fq, include_header=False, separator=" ", quote_style="never")
+            if pl is None:
+                _write_lines(fr, [np.repeat(run_q, DEPTH), "Q0", _doc_ids(docs.ravel()),
+                                  np.tile(np.arange(1, DEPTH + 1, dtype=np.int32), nq), _scores_3(scores.ravel()),
+                                  "bench"])
+                _write_lines(fq, [qq, "0", _doc_ids(qd), qg.astype(np.int8)])
+            else:
+                pl.DataFrame({
+                    "q": np.repeat(run_q, DEPTH), "Q0": np.full(nq * DEPTH, "Q0"), "d": docs.ravel(),
+                    "rank": np.tile(np.arange(1, DEPTH + 1, dtype=np.int32), nq), "score": scores.ravel(),
+                    "tag": np.full(nq * DEPTH, "bench"),
+                }).select("q", "Q0", doc_id.alias("d"), "rank", "score", "tag").write_csv(
+                    fr, include_header=False, separator=" ", float_precision=3, quote_style="never")
+                pl.DataFrame({"q": qq, "it": np.zeros(qq.size, dtype=np.int8), "d": qd,
+                              "g": qg.astype(np.int8)}).select("q", "it", doc_id.alias("d"), "g").write_csv(
+                    fq, include_header=False, separator=" ", quote_style="never")
             relkey = (qq * DOC_POOL + qd)[qg > 0]
             stats["run_rows"] += nq * DEPTH
             stats["qrels_rows"] += int(qq.size)
