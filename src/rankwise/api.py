@@ -34,7 +34,7 @@ from rankwise.execution.files import (
 from rankwise.execution.item_blocks import lists_in_blocks
 from rankwise.execution.item_lists import evaluate_lists, whole_run_draws
 from rankwise.execution.parts import evaluate_in_memory
-from rankwise.execution.workers import resolve_workers
+from rankwise.execution.workers import resolve_pool, resolve_workers
 from rankwise.io.item_inputs import read_item_inputs as read_item_inputs  # (comparison/ reads them once)
 from rankwise.io.tabular import FORMATS
 
@@ -138,7 +138,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
              workers: int | None = None, stream: str = "auto", progress: Callable[[int, int], None] | None = None,
              stages: Callable[[str], None] | None = None, trim_memory: bool = False, duplicates: str = "error",
              train: Any = None, items: Any = None, item_features: Any = None, reference: Any = None,
-             intervals: int = 0, **overrides: Any) -> Results:
+             intervals: int = 0, pool: str = "auto", **overrides: Any) -> Results:
     """Evaluate ``run`` against ``qrels`` with ``metrics`` under a named convention.
 
     ``qrels`` and ``run`` are Qrels/Run, DataFrames (pandas, polars) or Arrow tables, dicts (``{query: {doc:
@@ -181,7 +181,11 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
     ``workers``: the cores used (None or 0: all of them; 1: one). Qrels given as a path are read while the
     run is, a TREC run file above 48 MB is evaluated in blocks of whole queries by that many threads (as
     ``rankwise evaluate --jobs``), and a run held in memory of 2M ranked rows or more in parts of whole
-    queries. The results are the same for every number of workers, to the bit.
+    queries. The results are the same for every number of workers, to the bit. ``pool``: what the workers of a
+    file's blocks are, ``"thread"`` or ``"process"`` (forked processes: each its own interpreter, so no block waits
+    for another's Python; the qrels are then read before the fork, not beside the run); ``"auto"``: processes from
+    8 workers up on Linux, threads otherwise (on 16 cores forked workers were faster from 8 up, at 1.3-1.9 times
+    the memory, and threads as fast or faster below: benchmarks/README.md).
 
     ``stream``: how a TREC run file is read. ``"auto"``: whole, or in blocks of whole queries when that is
     faster or the file is above 1 GB (the Results are those of reading it whole, errors included); ``"yes"``:
@@ -215,6 +219,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
                        at_once=trec_run is not None and streams(trec_run, stream))
     warn_if_graded(collection, metrics, conv)
     n_workers = resolve_workers(workers)
+    kind = resolve_pool(pool, n_workers)
     if stream not in STREAM_CHOICES:
         raise InvalidParameterError(f"stream must be one of {', '.join(STREAM_CHOICES)}; got {stream!r}")
     if qrels is None or any(x is not None for x in (train, items, item_features, reference)) or intervals or \
@@ -230,7 +235,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
         ref = None if reference is None else as_run(reference, columns, duplicates=duplicates, file_format=run_format)
         res = None
         if trec_run is not None and judged is not None and not intervals and stream != "no":  # (blocks, when worth it)
-            res = lists_in_blocks(judged, trec_run, metrics, conv, workers=n_workers, stream=stream,
+            res = lists_in_blocks(judged, trec_run, metrics, conv, workers=n_workers, stream=stream, pool=kind,
                                   duplicates=duplicates, progress=progress, trim_memory=trim_memory, train=train,
                                   items=items, item_features=item_features, reference=ref)
         if res is None:
@@ -246,7 +251,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
         res, n_judged = evaluate_files(load_qrels, load_run, metrics, conv, workers=n_workers,
                                        qrels_path=_path_or_none(qrels), run_path=_path_or_none(run), trec_run=trec_run,
                                        stream=stream, progress=progress, stages=stages, trim_memory=trim_memory,
-                                       duplicates=duplicates)
+                                       duplicates=duplicates, pool=kind)
     else:
         if stream == "yes":
             raise InvalidParameterError("stream='yes' evaluates a TREC run file block by block: give the run as "

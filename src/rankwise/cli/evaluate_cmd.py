@@ -64,6 +64,9 @@ def register(sub) -> None:
                         f"(auto: for run files above {files.STREAM_BYTES >> 20} MB)")
     add_jobs_option(p, f"the qrels are read while the run is, and a TREC run above {files.PARALLEL_BYTES >> 20} MB is "
                        "evaluated in blocks of whole queries by N workers")
+    p.add_argument("--pool", choices=["auto", "thread", "process"], default="auto",
+                   help="the blocks' workers: threads, or forked processes (each its own interpreter; the qrels are "
+                        "then read before the run); auto (default): processes from 8 jobs up on Linux, else threads")
     p.add_argument("--engine", choices=["local", "spark"], default="local",
                    help="spark: the files are read and evaluated by Spark (pyspark; paths Spark reads: local, "
                         "HDFS, S3...), with the local engine's numbers and output")
@@ -296,7 +299,7 @@ def _evaluate(args, items: dict, progress) -> dict:
                 qrels, run, args.metric, args.convention, columns=columns,
                 formats={"qrels": args.qrels_format, "run": args.run_format}, duplicates=args.duplicates,
                 workers=args.jobs, stream=args.stream, progress=progress.counter("run", scale=1e6, unit="MB evaluated"),
-                stages=progress.stage, **items,
+                stages=progress.stage, pool=args.pool, **items,
                 **overrides_from(args))
     return results
 

@@ -48,14 +48,14 @@ def trec_path(x: Any, file_format: str | None = None) -> str | None:
 def evaluate_files(load_qrels: Callable[[], Qrels], load_run: Callable[[], Run], metrics: str | Iterable[str],
                    conv: Convention, *, workers: int, qrels_path: str | None, run_path: str | None,
                    trec_run: str | None, stream: str = "auto", progress: Callable[[int, int], None] | None = None,
-                   stages: Callable[[str], None] | None = None, trim_memory: bool = False, duplicates: str = "error"
-                   ) -> tuple[Results, int]:
+                   stages: Callable[[str], None] | None = None, trim_memory: bool = False, duplicates: str = "error",
+                   pool: str = "thread") -> tuple[Results, int]:
     """``evaluate()`` when the qrels or the run is a path: (its Results, without its warnings; the number of
     judged queries, for them). ``load_qrels``, ``load_run``: the input boundary's readers of either side;
     ``qrels_path``: the qrels' path, when they are one (then read in a thread while the run is read);
     ``run_path``: the run's; ``trec_run``: the run's path, when it is a TREC file (which blocks may evaluate);
     ``stream``, ``progress``, ``stages``, ``trim_memory`` and ``duplicates`` (the run's policy, which the loaders
-    apply too): see ``rankwise.evaluate``."""
+    apply too): see ``rankwise.evaluate``; ``pool``: its ``pool``, resolved (``execution.workers.resolve_pool``)."""
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     if stream == "yes" and trec_run is None:  # (stream is one of STREAM_CHOICES: the front door checks it)
         raise InvalidParameterError("stream='yes' evaluates a TREC run file block by block: give the run as the "
@@ -67,7 +67,7 @@ def evaluate_files(load_qrels: Callable[[], Qrels], load_run: Callable[[], Run],
         if trec_run is not None and stream != "no":
             found = evaluate_run_in_blocks(loading, trec_run, metrics, conv, workers=workers, stream=stream,
                                            progress=progress, duplicates=duplicates,
-                                           trim_memory=trim_memory)
+                                           trim_memory=trim_memory, pool=pool)
             if found is not None:
                 return found
         if run_path is not None:
@@ -90,7 +90,7 @@ def evaluating(ranked: Run) -> str:
 def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: list[str], conv: Convention, *,
                            workers: int, stream: str = "auto", duplicates: str = "error",
                            progress: Callable[[int, int], None] | None = None,
-                           trim_memory: bool = False) -> tuple[Results, int] | None:
+                           trim_memory: bool = False, pool: str = "thread") -> tuple[Results, int] | None:
     """A TREC run file evaluated in blocks of whole queries, when that is the way: ``stream='yes'``, or
     ``'auto'`` and the file is above STREAM_BYTES (bounded memory: blocks of DEFAULT_BLOCK_BYTES), or above
     PARALLEL_BYTES with several workers (two blocks a worker); else None (evaluate it in memory). Results
@@ -102,14 +102,15 @@ def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: lis
     the evaluation of the whole run says its error, for the whole run and in its order (after the files'
     errors). A file's own errors (ParseError) are the same either way and are raised. Streaming asked for
     (``stream='yes'``: the whole run may not fit in memory) raises the blocks' errors, and
-    ``Results.info['blocks']`` says how many there were. ``trim_memory``: see ``run_file_results``."""
+    ``Results.info['blocks']`` says how many there were. ``trim_memory`` and ``pool`` (the blocks' workers:
+    threads or forked processes): see ``run_file_results``."""
     block = block_bytes_of(path, stream, workers) if metrics else None
     if block is None:
         return None
     strict = stream == "yes"
     try:
         res, n_judged = run_file_results(qrels, path, metrics, conv, block_bytes=block, duplicates=duplicates,
-                                         progress=progress, workers=workers, trim_memory=trim_memory)
+                                         progress=progress, workers=workers, trim_memory=trim_memory, pool=pool)
     except ParseError:
         raise
     except RankwiseError:  # not together (NotContiguousError), or an error of the evaluation: see above
