@@ -20,22 +20,24 @@ def _append(tile, th, n0, cmask, rows, rmask, count, cand_col, cand_score, cap,
     """The tile's scores at or above each row's threshold ``th`` (the tile's columns: n0, n0 + 1, ...), appended
     to the rows' lists. A tile holds a few such scores (about SAMPLE_EVERY x K per row in the whole catalogue),
     so they are taken one per row at a time, the lowest column first: two reductions across the tile's rows
-    per round, and a round per element of the row that keeps the most. (A scan across the tile placing every
-    kept element at once held the whole tile's positions in registers, which spilled and made the kernel
-    3.6 times slower than the ranks'.)"""
+    per round, and a round per element the row with the most free places keeps. (A scan across the tile
+    placing every kept element at once held the whole tile's positions in registers, which spilled and made
+    the kernel 3.6 times slower than the ranks'.) The count grows by every kept element, placed or not, so
+    the caller sees a list that overflowed; rounds stop where every row's list is full (a user who keeps the
+    whole catalogue, an all-tied or cold user, would otherwise cost a round per column in every tile)."""
     nn = tl.arange(0, BLOCK_N)
     keep = (tile >= th[:, None]) & cmask[None, :] & rmask[:, None]
     n_new = tl.sum(keep.to(tl.int32), axis=1)
-    most = tl.max(n_new, axis=0)
-    if most > 0:
+    if tl.max(n_new, axis=0) > 0:
         base = tl.atomic_add(count + rows, n_new, mask=n_new > 0)
+        room = tl.where(n_new > 0, tl.minimum(n_new, tl.maximum(cap - base, 0)), 0)  # (base: only where added)
         dst = rows.to(tl.int64) * cap + base
         prev = tl.zeros((BLOCK_M,), dtype=tl.int32) - 1
-        for j in range(0, most):
+        for j in range(0, tl.max(room, axis=0)):
             # each row's next kept column after the one placed last
             first = tl.min(tl.where(keep & (nn[None, :] > prev[:, None]), nn[None, :], BLOCK_N), axis=1)
             score = tl.max(tl.where(nn[None, :] == first[:, None], tile, -float("inf")), axis=1)
-            ok = (j < n_new) & (base + j < cap)
+            ok = j < room
             tl.store(cand_col + dst + j, (n0 + first).to(tl.int32), mask=ok)
             tl.store(cand_score + dst + j, score, mask=ok)
             prev = first
