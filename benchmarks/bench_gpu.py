@@ -197,11 +197,11 @@ def guarded(name, run_at, n_users, args):
     best = None
     KERNEL_RUNS.clear()  # the kernels' own times of the full-size runs only
     for _ in range(args.reps if predicted < 2 else 1):  # short steps: the best of a few
-        KERNEL_MS.clear()
+        kernel_ms()  # (the probe's launches dropped)
         t, _ = timed(lambda: run_at(n_users))
         best = t if best is None else min(best, t)
-        if KERNEL_MS:
-            KERNEL_RUNS.append(sum(KERNEL_MS))
+        if KERNEL_EVENTS:
+            KERNEL_RUNS.append(kernel_ms())
     return best
 
 
@@ -212,13 +212,22 @@ TILE_CONFIGS = {
                      (128, 256, 0, 8, 2)),
     "fused-bf16x9": ((128, 128, 0, 8, 3), (128, 128, 0, 8, 2)),
 }
-KERNEL_MS: list[float] = []  # the fused kernels' launches of the run going on, ms each (CUDA events)
+KERNEL_EVENTS: list = []  # the fused kernels' launches of the run going on: (start, end) CUDA events
 KERNEL_RUNS: list[float] = []  # per full-size run of a step, its launches' total, ms
 
 
+def kernel_ms() -> float:
+    """The device time of the launches recorded since the last call, ms (the device synchronised first: the
+    events are read after a run, never between a launch and the host's work that follows it)."""
+    sync()
+    total = sum(e0.elapsed_time(e1) for e0, e1 in KERNEL_EVENTS)
+    KERNEL_EVENTS.clear()
+    return total
+
+
 def _timed_launches():
-    """Record each fused kernel launch's device time (CUDA events) in KERNEL_MS: the ranks' and the top-K
-    lists' kernels."""
+    """Record each fused kernel launch's CUDA events in KERNEL_EVENTS (the ranks' and the top-K lists' kernels),
+    without waiting for them: the host goes on as in a plain call."""
     from rankwise.catalogue import fused_kernel, fused_topk_kernel
 
     for module, name in ((fused_kernel, "count_kernel"), (fused_topk_kernel, "candidate_kernel")):
@@ -239,8 +248,7 @@ class _Timed:
             e0.record()
             launch(*a, **k)
             e1.record()
-            e1.synchronize()
-            KERNEL_MS.append(e0.elapsed_time(e1))
+            KERNEL_EVENTS.append((e0, e1))
         return run
 
 
@@ -259,8 +267,9 @@ STAGES = (  # (module, attribute) of the host and device steps a stage profile t
 
 
 def stage_profile(name, run):
-    """One more run of ``run()`` with each of STAGES timed (the device synchronised around it, so work that
-    overlaps in a plain run is serialised here): where a step's time goes, ms per stage, and the rest."""
+    """One more run of ``run()`` with each of STAGES timed (the device synchronised around it, so a stage that
+    overlaps the kernel in a plain run waits for it here): where a step's time goes, ms per stage, the kernel
+    launches' device time, and the rest."""
     import importlib
 
     spent: dict[str, float] = {}
@@ -279,7 +288,7 @@ def stage_profile(name, run):
             spent[_key] = spent.get(_key, 0.0) + (time.perf_counter() - t) * 1e3
             return out
         setattr(mod, attr, wrapped)
-    KERNEL_MS.clear()
+    kernel_ms()
     try:
         total, _ = timed(run)
     except Exception as e:
@@ -288,7 +297,7 @@ def stage_profile(name, run):
     finally:
         for mod, attr, real in saved:
             setattr(mod, attr, real)
-    kernel = sum(KERNEL_MS)
+    kernel = kernel_ms()
     stages = {k: round(v, 1) for k, v in spent.items()} | {"kernel launches (events)": round(kernel, 1)}
     stages["rest"] = round(total * 1e3 - sum(spent.values()) - kernel, 1)
     emit({"step": f"{name}: stages (ms, device synchronised around each)", "total_ms": round(total * 1e3, 1),
