@@ -138,7 +138,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
              workers: int | None = None, stream: str = "auto", progress: Callable[[int, int], None] | None = None,
              stages: Callable[[str], None] | None = None, trim_memory: bool = False, duplicates: str = "error",
              train: Any = None, items: Any = None, item_features: Any = None, reference: Any = None,
-             intervals: int = 0, pool: str = "auto", **overrides: Any) -> Results:
+             intervals: int = 0, pool: str = "thread", **overrides: Any) -> Results:
     """Evaluate ``run`` against ``qrels`` with ``metrics`` under a named convention.
 
     ``qrels`` and ``run`` are Qrels/Run, DataFrames (pandas, polars) or Arrow tables, dicts (``{query: {doc:
@@ -182,10 +182,12 @@ def evaluate(qrels: Any, run: Any, metrics: str | Iterable[str] | None = None,
     run is, a TREC run file above 48 MB is evaluated in blocks of whole queries by that many threads (as
     ``rankwise evaluate --jobs``), and a run held in memory of 2M ranked rows or more in parts of whole
     queries. The results are the same for every number of workers, to the bit. ``pool``: what the workers of a
-    file's blocks are, ``"thread"`` or ``"process"`` (forked processes: each its own interpreter, so no block waits
-    for another's Python; the qrels are then read before the fork, not beside the run); ``"auto"``: processes from
-    8 workers up on Linux, threads otherwise (on 16 cores forked workers were faster from 8 up, at 1.3-1.9 times
-    the memory, and threads as fast or faster below: benchmarks/README.md).
+    file's blocks are: ``"thread"`` (default) or ``"process"``, processes forked from this one, each with its own
+    interpreter, so that no block waits for another's Python (the qrels are then read before the fork, not beside
+    the run); ``"auto"``: processes from 8 workers up on Linux, else threads, as ``rankwise evaluate`` chooses (on
+    16 cores forked workers were 1.4-1.7 times faster than 16 threads, at 1.5-1.9 times the memory:
+    benchmarks/README.md). Forking copies this process as it is, its threads' state included: ask for it where
+    the process is yours to fork.
 
     ``stream``: how a TREC run file is read. ``"auto"``: whole, or in blocks of whole queries when that is
     faster or the file is above 1 GB (the Results are those of reading it whole, errors included); ``"yes"``:

@@ -1,9 +1,9 @@
 """A TREC run file evaluated block by block, as ``rankwise.evaluate(..., stream="yes")`` evaluates it, in blocks of
 a size a test chooses (``execution.files.DEFAULT_BLOCK_BYTES``, which stream="yes" cuts by, patched for the call).
 
-The public API evaluates a file's blocks on threads; forked block workers (``pool="process"``) are reached by the
-engine's own ``execution.streaming.run_file_results`` only, which is called for them, with the warnings
-``rankwise.evaluate`` says.
+``rankwise.evaluate`` evaluates a file's blocks on threads unless ``pool=`` asks for forked processes; here the
+engine's own ``execution.streaming.run_file_results`` is called, with either pool and the block size a test
+chooses, with the warnings ``rankwise.evaluate`` says.
 """
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """``pool=``: the workers of a file's blocks are threads or forked processes; 'auto' forks them from
-PROCESSES_FROM workers up on Linux. Every choice gives the numbers of one worker, to the bit, through the
-public API and the command line alike."""
+PROCESSES_FROM workers up on Linux. The library's default is threads, the command line's 'auto' (it owns its
+process). Every choice gives the numbers of one worker, to the bit, through the public API and the command
+line alike."""
 from __future__ import annotations
 
 import json
@@ -44,31 +45,82 @@ def test_a_pool_that_cannot_be_is_refused(monkeypatch):
     assert resolve_pool("auto", 16) == "thread"
 
 
-@linux_fork
-@pytest.mark.parametrize("pool", ["auto", "thread", "process"])
-def test_every_pool_gives_the_numbers_of_one_worker(tmp_path, monkeypatch, pool):
-    monkeypatch.setattr(files, "PARALLEL_BYTES", 100)  # (blocks for a small file: two a worker)
-    taken = []
+def _pools_taken(monkeypatch) -> list:
+    """The pool of each run file evaluated in blocks (``files.run_file_results``), recorded; blocks for a small
+    file (two a worker)."""
+    monkeypatch.setattr(files, "PARALLEL_BYTES", 100)
+    taken: list = []
     real = files.run_file_results
     monkeypatch.setattr(files, "run_file_results", lambda *a, **k: taken.append(k["pool"]) or real(*a, **k))
+    return taken
+
+
+@linux_fork
+@pytest.mark.parametrize("pool", [None, "auto", "thread", "process"])
+def test_every_pool_gives_the_numbers_of_one_worker(tmp_path, monkeypatch, pool):
+    taken = _pools_taken(monkeypatch)
     qp, rp = _files(tmp_path, seed=51)
     one = rw.evaluate(qp, rp, METRICS, workers=1)
-    assert_results_identical(one, rw.evaluate(qp, rp, METRICS, workers=PROCESSES_FROM, pool=pool))
-    assert taken == ["thread" if pool == "thread" else "process"]  # (auto: processes at 8 workers on Linux)
+    chosen = {} if pool is None else {"pool": pool}
+    assert_results_identical(one, rw.evaluate(qp, rp, METRICS, workers=PROCESSES_FROM, **chosen))
+    # the library forks only when asked (auto: processes at 8 workers on Linux); its default is threads
+    assert taken == ["process" if pool in ("auto", "process") else "thread"]
     with pytest.raises(InvalidParameterError, match="pool must be one of"):
         rw.evaluate(qp, rp, METRICS, pool="threads")
 
 
 @linux_fork
-def test_the_command_line_takes_the_pool(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(files, "PARALLEL_BYTES", 100)
+def test_no_reader_thread_is_alive_when_the_workers_fork(tmp_path, monkeypatch):
+    """With forked workers the qrels are read before the run, not by a thread beside it: a fork copies the
+    process as it is, and a thread of rankwise's own would be copied mid-state."""
+    import threading
+
+    import rankwise.execution.blocks as blocks
+
+    _pools_taken(monkeypatch)
+    alive: list = []
+    real = blocks.ProcessPoolExecutor
+
+    def pool(*a, **k):
+        alive.append(sorted(t.name for t in threading.enumerate()))
+        return real(*a, **k)
+    monkeypatch.setattr(blocks, "ProcessPoolExecutor", pool)
+    qp, rp = _files(tmp_path, seed=53)
+    rw.evaluate(qp, rp, METRICS, workers=3, pool="process")
+    assert alive and all(names == ["MainThread"] for names in alive)
+
+
+@linux_fork
+def test_the_command_line_takes_the_pool_and_forks_from_8_jobs(tmp_path, monkeypatch, capsys):
+    taken = _pools_taken(monkeypatch)
     qp, rp = _files(tmp_path, seed=52)
     out = []
-    for pool in ("thread", "process"):
-        assert main(["evaluate", str(qp), str(rp), "-m", "AP", "-m", "nDCG@10", "--format", "json", "--jobs", "3",
+    for jobs, pool in (("3", "thread"), ("3", "process"), ("3", "auto"), ("8", "auto")):
+        assert main(["evaluate", str(qp), str(rp), "-m", "AP", "-m", "nDCG@10", "--format", "json", "--jobs", jobs,
                      "--pool", pool]) == 0
         out.append(json.loads(capsys.readouterr().out))
-    assert out[0] == out[1] and out[0]["metrics"]["AP"] > 0
+    assert all(o == out[0] for o in out) and out[0]["metrics"]["AP"] > 0
+    assert taken == ["thread", "process", "thread", "process"]  # (the command's auto: processes from 8 jobs)
+    assert main(["compare", str(qp), f"a={rp}", f"b={rp}", "-m", "AP", "--format", "json", "--jobs", "8"]) == 0
+    assert taken[4:] == ["process", "process"]  # (compare evaluates each run as evaluate does)
+    capsys.readouterr()
     with pytest.raises(SystemExit):
         main(["evaluate", str(qp), str(rp), "-m", "AP", "--pool", "fork"])
     assert "invalid choice: 'fork'" in capsys.readouterr().err
+    assert main(["evaluate", str(qp), str(rp), "-m", "AP", "--engine", "spark", "--pool", "process"]) != 0
+    assert "--pool chooses the local engine's workers" in capsys.readouterr().err
+
+
+def test_a_run_read_whole_still_has_its_qrels_read_beside_it(tmp_path, monkeypatch):
+    """Only blocks given to forked workers need the qrels before the run: a run read whole (below the size of
+    blocks, or stream='no') is read while a thread reads the qrels, whatever the pool."""
+    asides: list = []
+    real = files.read_aside
+    monkeypatch.setattr(files, "read_aside", lambda load, aside: asides.append(aside) or real(load, aside))
+    qp, rp = _files(tmp_path, seed=54)
+    for stream in ("auto", "no"):  # (a small file: read whole either way)
+        rw.evaluate(qp, rp, METRICS, workers=2, pool="process", stream=stream)
+    monkeypatch.setattr(files, "PARALLEL_BYTES", 100)
+    rw.evaluate(qp, rp, METRICS, workers=2, pool="process")  # blocks, forked: the qrels first
+    rw.evaluate(qp, rp, METRICS, workers=2, pool="thread")  # blocks, threads: beside the run
+    assert asides == [True, True, False, True]

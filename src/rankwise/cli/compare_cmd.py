@@ -12,6 +12,7 @@ from rankwise.cli.options import (
     add_column_options,
     add_convention_options,
     add_jobs_option,
+    add_pool_option,
     columns_from,
     overrides_from,
 )
@@ -52,6 +53,7 @@ def add_input_options(p) -> None:
                       help="item features: CSV/TSV/Parquet with an item column and one column per feature")
     item.add_argument("--reference", metavar="PATH", help="another recommender's run, for Intersection")
     add_jobs_option(p, "each run is evaluated as 'rankwise evaluate --jobs N' evaluates it")
+    add_pool_option(p)
     add_convention_options(p)
     p.set_defaults(convention=None)  # None: the default preset for runs; --values were computed elsewhere
 
@@ -131,7 +133,7 @@ def load_inputs(args):
     from rankwise.comparison.matrix import PerQueryMatrix
     from rankwise.comparison.systems import evaluate_runs_read
     from rankwise.conventions import DEFAULT, get_convention
-    from rankwise.execution.workers import resolve_workers
+    from rankwise.execution.workers import resolve_pool, resolve_workers
     from rankwise.run_names import named_runs
 
     group = not args.no_group
@@ -172,6 +174,7 @@ def load_inputs(args):
     # errors (a wrong convention or override is said after the first run file's own errors)
     qrels = as_qrels(args.inputs[0], columns, duplicates=args.duplicates, file_format=args.qrels_format)
     workers = resolve_workers(args.jobs, "--jobs")  # (said in the command's words)
+    pool = resolve_pool(args.pool, workers, "--pool")  # (the command owns its process: 'auto' may fork it)
     convention = args.convention or DEFAULT
     if collection is not None:  # (said here: the runs' own warnings are silenced below)
         try:
@@ -186,7 +189,7 @@ def load_inputs(args):
         read = evaluate_runs_read(qrels, named_runs(args.inputs[1:], command_line=True), args.metric,
                                   convention=convention, columns=columns,
                                   formats={"qrels": args.qrels_format, "run": args.run_format}, workers=workers,
-                                  duplicates=args.duplicates, reference=args.reference, **item_inputs(args),
+                                  pool=pool, duplicates=args.duplicates, reference=args.reference, **item_inputs(args),
                                   **overrides_from(args))
     for name, res in read.results.items():
         for line in notice_lines(res, f"{name}: "):

@@ -10,6 +10,7 @@ from rankwise.cli.options import (
     add_column_options,
     add_convention_options,
     add_jobs_option,
+    add_pool_option,
     columns_from,
     overrides_from,
 )
@@ -64,9 +65,7 @@ def register(sub) -> None:
                         f"(auto: for run files above {files.STREAM_BYTES >> 20} MB)")
     add_jobs_option(p, f"the qrels are read while the run is, and a TREC run above {files.PARALLEL_BYTES >> 20} MB is "
                        "evaluated in blocks of whole queries by N workers")
-    p.add_argument("--pool", choices=["auto", "thread", "process"], default="auto",
-                   help="the blocks' workers: threads, or forked processes (each its own interpreter; the qrels are "
-                        "then read before the run); auto (default): processes from 8 jobs up on Linux, else threads")
+    add_pool_option(p)
     p.add_argument("--engine", choices=["local", "spark"], default="local",
                    help="spark: the files are read and evaluated by Spark (pyspark; paths Spark reads: local, "
                         "HDFS, S3...), with the local engine's numbers and output")
@@ -168,6 +167,9 @@ def run(args) -> int:
             from rankwise.api import as_run
             items = {**items, "reference": as_run(items["reference"], columns_from(args), duplicates=args.duplicates,
                                                   file_format=args.run_format)}
+    if args.engine == "spark" and args.pool != "auto":
+        raise InvalidParameterError("--pool chooses the local engine's workers; --engine spark evaluates on Spark's "
+                                    "executors: leave out --pool")
     if args.engine == "spark":
         if collection is not None:
             raise InvalidParameterError(f"--engine spark reads files; {collection} is not one (an ir_datasets id is "
@@ -190,8 +192,10 @@ def run(args) -> int:
         finally:  # (after the output, a run that records waits for its JVM to write the archive; else kills it)
             finish(spark, archive, completed=completed)
         return code
-    from rankwise.execution.workers import resolve_workers
+    from rankwise.execution.workers import resolve_pool, resolve_workers
     args.jobs = resolve_workers(args.jobs, "--jobs")  # (said in the command's words)
+    # the command owns its process: 'auto' may fork it (the library's default is threads)
+    args.pool = resolve_pool(args.pool, args.jobs, "--pool")
     if beyond:
         _check_item_options(args, items)
     size = sum(os.path.getsize(f) for f in (args.qrels, *args.run) if f is not None and os.path.isfile(f))

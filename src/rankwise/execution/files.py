@@ -63,7 +63,11 @@ def evaluate_files(load_qrels: Callable[[], Qrels], load_run: Callable[[], Run],
     stage = stages or no_stages
     if qrels_path is not None:
         stage(f"reading qrels {qrels_path}")
-    with read_aside(load_qrels, workers > 1 and qrels_path is not None) as loading:
+    # (forked block workers need the qrels before the fork: read at once, so that no thread of ours is alive to be
+    # copied mid-state; a run read whole still has them read beside it)
+    forks = pool == "process" and trec_run is not None and stream != "no" and bool(metrics) and \
+        block_bytes_of(trec_run, stream, workers) is not None
+    with read_aside(load_qrels, workers > 1 and qrels_path is not None and not forks) as loading:
         if trec_run is not None and stream != "no":
             found = evaluate_run_in_blocks(loading, trec_run, metrics, conv, workers=workers, stream=stream,
                                            progress=progress, duplicates=duplicates,

@@ -12,14 +12,17 @@ POOL_CHOICES = ("auto", "thread", "process")
 # 'auto' forks processes from this many workers up (on Linux). On 16 cores (benchmarks/README.md, #23) threads
 # stop gaining at 4-8 jobs, where part of each block's work waits for the interpreter lock; forked workers were
 # faster at 8 and 16 jobs in all three runs (100k queries at 16: 1.14-1.97 s against 1.80-2.82 s; 1M: 8.6 against
-# 15.0 s), as fast at 4 and slower at 2, and held 1.3-1.9 times the memory of threads
+# 15.0 s) at 1.5-1.9 times the memory of threads; at 4 jobs within a few per cent on 100k queries (14% faster on
+# 1M, at 1.7 times the memory), at 2 slower
 PROCESSES_FROM = 8
 
 
 def resolve_pool(pool: str, workers: int, name: str = "pool") -> str:
     """The kind of ``workers`` workers that evaluate a file's blocks: 'thread' or 'process' (forked). ``'auto'``:
-    processes from PROCESSES_FROM workers up where the system forks them safely (Linux), else threads. ``name``:
-    what the caller calls it, for the error (the CLI's ``--pool``)."""
+    processes from PROCESSES_FROM workers up where the system forks them safely (Linux), else threads: the
+    command line's default (it owns its process); the library's is threads, as forking a caller's process (a
+    notebook's, a server's, with threads of its own) is the caller's decision. ``name``: what the caller calls
+    it, for the error (the CLI's ``--pool``)."""
     if pool not in POOL_CHOICES:
         raise InvalidParameterError(f"{name} must be one of {', '.join(POOL_CHOICES)}; got {pool!r}")
     forks = hasattr(os, "fork")
