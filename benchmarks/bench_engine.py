@@ -154,7 +154,9 @@ def _doc_ids(d):
 
 
 def _scores_3(x):
-    """Positive scores with three decimals, as polars writes them with ``float_precision=3`` (Arrow strings)."""
+    """Scores already rounded to three decimals and positive (what ``_gen_chunk`` draws), written with three
+    decimals as polars writes them with ``float_precision=3`` (Arrow strings). Not polars' formatting of any
+    float: a value between two thousandths, or a negative one, would be written otherwise."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc

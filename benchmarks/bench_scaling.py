@@ -29,7 +29,9 @@ from harness import child_env, median, spawn
 class TreeMemory:
     """The peak, over samples every 50 ms, of the summed proportional set size (PSS: a page shared by n
     processes counts 1/n in each) of this process's descendants: the memory of a command and its forked
-    workers together, which the largest process's RSS (``wait4``) understates (Linux only; 0 elsewhere)."""
+    workers together, which the largest process's RSS (``wait4``) understates (Linux only; 0 elsewhere). The
+    sampler reads /proc in this process, on one of the machine's cores, while the command runs; a peak shorter
+    than 50 ms can be missed."""
 
     def __init__(self) -> None:
         self.peak_kb = 0
