@@ -65,8 +65,7 @@ def evaluate_files(load_qrels: Callable[[], Qrels], load_run: Callable[[], Run],
         stage(f"reading qrels {qrels_path}")
     # (forked block workers need the qrels before the fork: read at once, so that no thread of ours is alive to be
     # copied mid-state; a run read whole still has them read beside it)
-    forks = pool == "process" and trec_run is not None and stream != "no" and bool(metrics) and \
-        block_bytes_of(trec_run, stream, workers) is not None
+    forks = pool == "process" and trec_run is not None and blocks_of(trec_run, metrics, stream, workers) is not None
     with read_aside(load_qrels, workers > 1 and qrels_path is not None and not forks) as loading:
         if trec_run is not None and stream != "no":
             found = evaluate_run_in_blocks(loading, trec_run, metrics, conv, workers=workers, stream=stream,
@@ -108,7 +107,7 @@ def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: lis
     (``stream='yes'``: the whole run may not fit in memory) raises the blocks' errors, and
     ``Results.info['blocks']`` says how many there were. ``trim_memory`` and ``pool`` (the blocks' workers:
     threads or forked processes): see ``run_file_results``."""
-    block = block_bytes_of(path, stream, workers) if metrics else None
+    block = blocks_of(path, metrics, stream, workers)
     if block is None:
         return None
     strict = stream == "yes"
@@ -124,6 +123,12 @@ def evaluate_run_in_blocks(qrels: Future[Qrels] | Qrels, path: str, metrics: lis
     if not strict:  # the in-memory evaluation's Results, to the byte
         res = replace(res, info={k: v for k, v in res.info.items() if k != "blocks"})
     return res, n_judged
+
+
+def blocks_of(path: str, metrics: list[str], stream: str, workers: int) -> int | None:
+    """The size of the blocks ``evaluate_run_in_blocks`` evaluates a TREC run file in (``block_bytes_of``), None
+    when it reads the file whole (no metric to evaluate, or a file blocks do not pay for)."""
+    return block_bytes_of(path, stream, workers) if metrics else None
 
 
 def block_bytes_of(path: str, stream: str, workers: int) -> int | None:
