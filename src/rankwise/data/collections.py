@@ -21,7 +21,7 @@ from rankwise.data.duplicates import resolve_duplicates
 from rankwise.data.frames import canonical_ids, read_frame
 from rankwise.data.mappings import flatten_dict, flatten_ranked_lists
 from rankwise.data.rank_column import RANK_AGREEMENT, scores_rising
-from rankwise.data.vocabulary import Vocabulary, intern
+from rankwise.data.vocabulary import InternedIds, Vocabulary, intern
 from rankwise.errors import DataError, InvalidParameterError, ParseError
 from rankwise.kernels.segments import segment_ids
 
@@ -199,6 +199,14 @@ class _Collection:
                           query_id_type=query_id_type or ("int" if q_int else "str"), ranks=ranks, extra=extra)
 
     @classmethod
+    def from_interned(cls: type[_C], ids: InternedIds, values: ArrayLike, *, duplicates: str = "error",
+                      **kw: Any) -> _C:
+        """From ids a reader interned and packed as it parsed (``rankwise.io.trec_native``): the collection of
+        the id columns they stand for, with string query ids."""
+        return cls._build(ids, None, values, duplicates=duplicates, what=cls._WHAT, value_name=cls._VALUE,
+                          sort_docs=cls._SORT_DOCS, **kw)
+
+    @classmethod
     def from_dict(cls: type[_C], d: Mapping[Any, Mapping[Any, float]], **kw: Any) -> _C:
         """From ``{query: {doc: value}}``. Ids may be strings or numbers (``10.0`` is ``10``); with
         integer query ids, results keep them as integers."""
@@ -207,20 +215,23 @@ class _Collection:
         return cls._from_columns(q, docs, v, **kw)
 
     @classmethod
-    def _build(cls: type[_C], query_ids: IdColumn, doc_ids: IdColumn, values: ArrayLike, *, duplicates: str,
-               what: str, source: str | None = None, row_numbers: Any = None, value_name: str,
+    def _build(cls: type[_C], query_ids: IdColumn | InternedIds, doc_ids: IdColumn | None, values: ArrayLike, *,
+               duplicates: str, what: str, source: str | None = None, row_numbers: Any = None, value_name: str,
                sort_docs: bool, query_id_type: str = "str", ranks: ArrayLike | None = None,
                extra: Mapping[str, object] | None = None) -> _C:
         values = np.asarray(values, dtype=np.float64).ravel()
-        # queries numbered by first appearance: a file listing each query's rows together (in
-        # any query order) is stored as read, with no permutation of its rows
-        qvocab, qcodes = intern(query_ids, order="appearance")
-        packed = idkeys.pack(doc_ids)
         dvocab = None
-        if packed is None:  # some id longer than idkeys can pack: fall back to a sorted vocabulary
-            dvocab, dcodes = intern(doc_ids)
-            packed = dcodes.astype(np.uint64).reshape(-1, 1)
-        keys: np.ndarray = packed  # (never None from here on, also inside describe below)
+        if isinstance(query_ids, InternedIds):  # (the doc ids come with them)
+            qvocab, qcodes, keys = query_ids.query_vocab, query_ids.query_codes, query_ids.doc_keys
+        else:
+            # queries numbered by first appearance: a file listing each query's rows together (in
+            # any query order) is stored as read, with no permutation of its rows
+            qvocab, qcodes = intern(query_ids, order="appearance")
+            packed = idkeys.pack(doc_ids)
+            if packed is None:  # some id longer than idkeys can pack: fall back to a sorted vocabulary
+                dvocab, dcodes = intern(doc_ids)
+                packed = dcodes.astype(np.uint64).reshape(-1, 1)
+            keys = packed
         if not (qcodes.size == keys.shape[0] == values.size):
             raise DataError(f"query, doc and {value_name} columns differ in length: "
                             f"{qcodes.size}, {keys.shape[0]}, {values.size}")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from rankwise.data import idkeys
 from rankwise.data.id_order import argsort_ids, one_word_keys
 from rankwise.data.integer_ids import appearance_by_sort, first_appearance, integer_text
 
@@ -92,6 +93,21 @@ class Vocabulary:
         arr = np.unique(_as_str_array(ids))
         arr.setflags(write=False)
         return cls(arr)
+
+
+@dataclass(frozen=True)
+class InternedIds:
+    """A collection's ids as a reader that interns while it parses gives them (io/trec_native.py): the query
+    codes by first appearance with their vocabulary, and the doc ids packed as ``idkeys`` keys. A collection
+    built from them is the one built from the id columns they stand for."""
+
+    query_vocab: Vocabulary
+    query_codes: np.ndarray
+    doc_keys: np.ndarray
+
+    def row(self, i: int) -> tuple[str, str]:
+        """(query id, doc id) of row ``i``."""
+        return str(self.query_vocab.ids[self.query_codes[i]]), str(idkeys.unpack(self.doc_keys[i:i + 1])[0])
 
 
 def intern(values: ArrayLike | pa.Array | pa.ChunkedArray, order: str = "sorted") -> tuple[Vocabulary, np.ndarray]:

@@ -22,6 +22,8 @@ from rankwise.data.collections import COLUMNS, Qrels, Run
 from rankwise.data.duplicates import grade_doubt
 from rankwise.data.run_filters import FIRST_FRACTIONAL
 from rankwise.errors import ParseError, RankwiseWarning
+from rankwise.io.trec_native import QRELS_FIELDS, plain_columns, plain_run
+from rankwise.io.trec_write import write_qrels, write_run  # noqa: F401 (where they were)
 
 _NON_BLANK = re.compile(rb"[^ \t\r\n]")
 # a comment line: '#' first, after any blanks. trec_eval 10.0 skips these in runs (get_trec_results.c: its first
@@ -314,10 +316,10 @@ def _arrow_columns(data: bytes | memoryview, layout, value_col: int, delimiter: 
     return q, d, np.ascontiguousarray(values, dtype=np.float64), ranks
 
 
-def _read(path, layout, value_col: int, kind: str):
-    path_s = os.fspath(path)
-    data = _map_file(path_s)
-    return _parsed(read_bytes(path_s) if data is None else data, path_s, layout, value_col, kind)
+def _file_text(path: str):
+    """A file's text: a map of a large plain file, else its bytes (gunzipped)."""
+    data = _map_file(path)
+    return read_bytes(path) if data is None else data
 
 
 def _parsed(data, path_s: str, layout, value_col: int, kind: str):
@@ -334,18 +336,25 @@ def _parsed(data, path_s: str, layout, value_col: int, kind: str):
 
 def read_qrels(path, *, duplicates: str = "error") -> Qrels:
     """Read a TREC qrels file: ``query iteration doc relevance`` per line."""
-    q, d, v, _, lines = _read(path, QRELS_LAYOUT, 3, "qrels")
+    path_s = os.fspath(path)
+    data = _file_text(path_s)
+    plain = plain_columns(data, QRELS_FIELDS)  # (plain text needs none of _prepare's rewriting)
+    if plain is not None:
+        ids, v, _ = plain
+        lines, row = _LineNumbers(data), ids.row
+    else:
+        q, d, v, _, lines = _parsed(data, path_s, QRELS_LAYOUT, 3, "qrels")
+        row = lambda i: (_text(q[i]), _text(d[i]))  # noqa: E731
     extra: dict[str, object] = {COLUMNS: QRELS_COLUMNS}
     fractional = np.flatnonzero(v != np.trunc(v))
     if fractional.size:  # where the first is, in the file's order (said when a convention truncates it)
         i = int(fractional[0])
-        extra[FIRST_FRACTIONAL] = {"line": int(lines[i]), "query": _text(q[i]), "doc": _text(d[i]),
-                                   "value": float(v[i])}
-    qrels = Qrels.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines,
-                              extra=extra)
+        extra[FIRST_FRACTIONAL] = dict(zip(("line", "query", "doc", "value"), (int(lines[i]), *row(i), float(v[i]))))
+    kw: dict = {"duplicates": duplicates, "source": path_s, "row_numbers": lines, "extra": extra}
+    qrels = Qrels.from_interned(ids, v, **kw) if plain is not None else Qrels.from_arrays(q, d, v, **kw)
     doubt = grade_doubt(qrels.values)  # (with repeated pairs, the duplicates error says it instead)
     if doubt is not None:
-        warnings.warn(f"{os.fspath(path)}: {doubt}", RankwiseWarning, stacklevel=2)
+        warnings.warn(f"{path_s}: {doubt}", RankwiseWarning, stacklevel=2)
     return qrels
 
 
@@ -358,9 +367,19 @@ def _text(x: object) -> str:
 def read_run(path, *, duplicates: str = "error") -> Run:
     """Read a TREC run file: ``query Q0 doc rank score tag`` per line. The rank column does not rank (as in
     trec_eval): it is read only to say when the scores rise with it (ranks given as scores)."""
-    q, d, v, ranks, lines = _read(path, RUN_LAYOUT, 4, "run")
-    return Run.from_arrays(q, d, v, duplicates=duplicates, source=os.fspath(path), row_numbers=lines, ranks=ranks,
-                           extra={COLUMNS: RUN_COLUMNS})
+    path_s = os.fspath(path)
+    return _run_of(_file_text(path_s), path_s, duplicates)
+
+
+def _run_of(data, source: str, duplicates: str) -> Run:
+    """The Run of a run file's text: by the one-pass reader when the text is plain (it needs none of
+    ``_prepare``'s rewriting then), else as the others."""
+    kw: dict = {"duplicates": duplicates, "source": source, "extra": {COLUMNS: RUN_COLUMNS}}
+    run = plain_run(data, row_numbers=_LineNumbers(data), **kw)
+    if run is not None:
+        return run
+    q, d, v, ranks, lines = _parsed(data, source, RUN_LAYOUT, 4, "run")
+    return Run.from_arrays(q, d, v, row_numbers=lines, ranks=ranks, **kw)
 
 
 STDIN = "-"  # the run file name that means standard input, as in trec_eval 10.0 (rankwise evaluate QRELS -)
@@ -370,27 +389,4 @@ STDIN_SOURCE = "<stdin>"  # what errors call it
 def read_run_bytes(data: bytes, source: str = STDIN_SOURCE, *, duplicates: str = "error") -> Run:
     """A TREC run given as its bytes, text or gzip (standard input, read whole as trec_eval 10.0 reads a results
     file named '-'); errors name ``source`` and the line, as ``read_run`` names the file."""
-    q, d, v, ranks, lines = _parsed(_decompressed(data, source), source, RUN_LAYOUT, 4, "run")
-    return Run.from_arrays(q, d, v, duplicates=duplicates, source=source, row_numbers=lines, ranks=ranks,
-                           extra={COLUMNS: RUN_COLUMNS})
-
-
-def write_run(run: Run, path, *, tag: str = "rankwise") -> None:
-    """Write a run in TREC format, ranked by score (ties by doc id descending, as trec_eval reads them)."""
-    seg = run.segment
-    from rankwise.data import idkeys
-    order = np.lexsort((*idkeys.lex_order_columns(run.doc_keys, descending=True), -run.scores, seg))
-    qids = run.query_ids[seg[order]]
-    docs = run.doc_ids(order)
-    scores = run.scores[order]
-    ranks = np.arange(order.size) - run.offsets[seg[order]] + 1
-    with open(path, "w", encoding="utf-8") as fh:
-        for q, d, r, s in zip(qids, docs, ranks, scores):
-            fh.write(f"{q} Q0 {d} {r} {s!r} {tag}\n")
-
-
-def write_qrels(qrels: Qrels, path) -> None:
-    seg = qrels.segment
-    with open(path, "w", encoding="utf-8") as fh:
-        for q, d, v in zip(qrels.query_ids[seg], qrels.doc_ids(), qrels.values):
-            fh.write(f"{q} 0 {d} {int(v) if v == int(v) else v!r}\n")
+    return _run_of(_decompressed(data, source), source, duplicates)

@@ -33,6 +33,7 @@ from rankwise.io.trec import (
     has_comment,
     line_query,
 )
+from rankwise.io.trec_native import plain_run
 
 _BOM = b"\xef\xbb\xbf"
 # a line that is neither blank nor a comment (its first non-blank character is not '#'): at the start, or after a
@@ -166,16 +167,18 @@ def parse_span(mm: mmap.mmap, start: int, end: int, path: str, duplicates: str) 
     ``_parse_block``, which reports what is wrong and where. Both give the same Run: the in-place parse is the
     first attempt of ``trec._fast_parse`` on such a block."""
     first_line = functools.cache(functools.partial(_line_of, mm, start))
-    if not any(mm.find(c, start, end) >= 0 for c in (b"\t", b"\r", b"\x00", *OTHER_SEPARATORS)) and \
-            not has_comment(mm, start, end):
-        view = memoryview(mm)[start:end]
+    view = memoryview(mm)[start:end]
+    kw: dict = {"duplicates": duplicates, "source": path, "row_numbers": _FileLines(_LineNumbers(view), first_line),
+                "extra": {COLUMNS: RUN_COLUMNS}}
+    run = plain_run(view, **kw)  # (it makes the scans below itself, in the same pass)
+    if run is None and not any(mm.find(c, start, end) >= 0 for c in (b"\t", b"\r", b"\x00", *OTHER_SEPARATORS)) \
+            and not has_comment(mm, start, end):
         fast = _arrow_csv(view, RUN_LAYOUT, 4, " ")
-        _unmap(mm, start, end)
         if fast is not None:
             q, d, v, ranks = fast
-            return Run.from_arrays(q, d, v, duplicates=duplicates, source=path, ranks=ranks,
-                                   row_numbers=_FileLines(_LineNumbers(view), first_line), extra={COLUMNS: RUN_COLUMNS})
-    return _parse_block(mm[start:end], path, first_line, duplicates)
+            run = Run.from_arrays(q, d, v, ranks=ranks, **kw)
+    _unmap(mm, start, end)
+    return run if run is not None else _parse_block(mm[start:end], path, first_line, duplicates)
 
 
 def _unmap(mm: mmap.mmap, start: int, end: int) -> None:
@@ -221,6 +224,12 @@ class _FileLines:
 
 def _parse_block(block: bytes, path: str, line_no: int | Callable[[], int], duplicates: str) -> Run:
     first = (lambda: line_no) if isinstance(line_no, int) else line_no
+    kw: dict = {"duplicates": duplicates, "source": path, "extra": {COLUMNS: RUN_COLUMNS}}
+    # (plain text needs none of _prepare's rewriting; outside the try: a Run's errors name lines of the file
+    # already, through _FileLines)
+    run = plain_run(block, row_numbers=_FileLines(_LineNumbers(block), first), **kw)
+    if run is not None:
+        return run
     try:
         data = _prepare(block, path, "run")
         fast = _fast_parse(data, RUN_LAYOUT, 4)
@@ -229,8 +238,5 @@ def _parse_block(block: bytes, path: str, line_no: int | Callable[[], int], dupl
         else:
             q, d, v, _, ranks = _strict_parse(data, path, RUN_LAYOUT, 4)
     except ParseError as exc:  # a line of the block: counted from the start of the file
-        if exc.line is None:
-            raise
         raise _relined(exc, path, first) from None
-    return Run.from_arrays(q, d, v, duplicates=duplicates, source=path, ranks=ranks,
-                           row_numbers=_FileLines(_LineNumbers(data), first), extra={COLUMNS: RUN_COLUMNS})
+    return Run.from_arrays(q, d, v, ranks=ranks, row_numbers=_FileLines(_LineNumbers(data), first), **kw)
