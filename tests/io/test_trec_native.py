@@ -206,19 +206,29 @@ HANDED_BACK = {
     "score 1_0": "1 Q0 d1 1 1_0 tag\n",
     "score of 20 digits": "1 Q0 d1 1 12345678901234567890 tag\n",
     "exponent of 5 digits": "1 Q0 d1 1 1e00001 tag\n",
+    "score of 65 bytes": f"1 Q0 d1 1 {'0' * 62}1.5 tag\n",
     "blank": "\n\n",
     "empty": "",
 }
 
 
 @needs_native
+@pytest.mark.parametrize("where", ["first", "last"])  # (a line with 64 bytes after it is split by bit masks)
 @pytest.mark.parametrize("name", sorted(HANDED_BACK))
-def test_what_it_cannot_read_exactly_is_handed_back_and_read_as_before(name, tmp_path, monkeypatch):
-    text = (PLAIN + HANDED_BACK[name]).encode() if name not in ("blank", "empty") else HANDED_BACK[name].encode()
+def test_what_it_cannot_read_exactly_is_handed_back_and_read_as_before(name, where, tmp_path, monkeypatch):
+    odd = HANDED_BACK[name]
+    text = (odd if name in ("blank", "empty") else PLAIN * 2 + odd if where == "last" else odd + PLAIN * 2).encode()
     assert _parse(text) is None
     path = tmp_path / "r.run"
     path.write_bytes(text)
     _assert_same_reading(monkeypatch, read_run, path)
+
+
+@needs_native
+def test_long_lines_and_the_last_bytes_are_split_byte_by_byte_alike():
+    lines = [f"q1 Q0 d{i} {i + 1} {i}.5 {'t' * w}" for i, w in enumerate([1, 60, 1, 70, 2, 200, 1, 1, 1, 1])]
+    parsed = _parse(("\n".join(lines) + "\n").encode())
+    assert parsed is not None and np.frombuffer(parsed[2]).tolist() == [i + 0.5 for i in range(10)]
 
 
 @needs_native
@@ -352,3 +362,26 @@ def test_written_runs_and_qrels_read_back_the_same(tmp_path):
     write_qrels(qrels, tmp_path / "q.qrels")
     assert (tmp_path / "q.qrels").read_text() == "q1 0 d1 0.5\nq1 0 d2 2\nq1 0 d3 0\n"
     assert read_qrels(tmp_path / "q.qrels").to_dict() == qrels.to_dict()
+
+
+@needs_native
+def test_a_block_handed_back_is_not_read_by_it_twice(tmp_path, monkeypatch):
+    import mmap
+
+    from rankwise.io.trec_blocks import parse_span
+    path = tmp_path / "r.run"
+    path.write_text("".join(f"q{i // 10} Q0 d{i} {i % 10 + 1} {i}.5 t\n" for i in range(150)) + "# the end\n")
+    calls = []
+    real = trec_native._trec_native.parse_text
+    monkeypatch.setattr(trec_native._trec_native, "parse_text", lambda *a: calls.append(a) or real(*a))
+    with open(path, "rb") as fh:
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        assert len(parse_span(mm, 0, len(mm), str(path), "error")) == 150
+    assert len(calls) == 1
+
+
+@needs_native
+def test_layouts_it_does_not_know_are_refused():
+    for fields in [(2, 1, -1), (7, 4, 3), (6, 2, 3), (6, 4, 0), (6, 4, 4), (6, 4, -2), (4, 0, -1)]:
+        with pytest.raises(ValueError):
+            _parse(b"1 Q0 d1 1 2.5 tag\n", fields)

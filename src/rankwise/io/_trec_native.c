@@ -27,7 +27,15 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The words of a key are loaded and byte-swapped, and the first byte of a mask found by its lowest bit: a
+ * little-endian machine's order. Elsewhere the build stops here, and the package installs without the extension
+ * (setup.py: optional), reading every file by pyarrow. */
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the one-pass TREC reader assumes a little-endian machine (and GCC or Clang)"
+#endif
+
 #define MAX_WORDS 4 /* idkeys.MAX_WORDS: doc ids of up to 32 bytes */
+#define MAX_NUMBER 64 /* bytes of a score or grade read here (Python's repr of a double has at most 24) */
 
 typedef unsigned __int128 u128;
 
@@ -89,6 +97,7 @@ static int decimal_to_double(uint64_t w, int e, double *out) {
 
 /* A score or grade: -?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)? with at most 19 significant digits and a small exponent. */
 static int parse_score(const char *p, const char *end, double *out) {
+    if (end - p > MAX_NUMBER) return 0; /* (bounds the counts below) */
     int neg = 0;
     if (p < end && *p == '-') {
         neg = 1;
@@ -261,6 +270,49 @@ static void widen_keys(uint64_t *keys, Py_ssize_t rows, int nw_old, int nw_new) 
 
 #define MAX_FIELDS 6
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define SPLIT_BYTES 64
+
+/* The fields of the line at p from bit masks of its bytes, 16 at a time (the byte-by-byte split below costs a
+ * branch a byte; this, a few a line): 1 with f, fe and *next (past the line break) set; 0 when the line holds
+ * something else than `fields` plain fields, one space between (hand the text back); -1 when the split below
+ * decides (no line break in the next SPLIT_BYTES bytes, or fewer than that left in the text). */
+static inline int split_line(const char *p, const char *end, int fields, const char **f, const char **fe,
+                             const char **next) {
+    if (end - p < SPLIT_BYTES) return -1;
+    const __m128i space = _mm_set1_epi8(' '), brk = _mm_set1_epi8('\n');
+    const __m128i below = _mm_set1_epi8(0x21 - 1), above = _mm_set1_epi8(0x7f);
+    uint64_t spaces = 0, plain = 0, breaks = 0;
+    for (int k = 0; k < SPLIT_BYTES && !breaks; k += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(p + k));
+        /* (signed compares: bytes from 0x80 are negative, so neither above 0x20 nor plain) */
+        __m128i printable = _mm_and_si128(_mm_cmpgt_epi8(x, below), _mm_cmplt_epi8(x, above));
+        spaces |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, space)) << k;
+        breaks |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, brk)) << k;
+        plain |= (uint64_t)(uint16_t)_mm_movemask_epi8(printable) << k;
+    }
+    if (!breaks) return -1;
+    int len = __builtin_ctzll(breaks); /* (>= 1: an empty line never comes here) */
+    uint64_t line = (1ULL << len) - 1;
+    spaces &= line;
+    if (((plain | spaces) & line) != line) return 0;                   /* a byte neither plain nor a space */
+    if ((spaces & 1) || (spaces & (spaces << 1)) || (spaces >> (len - 1))) return 0; /* an empty field */
+    f[0] = p;
+    for (int i = 0; i < fields - 1; i++) {
+        if (!spaces) return 0; /* too few fields */
+        int at = __builtin_ctzll(spaces);
+        fe[i] = p + at;
+        f[i + 1] = p + at + 1;
+        spaces &= spaces - 1;
+    }
+    if (spaces) return 0; /* too many */
+    fe[fields - 1] = p + len;
+    *next = p + len + 1;
+    return 1;
+}
+#endif
+
 static int parse_lines(text_parse *t) {
     const char *p = t->p, *end = t->end;
     while (p < end) {
@@ -270,17 +322,26 @@ static int parse_lines(text_parse *t) {
         }
         if (*p == '#') return HAND_BACK; /* a comment line */
         if (t->rows == t->cap_rows) break;
-        const char *line = p, *f[MAX_FIELDS], *fe[MAX_FIELDS];
-        for (int i = 0; i < t->fields; i++) {
-            f[i] = p;
-            p = fe[i] = field_end(p, end);
-            if (p == f[i]) return HAND_BACK; /* an empty field, or a byte that is not plain text */
-            if (i < t->fields - 1) {
-                if (p == end || *p != ' ') return HAND_BACK;
-                p++;
-            } else if (p < end) {
-                if (*p != '\n') return HAND_BACK; /* a field too many, a trailing space, another byte */
-                p++;
+        const char *line = p, *f[MAX_FIELDS], *fe[MAX_FIELDS], *next = NULL;
+        int split = -1;
+#if defined(__SSE2__)
+        split = split_line(p, end, t->fields, f, fe, &next);
+        if (split == 0) return HAND_BACK;
+#endif
+        if (split == 1) {
+            p = next;
+        } else {
+            for (int i = 0; i < t->fields; i++) {
+                f[i] = p;
+                p = fe[i] = field_end(p, end);
+                if (p == f[i]) return HAND_BACK; /* an empty field, or a byte that is not plain text */
+                if (i < t->fields - 1) {
+                    if (p == end || *p != ' ') return HAND_BACK;
+                    p++;
+                } else if (p < end) {
+                    if (*p != '\n') return HAND_BACK; /* a field too many, a trailing space, another byte */
+                    p++;
+                }
             }
         }
         Py_ssize_t dlen = fe[2] - f[2];
@@ -328,7 +389,8 @@ static PyObject *parse_text(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer view;
     int fields, value_field, rank_field;
     if (!PyArg_ParseTuple(args, "y*iii", &view, &fields, &value_field, &rank_field)) return NULL;
-    if (fields < 3 || fields > MAX_FIELDS || value_field < 1 || value_field >= fields || rank_field >= fields ||
+    if (fields < 3 || fields > MAX_FIELDS || value_field < 1 || value_field >= fields || rank_field < -1 ||
+        rank_field >= fields ||
         value_field == 2 || rank_field == 2 || rank_field == 0 || rank_field == value_field) {
         PyBuffer_Release(&view);
         PyErr_SetString(PyExc_ValueError, "parse_text: fields 3..6; value and rank fields other than 0 and 2");

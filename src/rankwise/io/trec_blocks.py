@@ -162,23 +162,27 @@ def block_spans(mm: mmap.mmap, block_bytes: int) -> list[tuple[int, int]]:
 
 def parse_span(mm: mmap.mmap, start: int, end: int, path: str, duplicates: str) -> Run:
     """The run of one block of a mapped file. A block of plain single-space lines (every benchmark and
-    most real runs) is parsed in place, from the page cache (no copy of it in the process); anything else
-    (tabs, CR, NUL, a vertical tab or form feed, a comment, a line the fast parser refuses) is copied and parsed by
-    ``_parse_block``, which reports what is wrong and where. Both give the same Run: the in-place parse is the
-    first attempt of ``trec._fast_parse`` on such a block."""
+    most real runs) is parsed in place, from the page cache (no copy of it in the process): by the one-pass
+    reader (``trec_native``), or where it hands the block back (a number it does not read exactly) by pyarrow;
+    anything else (tabs, CR, NUL, a vertical tab or form feed, a comment, a line the fast parser refuses) is
+    copied and parsed by ``_parse_block``, which reports what is wrong and where. All give the same Run: the
+    in-place parses are the first attempts of ``trec._run_of`` on such a block."""
     first_line = functools.cache(functools.partial(_line_of, mm, start))
     view = memoryview(mm)[start:end]
     kw: dict = {"duplicates": duplicates, "source": path, "row_numbers": _FileLines(_LineNumbers(view), first_line),
                 "extra": {COLUMNS: RUN_COLUMNS}}
-    run = plain_run(view, **kw)  # (it makes the scans below itself, in the same pass)
-    if run is None and not any(mm.find(c, start, end) >= 0 for c in (b"\t", b"\r", b"\x00", *OTHER_SEPARATORS)) \
-            and not has_comment(mm, start, end):
-        fast = _arrow_csv(view, RUN_LAYOUT, 4, " ")
-        if fast is not None:
-            q, d, v, ranks = fast
-            run = Run.from_arrays(q, d, v, ranks=ranks, **kw)
-    _unmap(mm, start, end)
-    return run if run is not None else _parse_block(mm[start:end], path, first_line, duplicates)
+    try:
+        run = plain_run(view, **kw)  # (it makes the scans below itself, in the same pass)
+        if run is None and not any(mm.find(c, start, end) >= 0 for c in (b"\t", b"\r", b"\x00", *OTHER_SEPARATORS)) \
+                and not has_comment(mm, start, end):
+            fast = _arrow_csv(view, RUN_LAYOUT, 4, " ")
+            if fast is not None:
+                q, d, v, ranks = fast
+                run = Run.from_arrays(q, d, v, ranks=ranks, **kw)
+    finally:
+        _unmap(mm, start, end)
+    # (the one-pass reader has handed this text back already: not asked again)
+    return run if run is not None else _parse_block(mm[start:end], path, first_line, duplicates, plain=False)
 
 
 def _unmap(mm: mmap.mmap, start: int, end: int) -> None:
@@ -222,12 +226,14 @@ class _FileLines:
         return self._lines.text(row)
 
 
-def _parse_block(block: bytes, path: str, line_no: int | Callable[[], int], duplicates: str) -> Run:
+def _parse_block(block: bytes, path: str, line_no: int | Callable[[], int], duplicates: str, *,
+                 plain: bool = True) -> Run:
+    """The run of a block; ``plain=False``: the one-pass reader has handed it back already."""
     first = (lambda: line_no) if isinstance(line_no, int) else line_no
     kw: dict = {"duplicates": duplicates, "source": path, "extra": {COLUMNS: RUN_COLUMNS}}
     # (plain text needs none of _prepare's rewriting; outside the try: a Run's errors name lines of the file
     # already, through _FileLines)
-    run = plain_run(block, row_numbers=_FileLines(_LineNumbers(block), first), **kw)
+    run = plain_run(block, row_numbers=_FileLines(_LineNumbers(block), first), **kw) if plain else None
     if run is not None:
         return run
     try:
