@@ -31,7 +31,7 @@ from rankwise.evaluation.combine import QueryPlan, combine, qrels_counts, query_
 from rankwise.evaluation.partial import OBSERVED, Partial, evaluate_part, merged_tally
 from rankwise.evaluation.plan import Facts, Observed, Plan, make_plan
 from rankwise.evaluation.results import Results
-from rankwise.execution.blocks import BlockJob, BlockPart, guessed_facts, map_blocks
+from rankwise.execution.blocks import BlockJob, BlockPart, guessed_facts, map_blocks, parsed_ahead
 from rankwise.execution.reading import read_aside
 from rankwise.execution.workers import resolve_workers
 from rankwise.io.trec import RUN_LAYOUT
@@ -43,6 +43,11 @@ from rankwise.io.trec_blocks import _byte_blocks, block_spans, is_gzip, text_byt
 # reuse (cli/process.py), 64 MB blocks took the CPU time of 128 MB ones and peaked 0.3-0.5 GB lower (2.5-2.6
 # against 2.9-3.2 GB; 32 MB blocks no lower still): benchmarks/README.md
 DEFAULT_BLOCK_BYTES = 64 << 20
+# blocks parsed by one more thread while the qrels are read (execution.blocks.parsed_ahead). The 1M-query
+# benchmark on two cores, three alternating pairs: 12.06-12.12 s against 12.74-13.49 s without, the same peak
+# memory (its peak is not in those seconds); with 4, three of them were parsed a second after the start and the
+# core idled until the qrels came (3 s): benchmarks/README.md
+AHEAD_BLOCKS = 8
 
 
 class NotContiguousError(DataError):
@@ -100,7 +105,8 @@ def run_file_results(qrels: Any, run_path: Any, metrics: str | Iterable[str], co
         # (the blocks are evaluated without warnings: their notices are said once, for the whole file)
         parts = []
         total, done = text_bytes(path), 0  # (a block's size is its text's, also in a gzip file)
-        for part in map_blocks(job, file_blocks(), n_workers, pool):
+        first_pass = file_blocks() if loading is None else parsed_ahead(job, file_blocks(), AHEAD_BLOCKS)
+        for part in map_blocks(job, first_pass, n_workers, pool):
             parts.append(part)
             done += part.size
             if progress:
