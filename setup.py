@@ -1,9 +1,10 @@
-"""The one C extension: the one-pass reader of plain TREC run text (src/rankwise/io/_trec_native.c).
+"""The one C extension, rankwise's kernels (src/rankwise/kernels/_native.c): the one-pass reader of plain TREC
+text, the row hashes of packed ids and the duplicate check's repeated hashes.
 
-Everything else is in pyproject.toml. The extension is optional: where it does not build (no C compiler, or
-one without GCC's builtins and __int128, such as MSVC), the package installs without it and reads every run
-with pyarrow, the same numbers (rankwise.io.trec_native.AVAILABLE says which).
+Everything else is in pyproject.toml. The extension is optional: where it does not build (no C compiler, one
+without GCC's builtins and __int128 such as MSVC, or a big-endian machine), the package installs without it and
+takes the numpy and pyarrow paths, the same numbers (rankwise.kernels.native.NATIVE is None then).
 """
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("rankwise.io._trec_native", ["src/rankwise/io/_trec_native.c"], optional=True)])
+setup(ext_modules=[Extension("rankwise.kernels._native", ["src/rankwise/kernels/_native.c"], optional=True)])

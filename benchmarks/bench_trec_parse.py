@@ -5,10 +5,12 @@
 
 Takes the file's second block of ``--block-mb`` (cut at a query boundary, as the streamed evaluation cuts it)
 and times, best of ``--reps`` in this process (CPU seconds, all threads): pyarrow's CSV reader asked for what
-``io.trec`` asks today and for the alternatives the issue named (no rank column, ids as binary or as
-dictionaries, one column only: the tokenizer's own cost, threads on or off), then the scans ``parse_span``
-makes before parsing in place, and the steps of the block's ``Run`` (interning the query ids, packing the
-doc ids, the row hashes, the duplicate check). The figures are in benchmarks/README.md.
+``io.trec`` asks when the one-pass reader hands a block back, and for the alternatives the issue named (no rank
+column, ids as binary or as dictionaries, one column only: the tokenizer's own cost, threads on or off); the
+one-pass reader (``io.trec_native``, where its C extension is built) and the block's whole ``Run`` by either
+reader; then the scans ``parse_span`` makes before pyarrow parses in place, and the steps of the block's ``Run``
+after pyarrow (interning the query ids, packing the doc ids, the row hashes, the duplicate check). The figures
+are in benchmarks/README.md.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from rankwise.data import duplicates, idkeys, vocabulary
-from rankwise.io import trec, trec_blocks
+from rankwise.io import trec, trec_blocks, trec_native
 
 NAMES = [f"c{i}" for i in range(6)]  # query Q0 doc rank score tag
 S = pa.string()
@@ -65,6 +67,10 @@ def read(view: memoryview, types: dict[str, Any], threads: bool, check_utf8: boo
                                              null_values=[], true_values=[], false_values=[]))
 
 
+def arrow_run(q: Any, d: Any, v: Any, ranks: Any) -> trec.Run:
+    return trec.Run.from_arrays(q, d, v, ranks=ranks)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", help="a TREC run file of single-space lines (bench_engine.py's)")
@@ -80,6 +86,12 @@ def main() -> int:
     for label, (types, threads, check) in OPTIONS.items():
         asked = functools.partial(read, view, types, threads, check)
         rows.append((f"Arrow: {label}", best(asked, args.reps)[0]))
+    if trec_native.AVAILABLE:  # the one-pass reader: its parse alone, then the block's whole Run either way
+        rows.append(("one-pass reader (C): parse, ids interned and packed", best(
+            lambda: trec_native.plain_columns(view, trec_native.RUN_FIELDS), args.reps)[0]))
+        rows.append(("block's Run, one-pass reader", best(lambda: trec_native.plain_run(view), args.reps)[0]))
+    rows.append(("block's Run, Arrow (and its ids interned and packed)", best(
+        lambda: arrow_run(*trec._arrow_csv(view, trec.RUN_LAYOUT, 4, " ")), args.reps)[0]))
     rows.append(("scans for tab, CR, NUL (parse_span)",
                  best(lambda: [mm.find(c, a, b) for c in (b"\t", b"\r", b"\x00")], args.reps)[0]))
     q, d, v, _ = trec._arrow_csv(view, trec.RUN_LAYOUT, 4, " ")

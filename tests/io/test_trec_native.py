@@ -1,4 +1,4 @@
-"""The one-pass reader of plain TREC text (the C extension ``rankwise.io._trec_native``).
+"""The one-pass reader of plain TREC text (``rankwise.io.trec_native``, the C kernels' ``parse_text``).
 
 Every Run and Qrels it builds must be the one the general path (pyarrow's reader, then the strict parser)
 builds from the same text, to the bit; what it cannot read exactly it hands back (``parse_text`` returns
@@ -38,12 +38,12 @@ def test_the_extension_is_built_where_ci_runs():
 
 
 def _parse(text: bytes, fields=trec_native.RUN_FIELDS):
-    return trec_native._trec_native.parse_text(text, *fields)
+    return trec_native._native.parse_text(text, *fields)
 
 
 def _general(monkeypatch):
     """The general path: the one-pass reader switched off, for the reading that follows."""
-    monkeypatch.setattr(trec_native, "_trec_native", None)
+    monkeypatch.setattr(trec_native, "_native", None)
 
 
 def _same_collection(a, b) -> None:
@@ -372,8 +372,8 @@ def test_a_block_handed_back_is_not_read_by_it_twice(tmp_path, monkeypatch):
     path = tmp_path / "r.run"
     path.write_text("".join(f"q{i // 10} Q0 d{i} {i % 10 + 1} {i}.5 t\n" for i in range(150)) + "# the end\n")
     calls = []
-    real = trec_native._trec_native.parse_text
-    monkeypatch.setattr(trec_native._trec_native, "parse_text", lambda *a: calls.append(a) or real(*a))
+    real = trec_native._native.parse_text
+    monkeypatch.setattr(trec_native._native, "parse_text", lambda *a: calls.append(a) or real(*a))
     with open(path, "rb") as fh:
         mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         assert len(parse_span(mm, 0, len(mm), str(path), "error")) == 150

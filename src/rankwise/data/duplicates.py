@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from rankwise.data import idkeys
 from rankwise.errors import InvalidParameterError, ParseError, RankwiseWarning
+from rankwise.kernels.native import NATIVE as _native
 
 DUPLICATE_POLICIES = ("error", "first", "last", "max")
 
@@ -57,6 +58,11 @@ def _repeated_hashes(h: np.ndarray, qcodes: np.ndarray) -> np.ndarray:
     each sorted in one reused buffer: no sorted copy of all the hashes is made. Otherwise all the
     hashes are sorted at once."""
     n = h.size
+    if _native is not None and n:  # the C kernel: a hash table per query (None: the codes fall somewhere)
+        found = _native.repeated_in_segments(np.ascontiguousarray(h, dtype=np.uint64),
+                                             np.ascontiguousarray(qcodes, dtype=np.int64))
+        if found is not None:
+            return np.unique(np.frombuffer(found, dtype=np.uint64))
     if n > _DUP_BLOCK and bool(np.all(qcodes[1:] >= qcodes[:-1])):
         buf = np.empty(_DUP_BLOCK * 2, dtype=np.uint64)
         shift = np.uint64(64 - _DUP_SLOT_BITS)

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rankwise.data.integer_ids import first_appearance, integer_text
+from rankwise.kernels.native import NATIVE as _native
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -189,6 +190,11 @@ def mix(keys: np.ndarray, salt: np.ndarray | None = None, codes: np.ndarray | No
         if salt.dtype not in (np.int64, np.uint64):
             salt = salt.astype(np.int64)
         salt = salt.view(np.uint64)
+    if _native is not None and n:  # the C kernel: one pass, the same hashes (tests/data/test_native_kernels.py)
+        _native.mix_rows(np.ascontiguousarray(keys, dtype=np.uint64), keys.shape[1],
+                         None if salt is None else np.ascontiguousarray(salt),
+                         None if codes is None else np.ascontiguousarray(codes, dtype=np.int64), out)
+        return out
     tmp = np.empty(min(n, _MIX_CHUNK), dtype=np.uint64)
     acc = np.empty(min(n, _MIX_CHUNK), dtype=np.uint64)
     with np.errstate(over="ignore"):

@@ -1,4 +1,4 @@
-"""Plain TREC text read in one pass by the C extension ``rankwise.io._trec_native`` (``_trec_native.c``).
+"""Plain TREC text read in one pass by rankwise's C kernels (``kernels/_native.c``: ``parse_text``).
 
 The general path hands the text to pyarrow's CSV reader, whose string columns of query and doc ids are then
 interned and packed again; here one pass over the bytes writes the packed doc keys, the query id of every run
@@ -8,8 +8,8 @@ space between, as many as the layout has; plain decimal values and integer ranks
 back: the caller then reads the text as before, so the numbers, and the errors with their lines, are the same
 whichever reader read it.
 
-The extension is built with the package where a C compiler is found (``setup.py``: an optional extension);
-without it every text takes the general path.
+The extension is built with the package where a C compiler is found (``kernels.native``); without it every text
+takes the general path.
 """
 from __future__ import annotations
 
@@ -19,13 +19,9 @@ import numpy as np
 
 from rankwise.data.collections import Run
 from rankwise.data.vocabulary import InternedIds, intern
+from rankwise.kernels.native import NATIVE as _native
 
-try:
-    from rankwise.io import _trec_native
-except ImportError:  # (installed without a C compiler)
-    _trec_native = None  # type: ignore[assignment]
-
-AVAILABLE = _trec_native is not None
+AVAILABLE = _native is not None
 # (fields a line, the value's field, the rank's or -1), counted from 0; the query is field 0, the doc field 2
 RUN_FIELDS = (6, 4, 3)
 QRELS_FIELDS = (4, 3, -1)
@@ -36,13 +32,13 @@ def plain_columns(data: bytes | memoryview, fields: tuple[int, int, int]
     """(ids, values, ranks or None) of TREC text ``data`` (bytes, or a view of a mapped file) laid out as
     ``fields``, in the text's order; None when the extension is not built, pyarrow is missing, or the text is
     not plain."""
-    if _trec_native is None:
+    if _native is None:
         return None
     try:
         import pyarrow as pa
     except ImportError:  # (query ids are interned as pyarrow's reader's columns are: by its hash table)
         return None
-    parsed = _trec_native.parse_text(data, *fields)
+    parsed = _native.parse_text(data, *fields)
     if parsed is None:
         return None
     keys, words, values, ranks, runs, query_ids, query_ends = parsed

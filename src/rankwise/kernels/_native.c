@@ -1,4 +1,9 @@
-/* One pass over TREC text (a run's "qid Q0 docid rank score tag" lines, a qrels' "qid iter docid rel"), straight
+/* rankwise's C kernels: the one-pass reader of plain TREC text (parse_text), the row hashes of packed keys
+ * (mix_rows: data/idkeys.py's mix) and the hashes repeated within a query (repeated_in_segments: the duplicate
+ * check of data/duplicates.py). Each has a numpy twin that gives the same result, used where this extension
+ * was not built (setup.py: optional); tests compare the two.
+ *
+ * One pass over TREC text (a run's "qid Q0 docid rank score tag" lines, a qrels' "qid iter docid rel"), straight
  * from a file's mapped pages.
  *
  * It writes what rankwise's collections are built from, and nothing else: the query id of every run of lines
@@ -459,15 +464,179 @@ done:
     return result;
 }
 
+/* ---- row hashes: idkeys.mix ------------------------------------------------------------------------------ */
+
+static const uint64_t WORD_MUL[4] = {0x9E3779B97F4A7C15ULL, 0xC2B2AE3D27D4EB4FULL, 0x165667B19E3779F9ULL,
+                                     0xD6E8FEB86659FD93ULL};
+#define FIN_MUL 0xFF51AFD7ED558CCDULL
+
+/* A buffer argument that may be None: 0 on failure (an exception set). */
+static int optional_buffer(PyObject *obj, Py_buffer *view) {
+    if (obj == Py_None) {
+        view->obj = NULL;
+        view->buf = NULL;
+        view->len = 0;
+        return 1;
+    }
+    return PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) == 0;
+}
+
+static void release(Py_buffer *view) {
+    if (view->obj) PyBuffer_Release(view);
+}
+
+static PyObject *mix_rows(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer keys, out, salts = {0}, codes = {0};
+    Py_ssize_t words;
+    PyObject *salts_obj, *codes_obj, *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*nOOw*", &keys, &words, &salts_obj, &codes_obj, &out)) return NULL;
+    Py_ssize_t n = out.len / 8, n_salts = 0;
+    int bad = 0;
+    if (!optional_buffer(salts_obj, &salts) || !optional_buffer(codes_obj, &codes)) goto done;
+    n_salts = salts.len / 8;
+    if (words < 1 || keys.len != n * words * 8 || (salts.obj && !codes.obj && n_salts != n) ||
+        (codes.obj && codes.len != n * 8) || (codes.obj && !salts.obj)) {
+        PyErr_SetString(PyExc_ValueError, "mix_rows: keys of n x words uint64, out of n, salts of n (or a table "
+                                          "with codes of n)");
+        goto done;
+    }
+    const uint64_t *k = keys.buf, *salt = salts.buf;
+    const int64_t *code = codes.buf;
+    uint64_t *h = out.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < n; r++) {
+        uint64_t acc = 0;
+        for (Py_ssize_t w = 0; w < words; w++) { /* each word scrambled (0 stays 0), then summed */
+            uint64_t x = k[r * words + w] * WORD_MUL[w % 4];
+            acc += x ^ (x >> 29);
+        }
+        if (salt) {
+            acc ^= acc >> 31;
+            acc *= FIN_MUL;
+            if (code) {
+                int64_t c = code[r];
+                if (c < 0 || c >= n_salts) {
+                    bad = 1;
+                    break;
+                }
+                acc += salt[c];
+            } else {
+                acc += salt[r];
+            }
+        }
+        acc ^= acc >> 33;
+        acc *= FIN_MUL;
+        h[r] = acc ^ (acc >> 33);
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_IndexError, "mix_rows: a code outside the salts");
+        goto done;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    release(&salts);
+    release(&codes);
+    PyBuffer_Release(&keys);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/* ---- hashes repeated within a query: duplicates._repeated_hashes --------------------------------------------- */
+
+/* Every hash that occurs twice among the rows of one query (rows of a query together: codes never fall), as
+ * uint64 bytes (a value repeated three times is there twice); None when the codes fall somewhere (the caller
+ * then sorts them all). An open-addressing table per query, its slots told fresh by a stamp instead of cleared. */
+static PyObject *repeated_in_segments(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer hashes, codes;
+    if (!PyArg_ParseTuple(args, "y*y*", &hashes, &codes)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = hashes.len / 8;
+    if (codes.len != n * 8) {
+        PyErr_SetString(PyExc_ValueError, "repeated_in_segments: one code per hash");
+        goto done;
+    }
+    const uint64_t *h = hashes.buf;
+    const int64_t *code = codes.buf;
+    uint64_t *vals = NULL;
+    uint32_t *stamps = NULL;
+    size_t cap = 0;
+    uint32_t stamp = 0;
+    grow_buf found = {NULL, 0, 0};
+    int status = DONE;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t a = 0; a < n && status == DONE;) {
+        Py_ssize_t b = a + 1;
+        while (b < n && code[b] == code[a]) b++;
+        if (b < n && code[b] < code[a]) {
+            status = HAND_BACK;
+            break;
+        }
+        if (b - a > 1) {
+            size_t size = 16;
+            while (size < 2 * (size_t)(b - a)) size *= 2;
+            if (size > cap) {
+                free(vals);
+                free(stamps);
+                vals = malloc(size * sizeof *vals);
+                stamps = calloc(size, sizeof *stamps);
+                cap = size;
+                stamp = 0;
+                if (!vals || !stamps) {
+                    status = NO_MEMORY;
+                    break;
+                }
+            }
+            if (++stamp == 0) { /* (stamps wrapped: clear them once) */
+                memset(stamps, 0, cap * sizeof *stamps);
+                stamp = 1;
+            }
+            size_t mask = size - 1;
+            for (Py_ssize_t r = a; r < b; r++) {
+                size_t at = (size_t)(h[r] ^ (h[r] >> 32)) & mask;
+                while (stamps[at] == stamp && vals[at] != h[r]) at = (at + 1) & mask;
+                if (stamps[at] == stamp) { /* seen before in this query */
+                    if (!grow_append(&found, &h[r], sizeof h[r])) {
+                        status = NO_MEMORY;
+                        break;
+                    }
+                } else {
+                    stamps[at] = stamp;
+                    vals[at] = h[r];
+                }
+            }
+        }
+        a = b;
+    }
+    Py_END_ALLOW_THREADS
+    free(vals);
+    free(stamps);
+    if (status == NO_MEMORY)
+        PyErr_NoMemory();
+    else if (status == HAND_BACK)
+        result = Py_NewRef(Py_None);
+    else
+        result = PyBytes_FromStringAndSize(found.data ? found.data : "", (Py_ssize_t)found.len);
+    free(found.data);
+done:
+    PyBuffer_Release(&hashes);
+    PyBuffer_Release(&codes);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"parse_text", parse_text, METH_VARARGS,
      "parse_text(text, fields, value_field, rank_field) -> (keys, words, values, ranks, runs, query_ids,\n"
      "query_ends) or None.\n\n"
      "Plain TREC text of `fields` space-separated fields a line read in one pass (see io/trec_native.py);\n"
      "None when it needs the general readers. rank_field -1: no rank column (ranks is None then)."},
+    {"mix_rows", mix_rows, METH_VARARGS,
+     "mix_rows(keys, words, salts, codes, out) -> None: idkeys.mix's hash of each row of keys into out."},
+    {"repeated_in_segments", repeated_in_segments, METH_VARARGS,
+     "repeated_in_segments(hashes, codes) -> bytes of uint64 or None: the hashes repeated within a query."},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_trec_native", NULL, -1, methods, NULL, NULL, NULL, NULL};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__trec_native(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }
