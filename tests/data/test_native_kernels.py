@@ -93,3 +93,12 @@ def test_hashes_repeated_within_a_query_are_found_in_one_pass():
     assert NATIVE.repeated_in_segments(h, codes[::-1].copy()) is None  # (codes that fall: the numpy twin sorts)
     big = np.arange(100_000, dtype=np.uint64) * np.uint64(2**40 + 7)  # (one query larger than any table before)
     assert NATIVE.repeated_in_segments(np.r_[big, big[:1]], np.zeros(100_001, dtype=np.int64)) == big[:1].tobytes()
+
+
+@needs_native
+def test_row_hashes_refuse_keys_of_another_shape():
+    assert NATIVE is not None
+    out = np.empty(1, dtype=np.uint64)
+    for words in (0, 2, 2**61 + 1):  # (the last: a product that would wrap around)
+        with pytest.raises(ValueError):
+            NATIVE.mix_rows(np.zeros((1, 1), dtype=np.uint64), words, None, None, out)

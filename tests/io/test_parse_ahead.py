@@ -3,13 +3,17 @@ first blocks; a worker that reaches a block first parses it itself; either way e
 and the errors are the same errors."""
 from __future__ import annotations
 
+import gc
 import mmap
 import threading
+import time
+import weakref
 from concurrent.futures import Future
 
 import pytest
 
 import rankwise as rw
+import rankwise.execution.blocks as blocks_module
 from rankwise.conventions.presets import DEFAULT
 from rankwise.errors import ParseError
 from rankwise.evaluation.plan import make_plan
@@ -64,3 +68,38 @@ def test_an_error_in_a_block_parsed_ahead_comes_after_the_qrels_error(tmp_path):
     bad_qrels.write_text("q1 0 d1\n")
     with pytest.raises(ParseError, match="bad.qrels"):  # (the qrels' error first, as when they are read first)
         run_file_results(str(bad_qrels), rp, METRICS, block_bytes=700, workers=2)
+
+
+def test_a_block_handed_on_is_not_held_by_the_thread_ahead(tmp_path):
+    qp, rp = _files(tmp_path, seed=4)
+    plan = make_plan(METRICS, DEFAULT, check_ids=False)
+    with open(rp, "rb") as fh:
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        job = BlockJob(rw.Qrels.read(qp), plan, str(rp), "error", mm)
+        blocks = parsed_ahead(job, block_spans(mm, 700), 4)
+        first = next(blocks)
+        run = weakref.ref(job.run(first)[0])
+        del first
+        gc.collect()
+        assert run() is None  # (evaluated and dropped by its worker: nothing else keeps it)
+        blocks.close()
+
+
+def test_an_error_stops_the_thread_ahead(tmp_path, monkeypatch):
+    qp, rp = _files(tmp_path, seed=5)
+    parses = []
+    real = blocks_module.parse_span
+
+    def slow_parse(*args):
+        parses.append(1)
+        time.sleep(0.05)
+        return real(*args)
+    monkeypatch.setattr(blocks_module, "parse_span", slow_parse)
+    failing: Future = Future()
+    threading.Timer(0.1, failing.set_exception, (ParseError("bad qrels", path="q.qrels"),)).start()
+    with pytest.raises(ParseError, match="bad qrels"):
+        run_file_results(failing, rp, METRICS, block_bytes=700, workers=2)
+    seen = len(parses)
+    time.sleep(0.3)
+    assert len(parses) == seen  # nothing parsed after the error
+    assert not any(t.name.startswith("rankwise-ahead") for t in threading.enumerate())

@@ -174,7 +174,8 @@ def mix(keys: np.ndarray, salt: np.ndarray | None = None, codes: np.ndarray | No
     use verifies matches exactly.
 
     ``salt`` is one uint64/int64 per row, or, with ``codes``, a table indexed by ``codes`` (one
-    salt per query, one code per row: the per-row salts are never materialised).
+    salt per query, one code per row, each in range: the per-row salts are never materialised). ``keys``:
+    uint64, at least one word a row.
 
     Width-invariant: zero words contribute nothing (each word is scrambled by a map that keeps
     0 at 0, then summed), so a key widened with zero words hashes as it did before; two

@@ -15,7 +15,7 @@ import threading
 from collections import deque
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar
+from typing import Any, Callable, Generator, Generic, Iterable, Iterator, TypeVar
 
 import numpy as np
 
@@ -116,16 +116,24 @@ class ParsedAhead:
     parsed: Future[tuple[Run, int]]
 
 
-def parsed_ahead(job: BlockJob, blocks: Iterable[Any], count: int) -> Iterator[Any]:
+def parsed_ahead(job: BlockJob, blocks: Iterable[Any], count: int) -> Generator[Any, None, None]:
     """The blocks, the first ``count`` of them parsed meanwhile by one more thread. While the qrels are read, the
     workers parse their first block each and wait: on two cores one core idled for most of the 2.3-3 s the
     1M-query benchmark's qrels took. A block a worker reaches before that thread does is parsed by the worker, as
-    without it; ``count`` bounds the parsed runs held (about 40 bytes a row: 80 MB for a 64 MB block)."""
+    without it; ``count`` bounds the parsed runs held (about 40 bytes a row: 80 MB for a 64 MB block). For the
+    blocks of a mapped file (spans): a gzip file's blocks would be read whole, ``count`` of them, before the
+    first parse."""
     it = iter(blocks)
-    first = [b for _, b in zip(range(count), it)]
     with ThreadPoolExecutor(1, thread_name_prefix="rankwise-ahead") as ex:
-        yield from [ParsedAhead(b, ex.submit(job.run, b)) for b in first]
-        yield from it
+        # (each taken from the queue as it is handed on: a run evaluated is not held here)
+        ahead = deque(ParsedAhead(b, ex.submit(job.run, b)) for _, b in zip(range(count), it))
+        try:
+            while ahead:
+                yield ahead.popleft()
+            yield from it
+        finally:  # the consumer stopped early (an error): what the thread has not started, it never will
+            for item in ahead:
+                item.parsed.cancel()
 
 
 def guessed_facts(plan: Plan, qrels: Qrels) -> Facts:

@@ -105,7 +105,11 @@ def run_file_results(qrels: Any, run_path: Any, metrics: str | Iterable[str], co
         # (the blocks are evaluated without warnings: their notices are said once, for the whole file)
         parts = []
         total, done = text_bytes(path), 0  # (a block's size is its text's, also in a gzip file)
-        first_pass = file_blocks() if loading is None else parsed_ahead(job, file_blocks(), AHEAD_BLOCKS)
+        first_pass = file_blocks()
+        if loading is not None and mm is not None:
+            ahead = parsed_ahead(job, first_pass, AHEAD_BLOCKS)
+            stack.callback(ahead.close)  # (on the way out, before the map is closed: an error stops the thread)
+            first_pass = ahead
         for part in map_blocks(job, first_pass, n_workers, pool):
             parts.append(part)
             done += part.size

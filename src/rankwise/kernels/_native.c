@@ -494,7 +494,8 @@ static PyObject *mix_rows(PyObject *Py_UNUSED(self), PyObject *args) {
     int bad = 0;
     if (!optional_buffer(salts_obj, &salts) || !optional_buffer(codes_obj, &codes)) goto done;
     n_salts = salts.len / 8;
-    if (words < 1 || keys.len != n * words * 8 || (salts.obj && !codes.obj && n_salts != n) ||
+    if (words < 1 || keys.len % 8 || keys.len / 8 % words || keys.len / 8 / words != n ||
+        (salts.obj && !codes.obj && n_salts != n) ||
         (codes.obj && codes.len != n * 8) || (codes.obj && !salts.obj)) {
         PyErr_SetString(PyExc_ValueError, "mix_rows: keys of n x words uint64, out of n, salts of n (or a table "
                                           "with codes of n)");
