@@ -27,19 +27,23 @@ pytestmark = pytest.mark.filterwarnings("ignore::rankwise.RankwiseWarning")
 METRICS = ["nDCG@10", "AP", "RR", "ERR@10", "R@20"]
 
 
-def test_the_first_blocks_are_parsed_by_the_thread_ahead_and_give_the_same_runs(tmp_path):
-    qp, rp = _files(tmp_path, seed=1)
-    plan = make_plan(METRICS, DEFAULT, check_ids=False)
+def _job(tmp_path, seed: int) -> tuple[BlockJob, mmap.mmap]:
+    """A block job over a mapped run file of many small blocks (700 bytes each)."""
+    qp, rp = _files(tmp_path, seed=seed)
     with open(rp, "rb") as fh:
         mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-        job = BlockJob(rw.Qrels.read(qp), plan, str(rp), "error", mm)
-        spans = block_spans(mm, 700)
-        items = list(parsed_ahead(job, spans, 3))  # (all consumed: the thread has finished its three)
-        assert [isinstance(i, ParsedAhead) for i in items] == [True] * 3 + [False] * (len(spans) - 3)
-        assert all(i.parsed.done() and not i.parsed.cancelled() for i in items[:3])
-        for item, span in zip(items, spans):
-            got, want = job.run(item), job.run(span)
-            assert got[1] == want[1] and got[0].to_dict() == want[0].to_dict()
+    return BlockJob(rw.Qrels.read(qp), make_plan(METRICS, DEFAULT, check_ids=False), str(rp), "error", mm), mm
+
+
+def test_the_first_blocks_are_parsed_by_the_thread_ahead_and_give_the_same_runs(tmp_path):
+    job, mm = _job(tmp_path, 1)
+    spans = block_spans(mm, 700)
+    items = list(parsed_ahead(job, spans, 3))  # (all consumed: the thread has finished its three)
+    assert [isinstance(i, ParsedAhead) for i in items] == [True] * 3 + [False] * (len(spans) - 3)
+    assert all(i.parsed.done() and not i.parsed.cancelled() for i in items[:3])
+    for item, span in zip(items, spans):
+        got, want = job.run(item), job.run(span)
+        assert got[1] == want[1] and got[0].to_dict() == want[0].to_dict()
 
 
 def _qrels_later(qrels: rw.Qrels, seconds: float) -> Future:
@@ -71,18 +75,14 @@ def test_an_error_in_a_block_parsed_ahead_comes_after_the_qrels_error(tmp_path):
 
 
 def test_a_block_handed_on_is_not_held_by_the_thread_ahead(tmp_path):
-    qp, rp = _files(tmp_path, seed=4)
-    plan = make_plan(METRICS, DEFAULT, check_ids=False)
-    with open(rp, "rb") as fh:
-        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-        job = BlockJob(rw.Qrels.read(qp), plan, str(rp), "error", mm)
-        blocks = parsed_ahead(job, block_spans(mm, 700), 4)
-        first = next(blocks)
-        run = weakref.ref(job.run(first)[0])
-        del first
-        gc.collect()
-        assert run() is None  # (evaluated and dropped by its worker: nothing else keeps it)
-        blocks.close()
+    job, mm = _job(tmp_path, 4)
+    blocks = parsed_ahead(job, block_spans(mm, 700), 4)
+    first = next(blocks)
+    run = weakref.ref(job.run(first)[0])
+    del first
+    gc.collect()
+    assert run() is None  # (evaluated and dropped by its worker: nothing else keeps it)
+    blocks.close()
 
 
 def test_an_error_stops_the_thread_ahead(tmp_path, monkeypatch):
