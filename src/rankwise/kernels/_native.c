@@ -34,9 +34,9 @@
 
 /* The words of a key are loaded and byte-swapped, and the first byte of a mask found by its lowest bit: a
  * little-endian machine's order. Elsewhere the build stops here, and the package installs without the extension
- * (setup.py: optional), reading every file by pyarrow. */
+ * (setup.py: optional), taking the numpy and pyarrow paths. */
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "the one-pass TREC reader assumes a little-endian machine (and GCC or Clang)"
+#error "rankwise's C kernels assume a little-endian machine (and GCC or Clang)"
 #endif
 
 #define MAX_WORDS 4 /* idkeys.MAX_WORDS: doc ids of up to 32 bytes */
