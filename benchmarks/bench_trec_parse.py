@@ -26,6 +26,7 @@ import pyarrow.csv as pacsv
 
 from rankwise.data import duplicates, idkeys, vocabulary
 from rankwise.io import trec, trec_blocks, trec_native
+from rankwise.kernels.native import NATIVE
 
 NAMES = [f"c{i}" for i in range(6)]  # query Q0 doc rank score tag
 S = pa.string()
@@ -86,7 +87,7 @@ def main() -> int:
     for label, (types, threads, check) in OPTIONS.items():
         asked = functools.partial(read, view, types, threads, check)
         rows.append((f"Arrow: {label}", best(asked, args.reps)[0]))
-    if trec_native.AVAILABLE:  # the one-pass reader: its parse alone, then the block's whole Run either way
+    if NATIVE is not None:  # the one-pass reader: its parse alone, then the block's whole Run either way
         rows.append(("one-pass reader (C): parse, ids interned and packed", best(
             lambda: trec_native.plain_columns(view, trec_native.RUN_FIELDS), args.reps)[0]))
         rows.append(("block's Run, one-pass reader", best(lambda: trec_native.plain_run(view), args.reps)[0]))

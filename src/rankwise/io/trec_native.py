@@ -21,7 +21,6 @@ from rankwise.data.collections import Run
 from rankwise.data.vocabulary import InternedIds, intern
 from rankwise.kernels.native import NATIVE as _native
 
-AVAILABLE = _native is not None
 # (fields a line, the value's field, the rank's or -1), counted from 0; the query is field 0, the doc field 2
 RUN_FIELDS = (6, 4, 3)
 QRELS_FIELDS = (4, 3, -1)
